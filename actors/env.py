@@ -1,0 +1,29 @@
+"""What every handler and service is given: the pool, the clock, the caches and the node's settings.
+
+Built once by `server/` at start-up; handlers never reach for globals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+
+from actors.runtime.clock import Clock, SystemClock
+from actors.services.credential_cache import CredentialCache
+
+
+@dataclass
+class Env:
+    pool: asyncpg.Pool
+    service_host: str = "localhost"
+    production: bool = False
+    clock: Clock = field(default_factory=SystemClock)
+    credentials: CredentialCache = field(default_factory=CredentialCache)
+    # Filled by later parts of the start-up order (actor system, publishers); typed where they live.
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def base_url(self, slug: str) -> str:
+        scheme = "https" if self.production else "http"
+        return f"{scheme}://{slug}.{self.service_host}"

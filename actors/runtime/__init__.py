@@ -1,0 +1,1 @@
+"""The actor runtime: mailbox, turns with group commit, activation, deactivation, directory."""

@@ -1,0 +1,61 @@
+"""Verified bearer credentials, cached in memory by the SHA-256 of the secret so that bcrypt is not on the
+hot path, plus the last-used times that are flushed to the database in the background."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+# How long a verified credential is trusted without asking the database again (issue: at most 60 s).
+CACHE_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class VerifiedCredential:
+    id: str
+    kind: str  # "api_key" | "personal_token"
+    organization_id: str
+    user_id: str
+    scopes: tuple[str, ...]
+    expires_at: datetime | None
+
+
+def secret_digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+class CredentialCache:
+    def __init__(self, ttl: float = CACHE_SECONDS) -> None:
+        self._ttl = ttl
+        self._entries: dict[str, tuple[float, VerifiedCredential]] = {}
+        self._last_used: dict[str, datetime] = {}
+
+    def get(self, digest: str) -> VerifiedCredential | None:
+        entry = self._entries.get(digest)
+        if entry is None:
+            return None
+        stored_at, credential = entry
+        if time.monotonic() - stored_at > self._ttl:
+            del self._entries[digest]
+            return None
+        return credential
+
+    def put(self, digest: str, credential: VerifiedCredential) -> None:
+        self._entries[digest] = (time.monotonic(), credential)
+
+    def drop(self, credential_id: str) -> None:
+        """Forget a credential at once (revoke, rotate, delete)."""
+        for digest in [d for d, (_, c) in self._entries.items() if c.id == credential_id]:
+            del self._entries[digest]
+
+    def touch(self, credential_id: str, moment: datetime) -> None:
+        self._last_used[credential_id] = moment
+
+    def last_used(self, credential_id: str) -> datetime | None:
+        return self._last_used.get(credential_id)
+
+    def take_last_used(self) -> dict[str, datetime]:
+        taken, self._last_used = self._last_used, {}
+        return taken

@@ -1,0 +1,4 @@
+"""The contract: wire types, procedure declarations, errors, ids, timestamps and cursors.
+
+Nothing in this package imports another Obeya package.
+"""

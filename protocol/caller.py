@@ -1,0 +1,46 @@
+"""Who is calling: the identity the web edge resolved from the host, cookie or bearer credential."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from protocol.registry import Role
+
+
+class CredentialKind(enum.Enum):
+    NONE = "none"
+    SESSION = "session"
+    API_KEY = "api_key"
+    PERSONAL_TOKEN = "personal_token"
+
+
+@dataclass(frozen=True)
+class Organization:
+    id: str
+    slug: str
+    name: str
+    plan: str
+
+
+@dataclass(frozen=True)
+class Caller:
+    request_id: str
+    organization: Organization | None = None
+    user_id: str | None = None
+    user_email: str | None = None
+    role: Role | None = None  # the user's role in `organization`, if a member
+    credential: CredentialKind = CredentialKind.NONE
+    credential_id: str | None = None
+    scopes: tuple[str, ...] = field(default=())
+
+    @property
+    def org_id(self) -> str:
+        """The organization id; only valid for ORG-scoped procedures, which the edge guarantees."""
+        assert self.organization is not None
+        return self.organization.id
+
+    @property
+    def uid(self) -> str:
+        assert self.user_id is not None
+        return self.user_id

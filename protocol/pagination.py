@@ -1,0 +1,46 @@
+"""Cursors and page limits shared by every list.
+
+A cursor is opaque to callers: base64url of a JSON array holding the sort key of the last row.
+A malformed cursor or a limit outside its range is a 400 BAD_REQUEST in both styles (spec 7.3),
+not a validation 422, so limits are checked here rather than by the input schema.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+import msgspec
+
+from protocol.errors import BadRequest, FieldError
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 200
+
+
+def page_limit(limit: int | None, *, default: int = DEFAULT_LIMIT, maximum: int = MAX_LIMIT) -> int:
+    if limit is None:
+        return default
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= maximum:
+        raise BadRequest(f"limit must be an integer from 1 to {maximum}",
+                         details=[FieldError("limit", f"must be from 1 to {maximum}")])
+    return limit
+
+
+def encode_cursor(*key: Any) -> str:
+    return base64.urlsafe_b64encode(msgspec.json.encode(list(key))).decode("ascii").rstrip("=")
+
+
+def decode_cursor(cursor: str | None, arity: int) -> list[Any] | None:
+    """The sort key a cursor holds, or None for the first page. Raises BadRequest when malformed."""
+    if cursor is None or cursor == "":
+        return None
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        key = msgspec.json.decode(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (binascii.Error, msgspec.DecodeError, ValueError, UnicodeEncodeError):
+        key = None
+    if not isinstance(key, list) or len(key) != arity:
+        raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")])
+    return key

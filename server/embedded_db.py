@@ -1,0 +1,25 @@
+"""The embedded PostgreSQL of the default run: a PostgreSQL 16 from the `pgserver` wheel, its data kept
+under `OBEYA_DATA_DIR/pgdata` so that it survives a restart, stopped when the process exits."""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def embedded_postgres(data_dir: Path) -> Iterator[str]:
+    """Start (or join) the embedded server; yield its DSN; stop it on exit."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on servers
+        import pgserver
+
+        pgdata = (data_dir / "pgdata").resolve()
+        pgdata.mkdir(parents=True, exist_ok=True)
+        server = pgserver.get_server(pgdata, cleanup_mode="stop")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
