@@ -44,3 +44,13 @@ def decode_cursor(cursor: str | None, arity: int) -> list[Any] | None:
     if not isinstance(key, list) or len(key) != arity:
         raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")])
     return key
+
+
+class Page(msgspec.Struct):
+    """One page of a cursor-paged list. The RPC style renders `{<key>: items, nextCursor}`; the REST style
+    renders `data: items` with `meta: {cursor, has_more, limit}` (platform 8, pagination styles 1 and 2)."""
+
+    items: list[Any]
+    next_cursor: str | None
+    limit: int
+    key: str = "items"

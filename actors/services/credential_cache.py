@@ -10,6 +10,8 @@ from datetime import datetime
 
 # How long a verified credential is trusted without asking the database again (issue: at most 60 s).
 CACHE_SECONDS = 60.0
+# Sessions are cached more briefly: a logout on another node must take effect within seconds.
+SESSION_CACHE_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class CredentialCache:
         self._ttl = ttl
         self._entries: dict[str, tuple[float, VerifiedCredential]] = {}
         self._last_used: dict[str, datetime] = {}
+        self._sessions: dict[str, tuple[float, tuple[str, str]]] = {}
 
     def get(self, digest: str) -> VerifiedCredential | None:
         entry = self._entries.get(digest)
@@ -59,3 +62,17 @@ class CredentialCache:
     def take_last_used(self) -> dict[str, datetime]:
         taken, self._last_used = self._last_used, {}
         return taken
+
+    def get_session(self, digest: str) -> tuple[str, str] | None:
+        """(user id, e-mail) of a verified session cookie, while fresh."""
+        entry = self._sessions.get(digest)
+        if entry is None or time.monotonic() - entry[0] > SESSION_CACHE_SECONDS:
+            self._sessions.pop(digest, None)
+            return None
+        return entry[1]
+
+    def put_session(self, digest: str, user_id: str, email: str) -> None:
+        self._sessions[digest] = (time.monotonic(), (user_id, email))
+
+    def drop_session(self, digest: str) -> None:
+        self._sessions.pop(digest, None)

@@ -1,0 +1,45 @@
+"""May this caller run this procedure? Credential, membership, role, plan and scope checks, in that order,
+before any handler runs. Missing or invalid credential is 401; everything else that refuses is 403."""
+
+from __future__ import annotations
+
+from protocol.caller import Caller, CredentialKind
+from protocol.errors import BadRequest, Forbidden, Unauthorized
+from protocol.plans import plan
+from protocol.registry import Access, Procedure
+
+BEARER = (CredentialKind.API_KEY, CredentialKind.PERSONAL_TOKEN)
+
+
+def key_scope_granted(needed: str | None, granted: tuple[str, ...]) -> bool:
+    """Empty scopes are full access; a `write:x` scope includes `read:x`."""
+    if not granted or needed is None:
+        return True
+    if needed in granted:
+        return True
+    area = needed.split(":", 1)
+    return len(area) == 2 and area[0] == "read" and f"write:{area[1]}" in granted
+
+
+def authorize(procedure: Procedure, caller: Caller) -> None:
+    if procedure.access is Access.PUBLIC:
+        return
+    if caller.user_id is None:
+        raise Unauthorized("authentication required")
+    if procedure.session_only and caller.credential is not CredentialKind.SESSION:
+        raise Forbidden("this operation needs a signed-in session; keys and tokens cannot perform it")
+    if procedure.access is Access.ORG:
+        if caller.organization is None:
+            raise BadRequest("this operation needs an organization: call it on <org>.<service host>")
+        if caller.role is None:
+            raise Forbidden("not a member of this organization")
+        if caller.role < procedure.min_role:
+            raise Forbidden(f"needs the {procedure.min_role.label} role or higher")
+    if caller.credential in BEARER:
+        if caller.organization is not None and not plan(caller.organization.plan).api_access:
+            raise Forbidden("the organization's plan does not include API access")
+        if caller.credential is CredentialKind.API_KEY:
+            if not key_scope_granted(procedure.key_scope, caller.scopes):
+                raise Forbidden(f"API key lacks scope {procedure.key_scope}")
+        elif procedure.token_scope is not None and procedure.token_scope not in caller.scopes:
+            raise Forbidden(f"token lacks scope {procedure.token_scope}")

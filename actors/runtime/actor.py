@@ -1,0 +1,82 @@
+"""What a domain actor writes: the `Actor` base class (load, decide, persist, apply) and `Decision`.
+
+The runtime (`lifecycle.py`) calls these in a fixed order per turn: `decide` each message against
+in-memory state, `persist` all changes of the turn in one transaction, then `apply` them to memory.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+import asyncpg
+
+from actors.runtime.clock import Clock
+
+S = TypeVar("S")  # the actor's in-memory state
+M = TypeVar("M")  # the messages it accepts
+C = TypeVar("C")  # the changes its decisions carry
+
+
+@dataclass(frozen=True, slots=True)
+class Decision(Generic[C]):
+    """The outcome of one message: what to write (`change`), what to log (`events`), what to answer.
+
+    A query decides `Decision(reply=...)` with no change: it costs no transaction, and it is still
+    answered after the writes decided before it in the same turn are durable.
+    """
+
+    reply: Any = None
+    change: C | None = None
+    events: Sequence[tuple[str, Any]] = ()
+
+
+class Actor(ABC, Generic[S, M, C]):
+    """One actor type. Subclasses set `kind` and implement the four methods below.
+
+    `decide` and `apply` must not do I/O; `apply` must be pure (it is used for live handling, for
+    recovery and in tests, and it is run on a provisional copy of the state before the commit).
+    """
+
+    kind: ClassVar[str]
+
+    def __init__(self, actor_id: str, organization_id: str, clock: Clock) -> None:
+        self.actor_id = actor_id
+        self.organization_id = organization_id
+        self.clock = clock
+
+    @classmethod
+    def key_for(cls, actor_id: str) -> str:
+        """The actor's address: the directory entry, the epoch row and the default event stream."""
+        return f"{cls.kind}:{actor_id}"
+
+    @property
+    def key(self) -> str:
+        return self.key_for(self.actor_id)
+
+    @property
+    def stream(self) -> str:
+        """The event-log stream this actor's events go to."""
+        return self.key
+
+    @abstractmethod
+    async def load(self, conn: asyncpg.Connection) -> S:
+        """Read the state from the database (on activation and after a failed commit).
+
+        Raise an ApiError (e.g. NotFound) when the actor does not exist in `organization_id`.
+        """
+
+    @abstractmethod
+    def decide(self, state: S, message: M) -> Decision[C]:
+        """Validate `message` against `state`; raise an ApiError to reject it with nothing changed."""
+
+    @abstractmethod
+    async def persist(self, conn: asyncpg.Connection, changes: list[C]) -> None:
+        """Write the turn's changes, in order, inside the turn's transaction (never commit here)."""
+
+    @staticmethod
+    @abstractmethod
+    def apply(state: S, change: C) -> S:
+        """Return the state with `change` applied. Pure: no I/O, and `state` itself is not mutated."""

@@ -1,0 +1,235 @@
+"""One activation of one actor: its states (Orleans: creating, activating, valid, deactivating, invalid),
+activation (claim, new epoch, load), the turn loop with group commit, and deactivation."""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic
+
+import asyncpg
+import structlog
+
+from actors.runtime.actor import Actor, C, Decision, M, S
+from actors.runtime.directory import Directory
+from actors.runtime.mailbox import Envelope, Mailbox
+from protocol.errors import ApiError, Conflict, InternalError, ServiceUnavailable
+from storage import events as event_log
+from storage.epochs import StaleEpoch, check_epoch, take_epoch
+from storage.events import StoredEvent
+
+log = structlog.get_logger(__name__)
+
+Publish = Callable[[list[StoredEvent]], Awaitable[None]]
+
+
+class ActivationState(enum.Enum):
+    CREATING = "creating"
+    ACTIVATING = "activating"
+    VALID = "valid"
+    DEACTIVATING = "deactivating"
+    INVALID = "invalid"
+
+
+def as_api_error(exc: BaseException) -> ApiError:
+    """What a caller is told when activation or a commit failed; branches on SQLSTATE classes only."""
+    match exc:
+        case ApiError():
+            return exc
+        case asyncpg.TransactionRollbackError():  # 40001 serialization failure, 40P01 deadlock
+            return Conflict("the change collided with a concurrent one; retry")
+        case asyncpg.IntegrityConstraintViolationError():
+            return Conflict("the change conflicts with stored data")
+        case asyncpg.PostgresConnectionError() | asyncpg.InterfaceError() | OSError() | TimeoutError():
+            return ServiceUnavailable("the database is unavailable; retry")
+        case _:
+            return InternalError("internal error")
+
+
+class Activation(Generic[S, M, C]):
+    """Runs one actor instance: messages go in through `post`, one turn at a time, never reentrant."""
+
+    def __init__(self, actor: Actor[S, M, C], *, pool: asyncpg.Pool, directory: Directory,
+                 publish: Publish, on_exit: Callable[[Activation[Any, Any, Any]], None],
+                 now: Callable[[], float], max_batch: int, soft_limit: int, hard_limit: int,
+                 predecessor: Activation[Any, Any, Any] | None = None) -> None:
+        self.actor = actor
+        self.status = ActivationState.CREATING
+        self.epoch = 0
+        self.mailbox = Mailbox(actor.key, soft_limit=soft_limit, hard_limit=hard_limit)
+        self.stopped = asyncio.Event()
+        self.last_active = now()
+        self.busy = False
+        self._pool = pool
+        self._directory = directory
+        self._publish = publish
+        self._on_exit = on_exit
+        self._now = now
+        self._max_batch = max_batch
+        self._predecessor = predecessor
+        self._state: S | None = None
+        self._close_error: ApiError | None = None
+        self._in_flight: list[Envelope] = []
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def state(self) -> S:
+        """The committed in-memory state (equal to the database between turns)."""
+        if self._state is None:
+            raise RuntimeError(f"actor {self.actor.key} has no state before activation")
+        return self._state
+
+    @property
+    def accepting(self) -> bool:
+        return self.status in (ActivationState.CREATING, ActivationState.ACTIVATING, ActivationState.VALID)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"actor {self.actor.key}")
+
+    def post(self, message: M) -> asyncio.Future[Any]:
+        """Queue `message`; the future gets the reply or an ApiError. Raises TooManyRequests when full."""
+        envelope = self.mailbox.put(message)
+        self.last_active = self._now()
+        return envelope.future
+
+    def deactivate(self, error: ApiError) -> None:
+        """Finish the running turn, then fail what is still queued with `error` and exit."""
+        if self.status in (ActivationState.DEACTIVATING, ActivationState.INVALID):
+            return
+        self.status = ActivationState.DEACTIVATING
+        self._close_error = error
+        self.mailbox.wake()
+
+    async def wait_stopped(self, timeout: float) -> None:
+        """Wait for the loop to exit; past `timeout` cancel it (its callers get ServiceUnavailable)."""
+        if self._task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+        except TimeoutError:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _run(self) -> None:
+        try:
+            if self._predecessor is not None:
+                await self._predecessor.stopped.wait()
+            if self.status is not ActivationState.CREATING:
+                return
+            self.status = ActivationState.ACTIVATING
+            try:
+                await self._activate()
+            except Exception as exc:
+                log.warning("actor.activation_failed", actor=self.actor.key, error=repr(exc))
+                self._close_error = as_api_error(exc)
+                return
+            if self.status is ActivationState.ACTIVATING:
+                self.status = ActivationState.VALID
+            while self.status is ActivationState.VALID:
+                batch = self.mailbox.take(self._max_batch)
+                if batch:
+                    await self._turn(batch)
+                else:
+                    await self.mailbox.wait()
+        finally:
+            await self._exit()
+
+    async def _activate(self) -> None:
+        key = self.actor.key
+        if not await self._directory.claim(key):
+            raise ServiceUnavailable(f"actor {key} is active on another node")
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                self.epoch = await take_epoch(conn, key)
+                self._state = await self.actor.load(conn)
+        except BaseException:
+            await self._directory.release(key)
+            raise
+        log.debug("actor.activated", actor=key, epoch=self.epoch)
+
+    async def _turn(self, batch: list[Envelope]) -> None:
+        # Kept until the turn is over: if the loop is cancelled mid-commit, `_exit` fails these callers.
+        self._in_flight = batch
+        self.busy = True
+        try:
+            decided, provisional = self._decide_all(batch)
+            changes = [decision.change for _, decision in decided if decision.change is not None]
+            events = [event for _, decision in decided for event in decision.events]
+            committed: list[StoredEvent] = []
+            if changes or events:
+                try:
+                    committed = await self._commit(changes, events)
+                except Exception as exc:
+                    await self._after_failed_commit(decided, exc)
+                    return
+            self._state = provisional
+            for envelope, decision in decided:
+                envelope.reply(decision.reply)
+            self.last_active = self._now()
+            if committed:
+                await self._publish(committed)
+        finally:
+            self.busy = False
+        self._in_flight = []
+
+    def _decide_all(self, batch: list[Envelope]) -> tuple[list[tuple[Envelope, Decision[C]]], S]:
+        # Later messages of a turn must see the changes decided before them, so decisions are applied
+        # to a provisional state; `apply` is pure, so memory is only replaced once the commit succeeded.
+        provisional = self.state
+        decided: list[tuple[Envelope, Decision[C]]] = []
+        for envelope in batch:
+            if envelope.future.done():
+                continue
+            try:
+                decision = self.actor.decide(provisional, envelope.message)
+            except ApiError as error:
+                envelope.fail(error)
+                continue
+            except Exception:
+                log.exception("actor.decide_failed", actor=self.actor.key)
+                envelope.fail(InternalError("internal error"))
+                continue
+            if decision.change is not None:
+                provisional = self.actor.apply(provisional, decision.change)
+            decided.append((envelope, decision))
+        return decided, provisional
+
+    async def _commit(self, changes: list[C], events: list[tuple[str, Any]]) -> list[StoredEvent]:
+        actor = self.actor
+        async with self._pool.acquire() as conn, conn.transaction():
+            await check_epoch(conn, actor.key, self.epoch)
+            await actor.persist(conn, changes)
+            return await event_log.append(conn, actor.organization_id, actor.stream, events)
+
+    async def _after_failed_commit(self, decided: list[tuple[Envelope, Decision[C]]],
+                                   exc: Exception) -> None:
+        error = as_api_error(exc)
+        if not isinstance(exc, ApiError | asyncpg.IntegrityConstraintViolationError):
+            log.warning("actor.commit_failed", actor=self.actor.key, error=repr(exc))
+        for envelope, _ in decided:
+            envelope.fail(error)
+        if isinstance(error, StaleEpoch):
+            self.deactivate(error)
+            return
+        try:
+            async with self._pool.acquire() as conn:
+                self._state = await self.actor.load(conn)
+        except Exception as reload_exc:
+            log.warning("actor.reload_failed", actor=self.actor.key, error=repr(reload_exc))
+            # Memory may no longer match the database: a fresh activation will load it again.
+            self.deactivate(ServiceUnavailable(f"actor {self.actor.key} is reloading; retry"))
+
+    async def _exit(self) -> None:
+        self.status = ActivationState.DEACTIVATING
+        error = self._close_error or ServiceUnavailable(f"actor {self.actor.key} stopped; retry")
+        for envelope in self._in_flight:
+            envelope.fail(error)
+        self.mailbox.close(error)
+        try:
+            await self._directory.release(self.actor.key)
+        finally:
+            self.status = ActivationState.INVALID
+            self._on_exit(self)
+            self.stopped.set()
+            log.debug("actor.deactivated", actor=self.actor.key, epoch=self.epoch)

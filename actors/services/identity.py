@@ -1,0 +1,109 @@
+"""Who is calling: the organization named by the host, and the user behind a session cookie or a bearer
+credential (API key or personal access token), with the user's role in that organization."""
+
+from __future__ import annotations
+
+import time
+
+from actors.env import Env
+from actors.services.accounts import session_digest
+from actors.services.credential_cache import VerifiedCredential, secret_digest
+from actors.services.passwords import verify_secret
+from protocol.caller import Caller, CredentialKind, Organization
+from protocol.errors import NotFound, Unauthorized
+from protocol.registry import Role
+from storage import accounts as repo
+from storage import credentials as credential_repo
+
+API_KEY_PREFIX = "svc_sk_live_"
+PERSONAL_TOKEN_PREFIX = "svc_pat_"
+# Clear lookup prefix: the first 8 hex characters after the scheme prefix (spec 5.1).
+LOOKUP_LENGTH = 8
+# Organizations are looked up on every request; a plan or name change shows within this many seconds.
+ORG_CACHE_SECONDS = 5.0
+
+_org_cache: dict[str, tuple[float, Organization | None]] = {}
+
+
+def bearer_kind(token: str) -> tuple[str, str] | None:
+    """(credential kind, lookup prefix) of a bearer token, or None when it has no known scheme."""
+    for scheme, kind in ((API_KEY_PREFIX, "api_key"), (PERSONAL_TOKEN_PREFIX, "personal_token")):
+        if token.startswith(scheme) and len(token) > len(scheme) + LOOKUP_LENGTH:
+            return kind, token[len(scheme):len(scheme) + LOOKUP_LENGTH]
+    return None
+
+
+async def organization_for_slug(env: Env, slug: str) -> Organization:
+    key = slug.lower()
+    cached = _org_cache.get(key)
+    if cached is not None and time.monotonic() - cached[0] < ORG_CACHE_SECONDS:
+        org = cached[1]
+    else:
+        row = await repo.organization_by_slug(env.pool, key)
+        org = Organization(row["id"], row["slug"], row["name"], row["plan"]) if row else None
+        _org_cache[key] = (time.monotonic(), org)
+    if org is None:
+        raise NotFound(f"organization {slug} not found")
+    return org
+
+
+def forget_organization(slug: str) -> None:
+    """Drop a cached organization after it changed on this node."""
+    _org_cache.pop(slug.lower(), None)
+
+
+async def verify_bearer(env: Env, token: str) -> VerifiedCredential:
+    parsed = bearer_kind(token)
+    if parsed is None:
+        raise Unauthorized("invalid credential")
+    digest = secret_digest(token)
+    credential = env.credentials.get(digest)
+    if credential is None:
+        kind, prefix = parsed
+        for row in await credential_repo.active_by_prefix(env.pool, kind, prefix):
+            if await verify_secret(token, row["secret_hash"]):
+                credential = VerifiedCredential(row["id"], row["kind"], row["organization_id"], row["user_id"],
+                                                tuple(row["scopes"]), row["expires_at"])
+                env.credentials.put(digest, credential)
+                break
+    if credential is None:
+        raise Unauthorized("invalid credential")
+    now = env.clock.now()
+    if credential.expires_at is not None and credential.expires_at <= now:
+        raise Unauthorized("credential expired")
+    env.credentials.touch(credential.id, now)
+    return credential
+
+
+async def resolve_caller(env: Env, *, request_id: str, org_slug: str | None, bearer: str | None,
+                         session_token: str | None) -> Caller:
+    org = await organization_for_slug(env, org_slug) if org_slug else None
+    if bearer is not None:
+        credential = await verify_bearer(env, bearer)
+        if org is None:
+            row = await repo.organization_by_id(env.pool, credential.organization_id)
+            assert row is not None
+            org = await organization_for_slug(env, row["slug"])
+        elif credential.organization_id != org.id:
+            raise Unauthorized("credential is not valid for this organization")
+        role = await repo.membership_role(env.pool, org.id, credential.user_id)
+        if role is None:
+            raise Unauthorized("credential owner is no longer a member")
+        kind = CredentialKind.API_KEY if credential.kind == "api_key" else CredentialKind.PERSONAL_TOKEN
+        return Caller(request_id=request_id, organization=org, user_id=credential.user_id,
+                      role=Role.parse(role), credential=kind, credential_id=credential.id,
+                      scopes=credential.scopes)
+    if session_token:
+        digest = session_digest(session_token)
+        user = env.credentials.get_session(digest)
+        if user is None:
+            row = await repo.session_user(env.pool, digest, env.clock.now())
+            if row is not None:
+                user = (row["id"], row["email"])
+                env.credentials.put_session(digest, *user)
+        if user is not None:
+            role = await repo.membership_role(env.pool, org.id, user[0]) if org else None
+            return Caller(request_id=request_id, organization=org, user_id=user[0], user_email=user[1],
+                          role=Role.parse(role) if role else None, credential=CredentialKind.SESSION,
+                          credential_id=f"user:{user[0]}")
+    return Caller(request_id=request_id, organization=org)

@@ -1,0 +1,33 @@
+"""Plan tiers and what each includes (spec platform 4.9 and 8)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Plan:
+    name: str
+    seats: int | None          # None: unlimited
+    boards: int | None
+    automations_per_board: int | None  # 0: the feature is off
+    kpis: bool
+    api_access: bool
+    requests_per_minute: int
+    features: frozenset[str]
+
+
+_ALL_PAID = frozenset({"kpis", "automations", "templates", "csv_import", "webhooks"})
+
+PLANS: dict[str, Plan] = {
+    "free": Plan("free", 3, 3, 0, False, False, 60, frozenset({"templates"})),
+    "starter": Plan("starter", 10, 10, 5, True, False, 300, _ALL_PAID),
+    "business": Plan("business", 25, 50, None, True, True, 1000,
+                     _ALL_PAID | {"api_access", "audit_log", "advanced_permissions"}),
+    "enterprise": Plan("enterprise", None, None, None, True, True, 5000,
+                       _ALL_PAID | {"api_access", "audit_log", "advanced_permissions", "sso", "custom_branding"}),
+}
+
+
+def plan(name: str) -> Plan:
+    return PLANS.get(name, PLANS["free"])

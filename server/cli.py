@@ -1,0 +1,141 @@
+"""The `obeya` command: serve, migrate, org create, user create."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+from aiohttp import web
+
+from actors.env import Env
+from protocol.errors import ApiError
+from server.config import Settings
+from server.embedded_db import embedded_postgres
+from server.logging_setup import configure_logging
+from storage.migrate import apply_migrations
+from storage.pool import create_pool
+
+
+@contextlib.contextmanager
+def database(settings: Settings) -> Iterator[str]:
+    """The configured database, or the embedded one under the data directory."""
+    if settings.database_url:
+        yield settings.database_url
+    else:
+        with embedded_postgres(settings.data_dir) as url:
+            yield url
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from server.app import create_app
+
+    with database(settings) as url:
+        app = create_app(settings, url)
+        # Objects alive after start-up are long-lived: keep them out of every garbage collection
+        # so that a collection does not stall broadcasts (DESIGN.md speed notes).
+        gc.freeze()
+        web.run_app(app, host=args.host, port=args.port, access_log=None, print=None)
+    return 0
+
+
+async def _with_env(url: str, work: Callable[[Env], Awaitable[Any]]) -> Any:
+    pool = await create_pool(url, min_size=1, max_size=2)
+    try:
+        async with pool.acquire() as conn:
+            await apply_migrations(conn)
+        return await work(Env(pool=pool))
+    finally:
+        await pool.close()
+
+
+def _migrate(args: argparse.Namespace, settings: Settings) -> int:
+    async def run(url: str) -> list[str]:
+        pool = await create_pool(url, min_size=1, max_size=1)
+        try:
+            async with pool.acquire() as conn:
+                return await apply_migrations(conn)
+        finally:
+            await pool.close()
+
+    with database(settings) as url:
+        applied = asyncio.run(run(url))
+    print(json.dumps({"applied": applied}))
+    return 0
+
+
+def _org_create(args: argparse.Namespace, settings: Settings) -> int:
+    from actors.services.accounts import create_organization
+
+    async def work(env: Env) -> tuple[str, str]:
+        return await create_organization(env, slug=args.slug, name=args.name, owner_email=args.owner_email,
+                                         owner_password=args.owner_password, plan=args.plan)
+
+    with database(settings) as url:
+        org_id, user_id = asyncio.run(_with_env(url, work))
+    print(json.dumps({"organizationId": org_id, "userId": user_id}))
+    return 0
+
+
+def _user_create(args: argparse.Namespace, settings: Settings) -> int:
+    from actors.services.accounts import create_user
+
+    async def work(env: Env) -> str:
+        return await create_user(env, org_slug=args.org, email=args.email, password=args.password,
+                                 name=args.name, role=args.role)
+
+    with database(settings) as url:
+        user_id = asyncio.run(_with_env(url, work))
+    print(json.dumps({"userId": user_id}))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="obeya", description="Obeya server")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the server")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.set_defaults(run=_serve)
+
+    commands.add_parser("migrate", help="apply pending migrations and exit").set_defaults(run=_migrate)
+
+    org = commands.add_parser("org", help="organizations").add_subparsers(dest="org_command", required=True)
+    org_create = org.add_parser("create", help="create an organization and its owner")
+    org_create.add_argument("--slug", required=True)
+    org_create.add_argument("--name", required=True)
+    org_create.add_argument("--owner-email", required=True)
+    org_create.add_argument("--owner-password", required=True)
+    org_create.add_argument("--plan", default="free", choices=["free", "starter", "business", "enterprise"])
+    org_create.set_defaults(run=_org_create)
+
+    user = commands.add_parser("user", help="users").add_subparsers(dest="user_command", required=True)
+    user_create = user.add_parser("create", help="create a user in an organization")
+    user_create.add_argument("--org", required=True)
+    user_create.add_argument("--email", required=True)
+    user_create.add_argument("--password", required=True)
+    user_create.add_argument("--name", required=True)
+    user_create.add_argument("--role", default="member", choices=["admin", "member", "guest"])
+    user_create.set_defaults(run=_user_create)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging()
+    settings = Settings.from_env()
+    try:
+        return int(args.run(args, settings))
+    except ApiError as error:
+        print(json.dumps({"error": {"code": error.code, "message": error.message}}), file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""The event log: every committed change appends its events here, in the committing transaction, with a
+per-stream sequence number that dispatchers and reconnecting clients page through."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from protocol.ids import new_id
+
+
+class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    organization_id: str
+    stream: str
+    seq: int
+    name: str
+    payload: Any
+    created_at: datetime
+
+
+def _from_row(row: asyncpg.Record) -> StoredEvent:
+    return StoredEvent(id=row["id"], organization_id=row["organization_id"], stream=row["stream"],
+                       seq=row["seq"], name=row["name"], payload=row["payload"],
+                       created_at=row["created_at"])
+
+
+async def append(conn: asyncpg.Connection, organization_id: str, stream: str,
+                 events: Sequence[tuple[str, Any]]) -> list[StoredEvent]:
+    """Append `(name, payload)` events to `stream` with consecutive sequence numbers.
+
+    Call inside the transaction that commits the change: the upsert on `event_streams` locks the
+    stream's row until commit, so concurrent appenders to one stream get disjoint, gap-free ranges.
+    """
+    if not events:
+        return []
+    last_seq: int = await conn.fetchval(
+        """INSERT INTO event_streams (stream, organization_id, last_seq) VALUES ($1, $2, $3)
+           ON CONFLICT (stream) DO UPDATE SET last_seq = event_streams.last_seq + EXCLUDED.last_seq
+           RETURNING last_seq""",
+        stream, organization_id, len(events))
+    first = last_seq - len(events) + 1
+    rows = await conn.fetch(
+        """INSERT INTO events (id, organization_id, stream, seq, name, payload)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[])
+           RETURNING id, organization_id, stream, seq, name, payload, created_at""",
+        [new_id("evt") for _ in events], [organization_id] * len(events), [stream] * len(events),
+        list(range(first, last_seq + 1)), [name for name, _ in events], [payload for _, payload in events])
+    return sorted((_from_row(row) for row in rows), key=lambda event: event.seq)
+
+
+async def read(conn: asyncpg.Connection | asyncpg.Pool, organization_id: str, stream: str, since: int = 0,
+               limit: int = 500) -> list[StoredEvent]:
+    """Events of `stream` with seq greater than `since`, oldest first, at most `limit` of them."""
+    rows = await conn.fetch(
+        """SELECT id, organization_id, stream, seq, name, payload, created_at FROM events
+           WHERE organization_id = $1 AND stream = $2 AND seq > $3 ORDER BY seq LIMIT $4""",
+        organization_id, stream, since, limit)
+    return [_from_row(row) for row in rows]
+
+
+async def last_seq(conn: asyncpg.Connection | asyncpg.Pool, organization_id: str, stream: str) -> int:
+    """The newest sequence number of `stream` (0 when nothing was appended yet)."""
+    value: int | None = await conn.fetchval(
+        "SELECT last_seq FROM event_streams WHERE organization_id = $1 AND stream = $2",
+        organization_id, stream)
+    return value or 0

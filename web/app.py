@@ -1,0 +1,28 @@
+"""The aiohttp application of the edge: middleware order and every route."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+import actors.services.registry  # noqa: F401  (registers every procedure implementation)
+from web.auth_routes import add_auth_routes
+from web.context import request_context, resolve_identity
+from web.health import healthz, readyz
+from web.rest import add_rest_routes
+from web.routes_platform import PLATFORM_ROUTES
+from web.rpc import handle_rpc
+
+# Client bodies above this are refused with 413 (CSV uploads, the largest input, are 10 MB: spec 8).
+MAX_BODY_BYTES = 11 * 1024 * 1024
+
+
+def build_web_app() -> web.Application:
+    app = web.Application(client_max_size=MAX_BODY_BYTES,
+                          middlewares=[request_context, resolve_identity])
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    app.router.add_route("GET", "/api/trpc/{path}", handle_rpc)
+    app.router.add_route("POST", "/api/trpc/{path}", handle_rpc)
+    add_auth_routes(app)
+    add_rest_routes(app, PLATFORM_ROUTES)
+    return app

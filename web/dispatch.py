@@ -1,0 +1,25 @@
+"""Runs one procedure call for either router: authorize, decode the input, call the implementation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from actors.authorization import authorize
+from actors.handlers import HANDLERS
+from protocol.caller import Caller
+from protocol.registry import Procedure
+from web.inputs import decode_input
+from web.keys import CALLER, ENV, PROCEDURE
+
+
+async def call_procedure(request: web.Request, procedure: Procedure, raw_input: Any, *,
+                         from_query: bool = False) -> Any:
+    caller: Caller = request[CALLER]
+    request[PROCEDURE] = procedure.name
+    structlog.contextvars.bind_contextvars(procedure=procedure.name)
+    authorize(procedure, caller)
+    data = decode_input(procedure.input, raw_input, from_query=from_query)
+    return await HANDLERS[procedure.name](request.app[ENV], caller, data)

@@ -1,0 +1,82 @@
+"""The RPC router in the tRPC wire format: `/api/trpc/<procedure>[,<procedure>...]`.
+
+Reads by GET with `input` = URL-encoded `{"json": ...}`, writes by POST with body `{"json": ...}`;
+`?batch=1` runs several calls, input keyed "0", "1", ..., and answers an array, one entry per call,
+each succeeding or failing on its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from aiohttp import web
+
+from protocol.errors import ApiError, BadRequest, MethodNotSupported, NotFound
+from protocol.registry import REGISTRY
+from web.dispatch import call_procedure
+from web.envelopes import json_response, rpc_error, rpc_result
+from web.errors import unexpected_error
+
+_decode = msgspec.json.Decoder().decode
+# A batch may name at most this many procedures: tRPC's default `maxItems` is unlimited, but one
+# request must not fan out into an unbounded amount of work.
+MAX_BATCH = 50
+
+
+def _unwrap(value: Any) -> Any:
+    """The call's input: tRPC sends `{"json": x}` (superjson may add `meta`); a bare value is taken as is."""
+    if isinstance(value, dict) and "json" in value and set(value) <= {"json", "meta"}:
+        return value["json"]
+    if isinstance(value, dict) and not value:
+        return None
+    return value
+
+
+async def _raw_input(request: web.Request) -> Any:
+    if request.method == "GET":
+        text = request.query.get("input")
+    else:
+        text = (await request.read()).decode("utf-8", "replace") or None
+    if text is None:
+        return None
+    try:
+        return _decode(text)
+    except msgspec.DecodeError:
+        raise BadRequest("input is not valid JSON") from None
+
+
+async def _one(request: web.Request, name: str, raw: Any) -> tuple[int, dict[str, Any]]:
+    try:
+        procedure = REGISTRY.get(name)
+        if procedure is None:
+            raise NotFound(f'No procedure found on path "{name}"')
+        expected = "GET" if procedure.is_query else "POST"
+        if request.method != expected:
+            raise MethodNotSupported(f"{name} is a {procedure.kind}: call it with {expected}")
+        result = await call_procedure(request, procedure, _unwrap(raw))
+        return 200, rpc_result(result)
+    except ApiError as error:
+        return error.status, rpc_error(error, name)
+    except Exception as error:  # one failing call must not take the batch down
+        failure = unexpected_error(request, error)
+        return failure.status, rpc_error(failure, name)
+
+
+async def handle_rpc(request: web.Request) -> web.Response:
+    names = request.match_info["path"].split(",")
+    batch = request.query.get("batch") in ("1", "true")
+    if not batch:
+        if len(names) != 1:
+            raise BadRequest("several procedures need ?batch=1")
+        status, body = await _one(request, names[0], await _raw_input(request))
+        return json_response(body, status)
+    if len(names) > MAX_BATCH:
+        raise BadRequest(f"a batch holds at most {MAX_BATCH} calls")
+    inputs = await _raw_input(request) or {}
+    if not isinstance(inputs, dict):
+        raise BadRequest('batch input must be an object keyed "0", "1", ...')
+    results = [await _one(request, name, inputs.get(str(index))) for index, name in enumerate(names)]
+    statuses = {status for status, _ in results}
+    status = statuses.pop() if len(statuses) == 1 else 207
+    return json_response([body for _, body in results], status)
