@@ -13,6 +13,7 @@ import secrets
 import tempfile
 import warnings
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -98,3 +99,28 @@ async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
         yield pool
     finally:
         await pool.close()
+
+
+@pytest.fixture
+def settings() -> Any:
+    from server.config import Settings
+
+    return Settings.from_env({"OBEYA_SERVICE_HOST": "localhost"})
+
+
+@pytest.fixture
+async def client(aiohttp_client: Any, database_url: str, settings: Any) -> Any:
+    from server.app import create_app
+
+    import aiohttp
+
+    # No cookie jar: each test Api sends exactly the credential it means to.
+    return await aiohttp_client(create_app(settings, database_url), cookie_jar=aiohttp.DummyCookieJar())
+
+
+@pytest.fixture
+async def org(client: Any) -> Any:
+    """An organization on the business plan (API access on), its owner signed in."""
+    from tests.harness import make_org
+
+    return await make_org(client)

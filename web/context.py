@@ -13,7 +13,14 @@ from aiohttp import web
 
 from actors.services.identity import resolve_caller
 from protocol.caller import Caller, CredentialKind
-from protocol.errors import ApiError, Forbidden, UnsupportedMediaType
+from protocol.errors import (
+    ApiError,
+    Forbidden,
+    MethodNotSupported,
+    NotFound,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+)
 from protocol.ids import new_id
 from web.envelopes import error_response
 from web.errors import unexpected_error
@@ -25,6 +32,19 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 SESSION_COOKIE = "authjs.session-token"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+def http_error(exc: web.HTTPException) -> ApiError:
+    """aiohttp's own refusals (no route, wrong method, body too large) in our error tree."""
+    if exc.status == 404:
+        return NotFound("no such endpoint")
+    if exc.status == 405:
+        return MethodNotSupported("method not allowed on this endpoint")
+    if exc.status == 413:
+        return PayloadTooLarge("request body too large")
+    error = ApiError(exc.reason or "request refused")
+    error.status, error.code = exc.status, (exc.reason or "ERROR").upper().replace(" ", "_")
+    return error
 
 
 def style_of(path: str) -> str:
@@ -54,8 +74,7 @@ def _bearer(request: web.Request) -> str | None:
 
 def _check_csrf(request: web.Request, service_host: str) -> None:
     """A cookie-authenticated write must be JSON and, when the browser names an origin, same-site."""
-    content_type = request.content_type
-    if request.can_read_body and content_type != "application/json":
+    if request.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
         raise UnsupportedMediaType("cookie-authenticated writes need Content-Type: application/json")
     origin = request.headers.get("Origin")
     if origin is None:
@@ -81,7 +100,10 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
     except ApiError as error:
         response = error_response(error, style, request.get(PROCEDURE))
     except web.HTTPException as exc:
-        response = exc
+        if exc.status < 400:
+            exc.headers["X-Request-Id"] = request_id
+            raise
+        response = error_response(http_error(exc), style, request.get(PROCEDURE))
     except Exception as exc:
         response = error_response(unexpected_error(request, exc), style, request.get(PROCEDURE))
     response.headers["X-Request-Id"] = request_id

@@ -8,9 +8,7 @@ from actors.env import Env
 from protocol.caller import Caller
 
 ENV = web.AppKey("env", Env)
-CALLER = "obeya.caller"  # request key: the resolved Caller (aiohttp request keys are plain strings)
-STYLE = "obeya.style"    # request key: "rpc" or "rest", how errors are rendered
-PROCEDURE = "obeya.procedure"
-REQUEST_ID = "obeya.request_id"
-
-__all__ = ["ENV", "CALLER", "STYLE", "PROCEDURE", "REQUEST_ID", "Caller"]
+CALLER = web.RequestKey("caller", Caller)
+STYLE = web.RequestKey("style", str)            # "rpc" or "rest": how errors are rendered
+PROCEDURE = web.RequestKey("procedure", str)
+REQUEST_ID = web.RequestKey("request_id", str)
