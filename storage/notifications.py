@@ -1,0 +1,58 @@
+"""Notifications and device tokens. Notifications belong to a user; the caller's id scopes every query."""
+
+from __future__ import annotations
+
+import asyncpg
+
+from protocol.ids import new_id
+
+Conn = asyncpg.Connection | asyncpg.Pool
+
+COLUMNS = "id, type, title, body, entity_type, entity_id, read, created_at"
+
+
+async def insert(conn: Conn, user_id: str, org_id: str | None, type: str, title: str, body: str | None,
+                 entity_type: str | None, entity_id: str | None) -> asyncpg.Record:
+    return await conn.fetchrow(
+        f"""INSERT INTO notifications (id, user_id, organization_id, type, title, body, entity_type, entity_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {COLUMNS}""",
+        new_id("ntf"), user_id, org_id, type, title, body, entity_type, entity_id)
+
+
+async def page(conn: Conn, user_id: str, limit: int, after_id: str | None) -> list[asyncpg.Record]:
+    """Newest first; `after_id` is the last notification of the previous page (spec 4.4's cursor)."""
+    if after_id is None:
+        return await conn.fetch(f"SELECT {COLUMNS} FROM notifications WHERE user_id = $1 "
+                                "ORDER BY created_at DESC, id DESC LIMIT $2", user_id, limit)
+    return await conn.fetch(
+        f"""SELECT {COLUMNS} FROM notifications
+             WHERE user_id = $1 AND (created_at, id) < (
+                   SELECT created_at, id FROM notifications WHERE id = $3 AND user_id = $1)
+             ORDER BY created_at DESC, id DESC LIMIT $2""", user_id, limit, after_id)
+
+
+async def exists(conn: Conn, user_id: str, notification_id: str) -> bool:
+    return bool(await conn.fetchval("SELECT EXISTS (SELECT 1 FROM notifications WHERE id = $1 AND user_id = $2)",
+                                    notification_id, user_id))
+
+
+async def unread_count(conn: Conn, user_id: str) -> int:
+    return int(await conn.fetchval("SELECT count(*) FROM notifications WHERE user_id = $1 AND NOT read", user_id))
+
+
+async def mark_read(conn: Conn, user_id: str, notification_id: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(f"UPDATE notifications SET read = true WHERE id = $1 AND user_id = $2 "
+                               f"RETURNING {COLUMNS}", notification_id, user_id)
+
+
+async def mark_all_read(conn: Conn, user_id: str) -> int:
+    status = await conn.execute("UPDATE notifications SET read = true WHERE user_id = $1 AND NOT read", user_id)
+    return int(status.split()[-1])
+
+
+async def upsert_device_token(conn: Conn, user_id: str, org_id: str, platform: str, token: str) -> asyncpg.Record:
+    return await conn.fetchrow(
+        """INSERT INTO device_tokens (user_id, organization_id, platform, token) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (user_id, platform, organization_id)
+           DO UPDATE SET token = EXCLUDED.token, updated_at = now()
+           RETURNING platform, token, updated_at""", user_id, org_id, platform, token)
