@@ -24,10 +24,61 @@ _decode = msgspec.json.Decoder().decode
 MAX_BATCH = 50
 
 
+_UNDEFINED = object()
+
+
+def _path(text: str) -> list[str]:
+    """A superjson meta path: keys joined by `.`, with `.` and `\\` in a key escaped by `\\`."""
+    keys: list[str] = []
+    key, escaped = "", False
+    for char in text:
+        if escaped or char not in ".\\":
+            key, escaped = key + char, False
+        elif char == "\\":
+            escaped = True
+        else:
+            keys.append(key)
+            key = ""
+    keys.append(key)
+    return keys
+
+
+def _child(container: Any, key: str) -> Any:
+    if isinstance(container, dict):
+        return container.get(key)
+    if isinstance(container, list) and key.isdigit() and int(key) < len(container):
+        return container[int(key)]
+    return None
+
+
+def _drop_undefined(value: Any, tree: Any) -> Any:
+    """`value` without the object keys superjson marks `undefined` in its meta tree.
+
+    superjson sends a JS `undefined` as JSON null plus a meta mark; tRPC servers restore the undefined,
+    so `{cursor: undefined}` means "no cursor" and must not reach a non-nullable field as null.
+    """
+    if isinstance(tree, list):  # [annotation] or [annotation, {path: subtree}]
+        if tree[:1] == ["undefined"]:
+            return _UNDEFINED
+        tree = tree[1] if len(tree) > 1 else {}
+    for path, subtree in (tree.items() if isinstance(tree, dict) else ()):
+        *parents, last = _path(path)
+        container = value
+        for key in parents:
+            container = _child(container, key)
+        if _drop_undefined(_child(container, last), subtree) is _UNDEFINED and isinstance(container, dict):
+            container.pop(last, None)
+    return value
+
+
 def _unwrap(value: Any) -> Any:
     """The call's input: tRPC sends `{"json": x}` (superjson may add `meta`); a bare value is taken as is."""
     if isinstance(value, dict) and "json" in value and set(value) <= {"json", "meta"}:
-        return value["json"]
+        meta = value.get("meta")
+        if not isinstance(meta, dict) or "values" not in meta:
+            return value["json"]
+        result = _drop_undefined(value["json"], meta["values"])
+        return None if result is _UNDEFINED else result
     if isinstance(value, dict) and not value:
         return None
     return value
