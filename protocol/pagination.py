@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -54,3 +55,19 @@ class Page(msgspec.Struct):
     next_cursor: str | None
     limit: int
     key: str = "items"
+
+
+def encode_time_cursor(moment: datetime, row_id: str) -> str:
+    """Cursor of a list ordered by (timestamp, id), newest first."""
+    return encode_cursor(moment.isoformat(), row_id)
+
+
+def decode_time_cursor(cursor: str | None) -> tuple[datetime, str] | None:
+    """The (timestamp, id) after which the next page starts; BadRequest when malformed."""
+    key = decode_cursor(cursor, 2)
+    if key is None:
+        return None
+    try:
+        return datetime.fromisoformat(key[0]), str(key[1])
+    except (TypeError, ValueError):
+        raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")]) from None

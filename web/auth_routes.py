@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from actors.services import accounts
+from actors.services import accounts, organizations
 from protocol.auth import LoginInput, SignupInput
+from protocol.organizations import AcceptInvitationInput
 from protocol.caller import Caller
 from web.context import SESSION_COOKIE
 from web.envelopes import json_response
@@ -38,6 +39,14 @@ async def login(request: web.Request) -> web.Response:
     return response
 
 
+async def accept_invitation(request: web.Request) -> web.Response:
+    data = decode_input(AcceptInvitationInput, await json_body(request))
+    session = await organizations.accept_invitation(request.app[ENV], data)
+    response = json_response({"data": session.user})
+    _set_session_cookie(request, response, session)
+    return response
+
+
 async def logout(request: web.Request) -> web.Response:
     token = request.cookies.get(SESSION_COOKIE)
     if token:
@@ -51,3 +60,4 @@ def add_auth_routes(app: web.Application) -> None:
     app.router.add_post("/api/v1/auth/signup", signup)
     app.router.add_post("/api/v1/auth/login", login)
     app.router.add_post("/api/v1/auth/logout", logout)
+    app.router.add_post("/api/v1/invitations/accept", accept_invitation)

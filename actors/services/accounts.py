@@ -77,11 +77,15 @@ async def create_user(env: Env, *, org_slug: str, email: str, password: str, nam
     return user_id
 
 
-async def _open_session(env: Env, conn: asyncpg.Connection, user_id: str) -> tuple[str, timedelta]:
+async def open_session(env: Env, user_id: str) -> Session:
+    """A new 30-day session for the user; only the SHA-256 of the cookie value is stored."""
     token = secrets.token_urlsafe(32)
     lifetime = timedelta(days=SESSION_DAYS)
-    await repo.insert_session(conn, session_digest(token), user_id, env.clock.now() + lifetime)
-    return token, lifetime
+    async with env.pool.acquire() as conn:
+        await repo.insert_session(conn, session_digest(token), user_id, env.clock.now() + lifetime)
+        user = await repo.user_by_id(conn, user_id)
+    assert user is not None
+    return Session(token, user_view(user), lifetime)
 
 
 async def signup(env: Env, data: auth.SignupInput) -> Session:
@@ -91,11 +95,8 @@ async def signup(env: Env, data: auth.SignupInput) -> Session:
     org_id, user_id = await create_organization(
         env, slug=data.organizationSlug, name=data.organizationName, owner_email=data.email,
         owner_password=data.password, owner_name=data.name)
-    async with env.pool.acquire() as conn:
-        token, lifetime = await _open_session(env, conn, user_id)
-        user = await repo.user_by_id(conn, user_id)
-    assert user is not None
-    return Session(token, {**user_view(user), "organizationId": org_id}, lifetime)
+    session = await open_session(env, user_id)
+    return Session(session.token, {**session.user, "organizationId": org_id}, session.expires_in)
 
 
 async def login(env: Env, org_id: str | None, data: auth.LoginInput) -> Session:
@@ -105,10 +106,9 @@ async def login(env: Env, org_id: str | None, data: auth.LoginInput) -> Session:
         valid = row is not None and await verify_secret(data.password, row["password_hash"])
         if valid and org_id is not None:
             valid = await repo.membership_role(conn, org_id, row["id"]) is not None
-        if not valid or row is None:
-            raise Unauthorized("invalid e-mail or password")
-        token, lifetime = await _open_session(env, conn, row["id"])
-    return Session(token, user_view(row), lifetime)
+    if not valid or row is None:
+        raise Unauthorized("invalid e-mail or password")
+    return await open_session(env, row["id"])
 
 
 async def logout(env: Env, token: str) -> None:

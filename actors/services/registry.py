@@ -2,3 +2,4 @@
 
 from actors.services import accounts  # noqa: F401
 from actors.services import notifications  # noqa: F401
+from actors.services import organizations  # noqa: F401

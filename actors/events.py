@@ -1,0 +1,53 @@
+"""Domain events as the spec shows them (platform 6.1): built here, appended to the event log in the
+transaction that commits the change, rendered for Socket.IO, webhooks and `/api/v1/events`.
+
+The stored payload holds everything but the event `id` and `seq`, which the log assigns; `wire_payload`
+puts them back so that every consumer sees one shape.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from protocol.caller import Caller
+from protocol.ids import iso
+from storage import events as event_log
+from storage.events import StoredEvent
+
+API_VERSION = "v1"
+
+
+def org_stream(org_id: str) -> str:
+    return f"org:{org_id}"
+
+
+def actor_of(caller: Caller | None) -> dict[str, Any] | None:
+    if caller is None or caller.user_id is None:
+        return None
+    return {"id": caller.user_id, "email": caller.user_email}
+
+
+def changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per changed field an object with `old` and `new` (spec 6.1 `data.changes`)."""
+    return {name: {"old": old.get(name), "new": value} for name, value in new.items() if old.get(name) != value}
+
+
+def event_payload(name: str, org_id: str, data: dict[str, Any], caller: Caller | None,
+                  moment: datetime) -> dict[str, Any]:
+    return {"event": name, "timestamp": iso(moment), "apiVersion": API_VERSION, "organizationId": org_id,
+            "data": {**data, "actor": actor_of(caller)}}
+
+
+async def emit(conn: asyncpg.Connection, *, org_id: str, stream: str, name: str, data: dict[str, Any],
+               caller: Caller | None, moment: datetime) -> StoredEvent:
+    """Append one event inside the caller's transaction."""
+    [stored] = await event_log.append(conn, org_id, stream, [(name, event_payload(name, org_id, data, caller,
+                                                                                  moment))])
+    return stored
+
+
+def wire_payload(event: StoredEvent) -> dict[str, Any]:
+    return {"id": event.id, **event.payload, "seq": event.seq}

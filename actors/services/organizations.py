@@ -1,0 +1,196 @@
+"""Organization settings, members, role rules and invitations (platform 4.7)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import asyncpg
+
+from actors.env import Env
+from actors.events import emit, org_stream
+from actors.handlers import implement
+from actors.services import accounts
+from actors.services.identity import forget_organization
+from actors.services.mailer import queue_mail
+from actors.services.passwords import hash_secret, verify_secret
+from protocol import organizations as spec
+from protocol.caller import Caller
+from protocol.errors import Conflict, FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
+from protocol.ids import iso, new_id
+from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
+from protocol.plans import plan
+from protocol.registry import EmptyInput, Role
+from storage import accounts as account_repo
+from storage import activity
+from storage import organizations as repo
+
+INVITATION_DAYS = 7
+
+
+def organization_view(row: asyncpg.Record) -> dict[str, Any]:
+    return {"id": row["id"], "name": row["name"], "slug": row["slug"], "logo": row["logo"],
+            "timezone": row["timezone"], "dateFormat": row["date_format"], "weekStart": row["week_start"],
+            "language": row["language"], "plan": row["plan"], "createdAt": iso(row["created_at"]),
+            "updatedAt": iso(row["updated_at"])}
+
+
+def member_view(row: asyncpg.Record) -> dict[str, Any]:
+    return {"id": row["id"], "name": row["name"], "email": row["email"], "avatar": row["avatar"],
+            "role": row["role"], "status": row["status"], "joinedAt": iso(row["joined_at"]),
+            "lastActiveAt": iso(row["last_active_at"])}
+
+
+@implement(spec.GET)
+async def get_organization(env: Env, caller: Caller, data: EmptyInput) -> dict[str, Any]:
+    row = await account_repo.organization_by_id(env.pool, caller.org_id)
+    if row is None:
+        raise NotFound("organization not found")
+    return organization_view(row)
+
+
+@implement(spec.UPDATE)
+async def update_organization(env: Env, caller: Caller, data: spec.UpdateOrganizationInput) -> dict[str, Any]:
+    if data.timezone is not None:
+        try:
+            ZoneInfo(data.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValidationFailed("unknown time zone",
+                                   details=[FieldError("timezone", "not an IANA time zone name")]) from None
+    fields = {name: getattr(data, name) for name in data.__struct_fields__ if getattr(data, name) is not None}
+    async with env.pool.acquire() as conn, conn.transaction():
+        before = await account_repo.organization_by_id(conn, caller.org_id)
+        row = await repo.update_settings(conn, caller.org_id, fields)
+        assert before is not None and row is not None
+        await activity.record(conn, caller.org_id, caller.user_id, "organization", caller.org_id,
+                              "organization.updated", {"fields": sorted(fields)})
+    forget_organization(row["slug"])
+    view = organization_view(row)
+    old = organization_view(before)
+    return {name: view[name] for name in ("id", *fields, "updatedAt")} | {
+        "changes": {name: {"old": old[name], "new": view[name]} for name in fields if old[name] != view[name]}}
+
+
+@implement(spec.MEMBERS_LIST)
+async def list_members(env: Env, caller: Caller, data: spec.ListMembersInput) -> Page:
+    limit = page_limit(data.limit)
+    after = decode_time_cursor(data.cursor)
+    rows = await repo.list_members(env.pool, caller.org_id, env.clock.now(), limit + 1, search=data.search,
+                                   role=data.role, status=data.status, after=after)
+    members = [member_view(row) for row in rows[:limit]]
+    next_cursor = None
+    if len(rows) > limit:
+        last = rows[limit - 1]
+        next_cursor = encode_time_cursor(last["joined_at"], last["id"])
+    return Page(members, next_cursor, limit, key="members")
+
+
+async def _seat_check(conn: asyncpg.Connection, caller: Caller, env: Env) -> None:
+    seats = plan(caller.organization.plan).seats if caller.organization else None
+    if seats is None:
+        return
+    used = await conn.fetchval(
+        """SELECT (SELECT count(*) FROM memberships WHERE organization_id = $1 AND status = 'active')
+                + (SELECT count(*) FROM invitations WHERE organization_id = $1 AND status = 'pending'
+                      AND expires_at > $2)""", caller.org_id, env.clock.now())
+    if used >= seats:
+        raise Forbidden(f"the {caller.organization.plan} plan includes {seats} seats, all in use")  # type: ignore[union-attr]
+
+
+@implement(spec.MEMBERS_INVITE)
+async def invite(env: Env, caller: Caller, data: spec.InviteInput) -> dict[str, Any]:
+    if data.role == "admin" and caller.role is not Role.OWNER:
+        raise Forbidden("only the owner can make someone an admin")
+    token = secrets.token_urlsafe(32)
+    expires_at = env.clock.now() + timedelta(days=INVITATION_DAYS)
+    async with env.pool.acquire() as conn, conn.transaction():
+        if await repo.member_by_email(conn, caller.org_id, data.email) is not None:
+            raise Conflict("already a member", details=[FieldError("email", "already a member")])
+        await _seat_check(conn, caller, env)
+        row = await repo.replace_invitation(conn, new_id("inv"), caller.org_id, data.email, data.role,
+                                            data.workspaceIds, accounts.session_digest(token), caller.uid,
+                                            expires_at)
+        assert caller.organization is not None
+        link = f"{env.base_url(caller.organization.slug)}/invite?token={token}"
+        await queue_mail(conn, org_id=caller.org_id, kind="invitation", to=data.email,
+                         subject=f"You are invited to {caller.organization.name} on Obeya",
+                         body=f"Join {caller.organization.name} as {data.role}: {link}\n"
+                              f"Invitation token: {token}\nThe invitation expires on {iso(expires_at)}.")
+        await activity.record(conn, caller.org_id, caller.user_id, "invitation", row["id"], "member.invited",
+                              {"email": data.email, "role": data.role})
+        await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.invited",
+                   data={"invitationId": row["id"], "email": data.email, "role": data.role}, caller=caller,
+                   moment=env.clock.now())
+    return {"invitationId": row["id"], "email": row["email"], "role": row["role"], "status": row["status"],
+            "expiresAt": iso(row["expires_at"])}
+
+
+async def _target(conn: asyncpg.Connection, caller: Caller, user_id: str) -> asyncpg.Record:
+    target = await repo.member(conn, caller.org_id, user_id)
+    if target is None:
+        raise NotFound("member not found")
+    if target["role"] == "owner":
+        raise Forbidden("the owner's role cannot be changed and the owner cannot be removed")
+    return target
+
+
+@implement(spec.MEMBERS_REMOVE)
+async def remove_member(env: Env, caller: Caller, data: spec.RemoveMemberInput) -> dict[str, Any]:
+    async with env.pool.acquire() as conn, conn.transaction():
+        target = await _target(conn, caller, data.userId)
+        if data.reassignTo is not None and (data.reassignTo == data.userId
+                                            or await repo.member(conn, caller.org_id, data.reassignTo) is None):
+            raise ValidationFailed("reassignTo must be another member",
+                                   details=[FieldError("reassignTo", "not another member of the organization")])
+        await repo.delete_membership(conn, caller.org_id, data.userId)
+        await activity.record(conn, caller.org_id, caller.user_id, "member", data.userId, "member.removed",
+                              {"email": target["email"], "reassignTo": data.reassignTo})
+        await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.removed",
+                   data={"userId": data.userId, "email": target["email"], "reassignTo": data.reassignTo},
+                   caller=caller, moment=env.clock.now())
+    return {"success": True, "id": data.userId}
+
+
+@implement(spec.MEMBERS_UPDATE_ROLE)
+async def update_role(env: Env, caller: Caller, data: spec.UpdateRoleInput) -> dict[str, Any]:
+    if data.role == "owner":
+        raise Forbidden("ownership cannot be given by a role change")
+    if data.role == "admin" and caller.role is not Role.OWNER:
+        raise Forbidden("only the owner can promote a member to admin")
+    async with env.pool.acquire() as conn, conn.transaction():
+        target = await _target(conn, caller, data.userId)
+        if target["role"] == "admin" and caller.role is not Role.OWNER:
+            raise Forbidden("only the owner can change an admin's role")
+        await repo.set_role(conn, caller.org_id, data.userId, data.role)
+        role_change = {"role": {"old": target["role"], "new": data.role}}
+        await activity.record(conn, caller.org_id, caller.user_id, "member", data.userId, "member.role_changed",
+                              {"changes": role_change})
+        await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.role_changed",
+                   data={"userId": data.userId, "changes": role_change}, caller=caller, moment=env.clock.now())
+    return {"userId": data.userId, "role": data.role}
+
+
+async def accept_invitation(env: Env, data: spec.AcceptInvitationInput) -> accounts.Session:
+    """Join with an e-mailed token: a new account, or an existing one proven by its password."""
+    async with env.pool.acquire() as conn, conn.transaction():
+        invitation = await repo.take_invitation(conn, accounts.session_digest(data.token), env.clock.now())
+        if invitation is None:
+            raise NotFound("invitation not found or expired")
+        existing = await account_repo.user_login(conn, invitation["email"])
+        if existing is None:
+            user_id = new_id("usr")
+            await account_repo.insert_user(conn, user_id, invitation["email"], data.name,
+                                           await hash_secret(data.password))
+        elif await verify_secret(data.password, existing["password_hash"]):
+            user_id = existing["id"]
+        else:
+            raise Unauthorized("this e-mail has an account: give its password to accept")
+        await account_repo.insert_membership(conn, invitation["organization_id"], user_id, invitation["role"])
+        await repo.mark_accepted(conn, invitation["id"])
+        joined = Caller(request_id="", user_id=user_id, user_email=invitation["email"])
+        await emit(conn, org_id=invitation["organization_id"], stream=org_stream(invitation["organization_id"]),
+                   name="member.joined", data={"userId": user_id, "email": invitation["email"],
+                                               "role": invitation["role"]}, caller=joined, moment=env.clock.now())
+    return await accounts.open_session(env, user_id)

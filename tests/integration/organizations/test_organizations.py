@@ -1,0 +1,140 @@
+"""Organization settings, the member list, invitations by e-mail, and the role rules of platform 4.7."""
+
+from __future__ import annotations
+
+import re
+
+from tests.harness import PASSWORD, Org, make_org
+from web.keys import ENV
+
+
+async def _invitation_token(org: Org, email: str) -> str:
+    env = org.owner.client.server.app[ENV]
+    body = await env.pool.fetchval("SELECT body FROM emails WHERE recipient = $1 ORDER BY created_at DESC LIMIT 1",
+                                   email)
+    match = re.search(r"Invitation token: (\S+)", body)
+    assert match, body
+    return match.group(1)
+
+
+async def test_get_and_update_settings(org: Org) -> None:
+    got = await org.owner.query("organizations.get")
+    assert got.status == 200
+    assert got.data["slug"] == org.slug and got.data["plan"] == "business"
+    assert set(got.data) == {"id", "name", "slug", "logo", "timezone", "dateFormat", "weekStart", "language",
+                             "plan", "createdAt", "updatedAt"}
+    updated = await org.owner.mutate("organizations.update", {"name": "Acme Plant 2", "timezone": "Europe/Paris",
+                                                              "dateFormat": "DD/MM/YYYY", "weekStart": "monday"})
+    assert updated.status == 200, updated.body
+    assert updated.data["name"] == "Acme Plant 2" and "updatedAt" in updated.data
+    again = await org.owner.query("organizations.get")
+    assert (again.data["timezone"], again.data["dateFormat"]) == ("Europe/Paris", "DD/MM/YYYY")
+    bad = await org.owner.mutate("organizations.update", {"timezone": "Mars/Olympus", "dateFormat": "YY"})
+    assert bad.status == 400
+    assert {d["field"] for d in bad.error["data"]["details"]} == {"dateFormat"}
+    bad_zone = await org.owner.mutate("organizations.update", {"timezone": "Mars/Olympus"})
+    assert bad_zone.status == 400 and bad_zone.error["data"]["details"][0]["field"] == "timezone"
+
+
+async def test_member_cannot_update_settings(org: Org) -> None:
+    _, member = await org.add_user("member")
+    assert (await member.query("organizations.get")).status == 200
+    assert (await member.mutate("organizations.update", {"name": "Mine Now"})).status == 403
+
+
+async def test_invite_accept_and_list(org: Org) -> None:
+    invited = await org.owner.mutate("organizations.members.invite",
+                                     {"email": "newbie@example.test", "role": "member", "workspaceIds": []})
+    assert invited.status == 200, invited.body
+    assert invited.data["status"] == "pending" and invited.data["email"] == "newbie@example.test"
+    pending = await org.owner.query("organizations.members.list", {"status": "pending"})
+    assert [m["email"] for m in pending.data["members"]] == ["newbie@example.test"]
+
+    token = await _invitation_token(org, "newbie@example.test")
+    accepted = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
+                                        {"token": token, "name": "New Bie", "password": PASSWORD})
+    assert accepted.status == 200, accepted.body
+    assert "authjs.session-token=" in accepted.headers["Set-Cookie"]
+    reused = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
+                                      {"token": token, "name": "New Bie", "password": PASSWORD})
+    assert reused.status == 404
+
+    members = await org.owner.query("organizations.members.list")
+    by_email = {m["email"]: m for m in members.data["members"]}
+    assert by_email["newbie@example.test"]["status"] == "active"
+    assert by_email["newbie@example.test"]["role"] == "member"
+    assert by_email[org.owner_email]["role"] == "owner"
+    again = await org.owner.mutate("organizations.members.invite", {"email": "NEWBIE@example.test"})
+    assert again.status == 409
+
+
+async def test_members_list_pages_and_filters(org: Org) -> None:
+    for _ in range(3):
+        await org.add_user("guest")
+    first = await org.owner.query("organizations.members.list", {"limit": 2})
+    assert len(first.data["members"]) == 2 and first.data["nextCursor"]
+    rest = await org.owner.query("organizations.members.list", {"limit": 2, "cursor": first.data["nextCursor"]})
+    emails = [m["email"] for m in first.data["members"] + rest.data["members"]]
+    assert len(emails) == 4 and len(set(emails)) == 4
+    guests = await org.owner.query("organizations.members.list", {"role": "guest"})
+    assert len(guests.data["members"]) == 3
+    found = await org.owner.query("organizations.members.list", {"search": "Olga"})
+    assert [m["email"] for m in found.data["members"]] == [org.owner_email]
+    assert (await org.owner.query("organizations.members.list", {"limit": 201})).status == 400
+    assert (await org.owner.query("organizations.members.list", {"cursor": "garbage!"})).status == 400
+
+
+async def test_role_rules(org: Org) -> None:
+    admin_id, admin = await org.add_user("admin")
+    member_id, _ = await org.add_user("member")
+    other_admin_id, _ = await org.add_user("admin")
+    # The owner's role cannot be changed, by anyone.
+    assert (await admin.mutate("organizations.members.updateRole",
+                               {"userId": org.owner_id, "role": "member"})).status == 403
+    assert (await org.owner.mutate("organizations.members.updateRole",
+                                   {"userId": org.owner_id, "role": "admin"})).status == 403
+    # Only the owner promotes to admin; admins set member or guest.
+    assert (await admin.mutate("organizations.members.updateRole",
+                               {"userId": member_id, "role": "admin"})).status == 403
+    assert (await admin.mutate("organizations.members.updateRole",
+                               {"userId": member_id, "role": "guest"})).status == 200
+    assert (await admin.mutate("organizations.members.updateRole",
+                               {"userId": other_admin_id, "role": "member"})).status == 403
+    promoted = await org.owner.mutate("organizations.members.updateRole", {"userId": member_id, "role": "admin"})
+    assert promoted.status == 200
+    listed = await org.owner.query("organizations.members.list", {"role": "admin"})
+    assert {m["id"] for m in listed.data["members"]} == {admin_id, member_id, other_admin_id}
+    assert (await admin.mutate("organizations.members.invite", {"email": "boss@x.test", "role": "admin"})).status == 403
+
+
+async def test_remove_member(org: Org) -> None:
+    member_id, member = await org.add_user("member")
+    keeper_id, _ = await org.add_user("member")
+    assert (await org.owner.mutate("organizations.members.remove", {"userId": org.owner_id})).status == 403
+    bad = await org.owner.mutate("organizations.members.remove", {"userId": member_id, "reassignTo": "usr_nobody"})
+    assert bad.status == 400 and bad.error["data"]["details"][0]["field"] == "reassignTo"
+    removed = await org.owner.mutate("organizations.members.remove", {"userId": member_id, "reassignTo": keeper_id})
+    assert removed.status == 200 and removed.data == {"success": True, "id": member_id}
+    assert (await member.query("organizations.get")).status == 403
+    assert (await org.owner.mutate("organizations.members.remove", {"userId": member_id})).status == 404
+
+
+async def test_member_events_are_logged(org: Org) -> None:
+    member_id, _ = await org.add_user("member")
+    await org.owner.mutate("organizations.members.updateRole", {"userId": member_id, "role": "guest"})
+    env = org.owner.client.server.app[ENV]
+    rows = await env.pool.fetch("SELECT name, seq, payload FROM events WHERE stream = $1 ORDER BY seq",
+                                f"org:{org.id}")
+    assert [r["name"] for r in rows] == ["member.role_changed"]
+    payload = rows[0]["payload"]
+    assert payload["apiVersion"] == "v1" and payload["organizationId"] == org.id
+    assert payload["data"]["changes"] == {"role": {"old": "member", "new": "guest"}}
+    assert payload["data"]["actor"]["id"] == org.owner_id
+
+
+async def test_seat_limit_on_free_plan(client: object) -> None:
+    free = await make_org(client, plan="free")  # type: ignore[arg-type]
+    for index in range(2):
+        assert (await free.owner.mutate("organizations.members.invite", {"email": f"p{index}@x.test"})).status == 200
+    full = await free.owner.mutate("organizations.members.invite", {"email": "p3@x.test"})
+    assert full.status == 403
