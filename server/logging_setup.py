@@ -1,12 +1,26 @@
-"""structlog as JSON lines, one per event, with the context variables (request id, organization, user,
-procedure) the web edge binds per request."""
+"""structlog as JSON lines on standard error, one per event, with the context variables (request id,
+organization, user, procedure) the web edge binds per request."""
 
 from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
 import structlog
+
+
+class _StderrLogger:
+    """Writes to whatever `sys.stderr` is at the time of the call, so a redirected stream is honoured."""
+
+    def msg(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    log = debug = info = warning = warn = error = critical = exception = fatal = msg
+
+
+def _stderr_logger(*args: Any) -> _StderrLogger:
+    return _StderrLogger()
 
 
 def configure_logging(level: int = logging.INFO) -> None:
@@ -20,6 +34,6 @@ def configure_logging(level: int = logging.INFO) -> None:
             structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_stderr_logger,
         cache_logger_on_first_use=True,
     )
