@@ -1,0 +1,109 @@
+"""The `obeya` command: bootstrap output, migrate, and `serve` on the embedded default, whose data
+survives a restart."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+OBEYA = [sys.executable, "-m", "server.cli"]
+
+
+def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(OBEYA + args, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OBEYA_")}
+    env.update(extra)
+    return env
+
+
+def test_org_and_user_create_print_json(database_url: str) -> None:
+    env = _env(OBEYA_DATABASE_URL=database_url)
+    slug = f"cli-{os.getpid()}-{int(time.time() * 1000) % 100000}"
+    created = _run(["org", "create", "--slug", slug, "--name", "CLI Org", "--owner-email", f"boss@{slug}.test",
+                    "--owner-password", "a long password", "--plan", "starter"], env)
+    assert created.returncode == 0, created.stderr
+    ids = json.loads(created.stdout)
+    assert set(ids) == {"organizationId", "userId"}
+    assert ids["organizationId"].startswith("org_") and ids["userId"].startswith("usr_")
+    user = _run(["user", "create", "--org", slug, "--email", f"worker@{slug}.test", "--password", "another password",
+                 "--name", "Wendy Worker", "--role", "guest"], env)
+    assert user.returncode == 0, user.stderr
+    assert json.loads(user.stdout)["userId"].startswith("usr_")
+    duplicate = _run(["org", "create", "--slug", slug, "--name", "Again", "--owner-email", "x@y.test",
+                      "--owner-password", "a long password"], env)
+    assert duplicate.returncode == 1
+    assert json.loads(duplicate.stderr.strip().splitlines()[-1])["error"]["code"] == "CONFLICT"
+    migrated = _run(["migrate"], env)
+    assert migrated.returncode == 0 and json.loads(migrated.stdout) == {"applied": []}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _get(url: str, host: str | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, headers={"Host": host} if host else {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+    except OSError:
+        return 0, b""
+
+
+def _serve(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(OBEYA + ["serve", "--host", "127.0.0.1", "--port", str(port)],
+                               env=_env(OBEYA_DATA_DIR=str(data_dir)), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if _get(f"http://127.0.0.1:{port}/readyz")[0] == 200:
+            return process
+        assert process.poll() is None, "obeya serve exited"
+        time.sleep(0.2)
+    process.kill()
+    raise AssertionError("obeya serve did not become ready")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=30)
+
+
+@pytest.mark.timeout(240)
+def test_embedded_default_serves_and_keeps_data_across_restart(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    port = _free_port()
+    server = _serve(data_dir, port)
+    try:
+        assert _get(f"http://127.0.0.1:{port}/healthz") == (200, b'{"status":"ok"}')
+        created = _run(["org", "create", "--slug", "keepme", "--name", "Keep", "--owner-email", "k@keep.test",
+                        "--owner-password", "a long password"], _env(OBEYA_DATA_DIR=str(data_dir)))
+        assert created.returncode == 0, created.stderr
+    finally:
+        _stop(server)
+    assert _get(f"http://127.0.0.1:{port}/healthz")[0] == 0  # really stopped
+    server = _serve(data_dir, port)
+    try:
+        status, body = _get(f"http://127.0.0.1:{port}/api/v1/auth/check-email?email=k@keep.test",
+                            host="keepme.localhost")
+        assert status == 409, body
+    finally:
+        _stop(server)
+    shutil.rmtree(data_dir, ignore_errors=True)
