@@ -35,6 +35,8 @@ def authorize(procedure: Procedure, caller: Caller) -> None:
             raise Forbidden("not a member of this organization")
         if caller.role < procedure.min_role:
             raise Forbidden(f"needs the {procedure.min_role.label} role or higher")
+        if procedure.feature is not None and procedure.feature not in plan(caller.organization.plan).features:
+            raise Forbidden(f"the {caller.organization.plan} plan does not include {procedure.feature}")
     if caller.credential in BEARER:
         if caller.organization is not None and not plan(caller.organization.plan).api_access:
             raise Forbidden("the organization's plan does not include API access")
