@@ -11,6 +11,7 @@ from aiohttp import web
 from actors.env import Env
 from actors.handlers import unimplemented
 from actors.runtime.clock import Clock, SystemClock
+from actors.services.last_used import flushing
 from server.config import Settings
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
@@ -40,4 +41,5 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             await pool.close()
 
     app.cleanup_ctx.append(database)
+    app.cleanup_ctx.append(lambda app: flushing(app[ENV]))
     return app

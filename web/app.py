@@ -9,6 +9,7 @@ from web.auth_routes import add_auth_routes
 from web.context import request_context, resolve_identity
 from web.health import healthz, readyz
 from web.rest import add_rest_routes
+from web.routes_credentials import add_credential_routes
 from web.routes_notifications import NOTIFICATION_ROUTES
 from web.routes_platform import PLATFORM_ROUTES
 from web.rpc import handle_rpc
@@ -26,5 +27,6 @@ def build_web_app() -> web.Application:
     app.router.add_route("POST", "/api/trpc/{path}", handle_rpc)
     add_auth_routes(app)
     add_rest_routes(app, PLATFORM_ROUTES)
+    add_credential_routes(app)
     add_rest_routes(app, NOTIFICATION_ROUTES)
     return app
