@@ -8,6 +8,7 @@ import actors.services.registry  # noqa: F401  (registers every procedure implem
 from web.auth_routes import add_auth_routes
 from web.context import request_context, resolve_identity
 from web.health import healthz, readyz
+from web.openapi import add_openapi_route
 from web.rest import add_rest_routes
 from web.routes_credentials import add_credential_routes
 from web.routes_notifications import NOTIFICATION_ROUTES
@@ -25,6 +26,7 @@ def build_web_app() -> web.Application:
     app.router.add_get("/readyz", readyz)
     app.router.add_route("GET", "/api/trpc/{path}", handle_rpc)
     app.router.add_route("POST", "/api/trpc/{path}", handle_rpc)
+    add_openapi_route(app)
     add_auth_routes(app)
     add_rest_routes(app, PLATFORM_ROUTES)
     add_credential_routes(app)

@@ -62,6 +62,11 @@ def rest_handler(route: RestRoute) -> Callable[[web.Request], Any]:
     return handle
 
 
+# Every RestRoute added to an application, in order.
+REST_ROUTES = web.AppKey("rest_routes", list[RestRoute])
+
+
 def add_rest_routes(app: web.Application, routes: Iterable[RestRoute]) -> None:
     for route in routes:
         app.router.add_route(route.method, route.path, rest_handler(route))
+        app.setdefault(REST_ROUTES, []).append(route)  # read by web/openapi.py

@@ -1,0 +1,129 @@
+"""`GET /api/v1/openapi.json`: generated from the registry and the route tables, public, valid OpenAPI 3.1."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from openapi_spec_validator import validate
+
+from protocol.registry import REGISTRY
+from web.openapi import OPENAPI_DOCUMENT
+from web.rest import REST_ROUTES
+
+
+async def fetch_document(client: Any) -> tuple[Any, dict[str, Any]]:
+    """The document as an anonymous caller gets it (no cookie, no bearer)."""
+    async with client.get("/api/v1/openapi.json") as response:
+        return response, json.loads(await response.read())
+
+
+def schema_of(document: dict[str, Any], ref: dict[str, str]) -> dict[str, Any]:
+    name = ref["$ref"].removeprefix("#/components/schemas/")
+    schema: dict[str, Any] = document["components"]["schemas"][name]
+    return schema
+
+
+async def test_document_is_public_valid_openapi_31(client: Any) -> None:
+    response, document = await fetch_document(client)
+    assert response.status == 200
+    assert response.content_type == "application/json"
+    assert document["openapi"] == "3.1.0"
+    validate(document)
+
+
+async def test_document_is_built_once_and_served_as_is(client: Any) -> None:
+    async with client.get("/api/v1/openapi.json") as first, client.get("/api/v1/openapi.json") as second:
+        assert await first.read() == await second.read() == client.server.app[OPENAPI_DOCUMENT]
+
+
+async def test_every_procedure_appears_with_its_rpc_method(client: Any) -> None:
+    _, document = await fetch_document(client)
+    paths = document["paths"]
+    assert REGISTRY
+    for name, procedure in REGISTRY.items():
+        operations = paths[f"/api/trpc/{name}"]
+        method = "get" if procedure.is_query else "post"
+        assert list(operations) == [method], name
+        operation = operations[method]
+        assert operation["operationId"] == name
+        assert operation["summary"] == procedure.summary
+        assert operation["x-obeya-scopes"] == {"apiKey": procedure.key_scope, "token": procedure.token_scope}
+        assert "$ref" in operation["responses"]["200"]["content"]["application/json"]["schema"]
+
+
+async def test_every_rest_route_appears_with_its_method(client: Any) -> None:
+    _, document = await fetch_document(client)
+    routes = client.server.app[REST_ROUTES]
+    assert routes
+    for route in routes:
+        operation = document["paths"][route.path][route.method.lower()]
+        assert operation["summary"] == REGISTRY[route.procedure].summary
+        assert str(route.status) in operation["responses"]
+        path_parameters = [p["name"] for p in operation.get("parameters", []) if p["in"] == "path"]
+        assert path_parameters == re.findall(r"\{(\w+)", route.path)
+        assert ("requestBody" in operation) <= (route.method in ("POST", "PUT", "PATCH"))
+    # Routes written by hand are described too: every /api/ path the server answers.
+    served = {(r.method.lower(), r.resource.canonical) for r in client.server.app.router.routes()
+              if r.resource and r.resource.canonical.startswith("/api/v1/") and r.method != "HEAD"}
+    described = {(method, path) for path, operations in document["paths"].items() for method in operations}
+    assert served <= described
+
+
+async def test_query_input_travels_as_url_encoded_json(client: Any) -> None:
+    _, document = await fetch_document(client)
+    operation = document["paths"]["/api/trpc/auth.checkEmail"]["get"]
+    (parameter,) = operation["parameters"]
+    assert (parameter["name"], parameter["in"], parameter["required"]) == ("input", "query", True)
+    wrapper = parameter["content"]["application/json"]["schema"]
+    assert wrapper["required"] == ["json"]
+    assert schema_of(document, wrapper["properties"]["json"])["required"] == ["email"]
+    assert operation["security"] == []
+    assert operation["responses"]["400"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/RpcError"}
+
+
+async def test_mutation_body_carries_the_spec_limits(client: Any) -> None:
+    _, document = await fetch_document(client)
+    body = document["paths"]["/api/trpc/auth.updateProfile"]["post"]["requestBody"]
+    wrapper = body["content"]["application/json"]["schema"]
+    profile = schema_of(document, wrapper["properties"]["json"])
+    assert profile["title"] == "UpdateProfileInput"
+    name = next(option for option in profile["properties"]["name"]["anyOf"] if option["type"] == "string")
+    assert (name["minLength"], name["maxLength"]) == (2, 100)
+    assert profile["properties"]["image"]["anyOf"][0]["maxLength"] == 2048
+
+
+async def test_rest_get_takes_the_input_fields_as_query_parameters(client: Any) -> None:
+    _, document = await fetch_document(client)
+    check = document["paths"]["/api/v1/auth/check-email"]["get"]
+    assert [(p["name"], p["in"], p["required"]) for p in check["parameters"]] == [("email", "query", True)]
+    assert check["parameters"][0]["schema"]["maxLength"] == 254
+    assert check["security"] == []
+    assert check["responses"]["422"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/RestError"}
+    me = document["paths"]["/api/v1/auth/me"]
+    assert me["patch"]["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/UpdateProfileInput"}
+    assert me["get"]["security"] == [{"bearerAuth": []}, {"sessionCookie": []}]
+    assert me["get"]["x-obeya-scopes"] == {"apiKey": None, "token": "read"}
+
+
+async def test_envelopes_and_security_schemes_are_described(client: Any) -> None:
+    _, document = await fetch_document(client)
+    schemas = document["components"]["schemas"]
+    assert schemas["RestData"]["required"] == ["data"]
+    assert set(schemas["RestPage"]["required"]) == {"data", "meta"}
+    assert set(schemas["RestErrorBody"]["required"]) == {"code", "status", "message", "details"}
+    assert set(schemas["RpcErrorData"]["required"]) == {"code", "httpStatus", "path"}
+    assert "json" in schemas["RpcErrorBody"]["required"]
+    assert document["components"]["securitySchemes"] == {
+        "bearerAuth": {"type": "http", "scheme": "bearer",
+                       "description": document["components"]["securitySchemes"]["bearerAuth"]["description"]},
+        "sessionCookie": {"type": "apiKey", "in": "cookie", "name": "authjs.session-token"},
+    }
+    signup = document["paths"]["/api/v1/auth/signup"]["post"]
+    assert signup["security"] == [] and "201" in signup["responses"]
+    assert signup["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/SignupInput"}
