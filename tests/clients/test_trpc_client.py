@@ -55,15 +55,26 @@ def batch_calls(request: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     return url.path.removeprefix("/api/trpc/").split(","), json.loads(query["input"][0])
 
 
-@pytest.fixture
-async def report(client: Any, org: Org, node_client: Path) -> dict[str, Any]:
-    """One run of client.mjs as the organization's owner, signed in by session cookie."""
-    config = {
-        "port": client.server.port,
-        "host": org.host,
-        "cookie": org.owner.session,
+async def owner_api_key(org: Org) -> dict[str, str]:
+    """A full-access API key of the owner, created the way a user does: REST with the session cookie."""
+    reply = await org.owner.rest("POST", "/api/v1/auth/api-keys", {"name": "tRPC client test"})
+    assert reply.status == 201, reply.body
+    return {"bearer": reply.data["key"]}
+
+
+@pytest.fixture(params=["api_key", "session"])
+async def report(request: pytest.FixtureRequest, client: Any, org: Org, node_client: Path) -> dict[str, Any]:
+    """One run of client.mjs as the organization's owner, by API key or by session cookie."""
+    port = client.server.port
+    if request.param == "api_key":
+        credential = await owner_api_key(org)
+    else:
         # A cookie-authenticated write must come from the same site (web/context.py CSRF check).
-        "origin": f"http://{org.host}:{client.server.port}",
+        credential = {"cookie": org.owner.session or "", "origin": f"http://{org.host}:{port}"}
+    config = {
+        "port": port,
+        "host": org.host,
+        **credential,
         "newName": "Renamed By tRPC",
         "freeEmail": f"free-{secrets.token_hex(4)}@example.test",
         "takenEmail": org.owner_email,
