@@ -3,20 +3,26 @@ pool → migrations → environment → background tasks. Each lifetime is a one
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
+import redis.asyncio as redis
 import structlog
 from aiohttp import web
 
 from actors.env import Env
 from actors.handlers import unimplemented
 from actors.runtime.clock import Clock, SystemClock
+from actors.services.idempotency import purge_periodically
 from actors.services.last_used import flushing
+from actors.services.rate_limiter import InProcessLimiter, RedisLimiter
 from server.config import Settings
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from web.app import build_web_app
 from web.keys import ENV
+from web.rate_limit import RATE_LIMITER
 
 log = structlog.get_logger("obeya.server")
 
@@ -41,5 +47,27 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             await pool.close()
 
     app.cleanup_ctx.append(database)
+
+    async def rate_limiter(app: web.Application) -> AsyncIterator[None]:
+        if settings.redis_url is None:
+            app[RATE_LIMITER] = InProcessLimiter()
+            yield
+            return
+        client = redis.from_url(settings.redis_url)
+        app[RATE_LIMITER] = RedisLimiter(client)
+        try:
+            yield
+        finally:
+            await client.aclose()
+
+    async def idempotency_purge(app: web.Application) -> AsyncIterator[None]:
+        task = asyncio.create_task(purge_periodically(app[ENV]), name="idempotency-purge")
+        yield
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    app.cleanup_ctx.append(rate_limiter)
+    app.cleanup_ctx.append(idempotency_purge)
     app.cleanup_ctx.append(lambda app: flushing(app[ENV]))
     return app

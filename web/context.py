@@ -25,6 +25,7 @@ from protocol.ids import new_id
 from web.envelopes import error_response
 from web.errors import unexpected_error
 from web.keys import CALLER, ENV, PROCEDURE, REQUEST_ID, STYLE
+from web.rate_limit import RATE_LIMIT_HEADERS
 
 log = structlog.get_logger("obeya.request")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -106,6 +107,7 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
         response = error_response(http_error(exc), style, request.get(PROCEDURE))
     except Exception as exc:
         response = error_response(unexpected_error(request, exc), style, request.get(PROCEDURE))
+    response.headers.update(request.get(RATE_LIMIT_HEADERS, {}))  # on errors too (web/rate_limit.py)
     response.headers["X-Request-Id"] = request_id
     caller: Caller | None = request.get(CALLER)
     log.info("request", method=request.method, path=request.path, status=response.status,

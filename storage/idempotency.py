@@ -1,0 +1,51 @@
+"""Idempotency records (table `idempotency_keys`): one row per credential scope and key, claimed with
+status NULL while its first request runs, then holding that request's response."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TypeAlias
+
+import asyncpg
+
+Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
+
+
+async def claim(conn: Conn, scope: str, key: str, request_hash: str, now: datetime,
+                expired_before: datetime, abandoned_before: datetime) -> bool:
+    """Insert the row in flight; True if this request won the key. An expired row, or one left in flight
+    since `abandoned_before`, is taken over as if it were absent."""
+    return bool(await conn.fetchval(
+        """INSERT INTO idempotency_keys (scope, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (scope, key) DO UPDATE
+              SET request_hash = EXCLUDED.request_hash, status = NULL, response = NULL,
+                  content_type = NULL, created_at = EXCLUDED.created_at
+            WHERE idempotency_keys.created_at < $5
+               OR (idempotency_keys.status IS NULL AND idempotency_keys.created_at < $6)
+        RETURNING true""", scope, key, request_hash, now, expired_before, abandoned_before))
+
+
+async def find(conn: Conn, scope: str, key: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        """SELECT request_hash, status, response, content_type, created_at
+             FROM idempotency_keys WHERE scope = $1 AND key = $2""", scope, key)
+
+
+async def complete(conn: Conn, scope: str, key: str, request_hash: str, status: int, response: bytes,
+                   content_type: str | None) -> None:
+    await conn.execute(
+        """UPDATE idempotency_keys SET status = $4, response = $5, content_type = $6
+            WHERE scope = $1 AND key = $2 AND request_hash = $3 AND status IS NULL""",
+        scope, key, request_hash, status, response, content_type)
+
+
+async def release(conn: Conn, scope: str, key: str, request_hash: str) -> None:
+    await conn.execute(
+        "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND request_hash = $3 AND status IS NULL",
+        scope, key, request_hash)
+
+
+async def purge(conn: Conn, created_before: datetime) -> int:
+    """Delete the records created before the given time; returns how many."""
+    result = await conn.execute("DELETE FROM idempotency_keys WHERE created_at < $1", created_before)
+    return int(result.split()[-1])

@@ -1,0 +1,148 @@
+"""Rate limits at the edge (spec platform 8): per credential per minute by plan, headers on every `/api/`
+response in both styles, 429 with Retry-After when exceeded."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import aiohttp
+
+from actors.runtime.clock import ManualClock
+from actors.services.passwords import hash_secret
+from server.app import create_app
+from server.config import Settings
+from tests.harness import Api, Org, Reply, login, make_org
+from web.keys import ENV
+
+LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+
+
+def limits(reply: Reply) -> tuple[int, int, int]:
+    limit, remaining, reset = (int(reply.headers[name]) for name in LIMIT_HEADERS)
+    return limit, remaining, reset
+
+
+async def spend(api: Api, count: int) -> list[Reply]:
+    return [await api.rest("GET", "/api/v1/auth/me") for _ in range(count)]
+
+
+async def add_api_key(org: Org) -> str:
+    """An API key of the owner, stored as the identity service expects to find it."""
+    prefix = secrets.token_hex(4)
+    token = f"svc_sk_live_{prefix}{secrets.token_hex(16)}"
+    env = org.anonymous.client.app[ENV]
+    await env.pool.execute(
+        """INSERT INTO credentials (id, kind, organization_id, user_id, name, prefix, secret_hash, scopes)
+           VALUES ($1, 'api_key', $2, $3, 'ci', $4, $5, '{read,write}')""",
+        f"key_{secrets.token_hex(10)}", org.id, org.owner_id, prefix, await hash_secret(token, rounds=4))
+    return token
+
+
+async def test_free_plan_is_refused_after_60_requests_in_both_styles(client: Any) -> None:
+    org = await make_org(client, plan="free")
+    replies = await spend(org.owner, 60)
+    assert all(reply.status == 200 for reply in replies)
+    assert [limits(reply)[1] for reply in replies] == list(range(59, -1, -1))
+
+    rest = await org.owner.rest("GET", "/api/v1/auth/me")
+    assert rest.status == 429
+    assert rest.error["code"] == "TOO_MANY_REQUESTS" and rest.error["status"] == 429
+    limit, remaining, reset = limits(rest)
+    assert (limit, remaining) == (60, 0)
+    assert 1 <= int(rest.headers["Retry-After"]) <= 60
+    assert reset - 60 <= time.time() <= reset
+
+    rpc = await org.owner.query("auth.me")
+    assert rpc.status == 429
+    assert rpc.error["code"] == -32029
+    assert rpc.error["data"]["code"] == "TOO_MANY_REQUESTS" and rpc.error["data"]["httpStatus"] == 429
+    assert limits(rpc)[:2] == (60, 0) and "Retry-After" in rpc.headers
+
+
+async def test_headers_count_down_with_the_plan_limit_and_a_reset_within_a_minute(org: Org) -> None:
+    first, second = await spend(org.owner, 2)
+    rpc = await org.owner.query("auth.me")
+    assert [limits(reply)[:2] for reply in (first, second, rpc)] == [(1000, 999), (1000, 998), (1000, 997)]
+    reset = limits(first)[2]
+    assert time.time() < reset <= time.time() + 60
+    assert reset % 60 == 0 and limits(rpc)[2] in (reset, reset + 60)
+    assert "Retry-After" not in first.headers
+
+
+async def test_headers_are_on_error_responses_too(org: Org) -> None:
+    replies = [
+        await org.owner.query("no.such.procedure"),
+        await org.owner.rest("GET", "/api/v1/no-such-path"),
+        await org.owner.rest("PATCH", "/api/v1/auth/me", {"name": ""}),
+        await org.anonymous.query("auth.me"),
+        await org.anonymous.with_bearer("svc_sk_live_0000000000000000").query("auth.me"),
+        await org.owner.on_host("no-such-org.localhost").rest("GET", "/api/v1/auth/me"),
+    ]
+    assert [reply.status for reply in replies] == [404, 404, 422, 401, 401, 404]
+    for reply in replies:
+        assert all(name in reply.headers for name in LIMIT_HEADERS), reply
+
+
+async def test_each_user_has_a_bucket_and_a_session_counts_per_user(client: Any) -> None:
+    org = await make_org(client, plan="free")
+    second_session = await login(org.anonymous, org.owner_email)
+    await spend(org.owner, 30)
+    await spend(second_session, 30)
+    assert (await org.owner.rest("GET", "/api/v1/auth/me")).status == 429
+    assert (await second_session.query("auth.me")).status == 429
+
+    _, member = await org.add_user("member")
+    reply = await member.rest("GET", "/api/v1/auth/me")
+    assert reply.status == 200 and limits(reply)[:2] == (60, 59)
+
+
+async def test_an_api_key_has_a_bucket_of_its_own(org: Org) -> None:
+    await spend(org.owner, 5)
+    key = org.owner.with_bearer(await add_api_key(org))
+    reply = await key.query("auth.me")
+    assert reply.status == 200 and limits(reply)[:2] == (1000, 999)
+    assert limits(await org.owner.query("auth.me"))[:2] == (1000, 994)
+
+
+async def test_unauthenticated_requests_are_limited_per_client_address(client: Any) -> None:
+    org = await make_org(client, plan="enterprise")  # its login was the address's first request
+    replies = [await org.anonymous.query("auth.checkEmail", {"email": f"n{i}@x.test"}) for i in range(59)]
+    assert all(reply.status == 200 for reply in replies)
+    assert limits(replies[0])[:2] == (60, 58)
+    refused = await org.anonymous.rest("GET", "/api/v1/auth/check-email", params={"email": "z@x.test"})
+    assert refused.status == 429 and refused.error["code"] == "TOO_MANY_REQUESTS"
+    # A guessed credential is counted against the address too, and refused before it is checked.
+    guess = await org.anonymous.with_bearer("svc_sk_live_0000000000000000").query("auth.me")
+    assert guess.status == 429
+    # The enterprise owner's own bucket is untouched.
+    assert limits(await org.owner.query("auth.me"))[:2] == (5000, 4999)
+
+
+async def test_the_window_resets_on_the_next_minute(aiohttp_client: Any, database_url: str,
+                                                    settings: Any) -> None:
+    clock = ManualClock(datetime.now(UTC))
+    client = await aiohttp_client(create_app(settings, database_url, clock=clock),
+                                  cookie_jar=aiohttp.DummyCookieJar())
+    org = await make_org(client, plan="free")
+    last = (await spend(org.owner, 60))[-1]
+    assert (await org.owner.rest("GET", "/api/v1/auth/me")).status == 429
+    clock.advance(limits(last)[2] - clock.now().timestamp())
+    again = await org.owner.rest("GET", "/api/v1/auth/me")
+    assert again.status == 200
+    assert limits(again) == (60, 59, limits(last)[2] + 60)
+
+
+async def test_nodes_sharing_redis_count_together(aiohttp_client: Any, database_url: str,
+                                                  redis_url: str) -> None:
+    settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost", "OBEYA_REDIS_URL": redis_url})
+    node_a, node_b = [await aiohttp_client(create_app(settings, database_url),
+                                           cookie_jar=aiohttp.DummyCookieJar()) for _ in range(2)]
+    org = await make_org(node_a, plan="free")
+    on_b = Api(node_b, org.host, session=org.owner.session)
+    await spend(org.owner, 30)
+    replies = await spend(on_b, 30)
+    assert limits(replies[-1])[:2] == (60, 0)
+    assert (await org.owner.rest("GET", "/api/v1/auth/me")).status == 429

@@ -1,0 +1,55 @@
+"""Idempotency-Key middleware: a write under `/api/` (RPC POST, REST POST/PUT/PATCH/DELETE) that names
+a key runs once per credential and key; a retry gets the stored response byte for byte, marked with
+`Idempotent-Replayed: true`. Only responses below 400 are kept: a refused or failed write changed
+nothing, so its key is released and a retry runs again."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+from actors.services import idempotency
+from protocol.caller import Caller
+from web.keys import CALLER, ENV
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+_WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+REPLAYED_HEADER = "Idempotent-Replayed"
+
+
+def _replay(stored: idempotency.StoredResponse) -> web.Response:
+    headers = {REPLAYED_HEADER: "true"}
+    if stored.content_type is not None:
+        headers["Content-Type"] = stored.content_type
+    return web.Response(body=stored.body, status=stored.status, headers=headers)
+
+
+@web.middleware
+async def idempotent_writes(request: web.Request, handler: Handler) -> web.StreamResponse:
+    key = request.headers.get(idempotency.HEADER)
+    caller: Caller | None = request.get(CALLER)
+    # Anonymous writes have no credential to scope a key to (a client address is shared by strangers),
+    # so their key is ignored.
+    if key is None or request.method not in _WRITES or not request.path.startswith("/api/") \
+            or caller is None or caller.credential_id is None:
+        return await handler(request)
+    idempotency.check_key(key)
+    env, scope = request.app[ENV], caller.credential_id
+    digest = idempotency.request_hash(request.method, caller.organization.id if caller.organization else "",
+                                      request.path_qs, await request.read())
+    stored = await idempotency.begin(env, scope, key, digest)
+    if stored is not None:
+        return _replay(stored)
+    try:
+        response = await handler(request)
+    except BaseException:
+        await idempotency.release(env, scope, key, digest)
+        raise
+    if response.status < 400 and isinstance(response, web.Response) and isinstance(response.body, bytes):
+        await idempotency.finish(env, scope, key, digest, idempotency.StoredResponse(
+            response.status, response.body, response.headers.get("Content-Type")))
+    else:
+        await idempotency.release(env, scope, key, digest)
+    return response
