@@ -9,6 +9,8 @@ from web.auth_routes import add_auth_routes
 from web.context import request_context, resolve_identity
 from web.health import healthz, readyz
 from web.openapi import add_openapi_route
+from web.idempotency import idempotent_writes
+from web.rate_limit import rate_limit, rate_limit_refusals
 from web.rest import add_rest_routes
 from web.routes_credentials import add_credential_routes
 from web.routes_notifications import NOTIFICATION_ROUTES
@@ -21,7 +23,8 @@ MAX_BODY_BYTES = 11 * 1024 * 1024
 
 def build_web_app() -> web.Application:
     app = web.Application(client_max_size=MAX_BODY_BYTES,
-                          middlewares=[request_context, resolve_identity])
+                          middlewares=[request_context, rate_limit_refusals, resolve_identity, rate_limit,
+                                       idempotent_writes])
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_route("GET", "/api/trpc/{path}", handle_rpc)
