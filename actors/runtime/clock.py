@@ -45,6 +45,11 @@ class ManualClock:
         self._sleepers.append((self._mono + seconds, future))
         await future
 
+    async def until_sleeping(self, count: int = 1) -> None:
+        """Return once at least `count` sleepers wait on this clock, so a test's `advance` reaches them."""
+        while sum(not future.done() for _, future in self._sleepers) < count:
+            await asyncio.sleep(0)
+
     def advance(self, seconds: float) -> None:
         self._mono += seconds
         self._now += timedelta(seconds=seconds)

@@ -86,6 +86,7 @@ class Activation(Generic[S, M, C]):
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"actor {self.actor.key}")
+        self._task.add_done_callback(self._finish)
 
     def post(self, message: M) -> asyncio.Future[Any]:
         """Queue `message`; the future gets the reply or an ApiError. Raises TooManyRequests when full."""
@@ -101,15 +102,10 @@ class Activation(Generic[S, M, C]):
         self._close_error = error
         self.mailbox.wake()
 
-    async def wait_stopped(self, timeout: float) -> None:
-        """Wait for the loop to exit; past `timeout` cancel it (its callers get ServiceUnavailable)."""
-        if self._task is None:
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), timeout)
-        except TimeoutError:
+    def cancel(self) -> None:
+        """Abandon the running turn (its callers get ServiceUnavailable); `stopped` is set once it exited."""
+        if self._task is not None:
             self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
 
     async def _run(self) -> None:
         try:
@@ -222,14 +218,24 @@ class Activation(Generic[S, M, C]):
 
     async def _exit(self) -> None:
         self.status = ActivationState.DEACTIVATING
+        self._fail_pending()
+        try:
+            await self._directory.release(self.actor.key)
+        finally:
+            self._finish()
+
+    def _fail_pending(self) -> None:
         error = self._close_error or ServiceUnavailable(f"actor {self.actor.key} stopped; retry")
         for envelope in self._in_flight:
             envelope.fail(error)
         self.mailbox.close(error)
-        try:
-            await self._directory.release(self.actor.key)
-        finally:
-            self.status = ActivationState.INVALID
-            self._on_exit(self)
-            self.stopped.set()
-            log.debug("actor.deactivated", actor=self.actor.key, epoch=self.epoch)
+
+    def _finish(self, _task: asyncio.Task[None] | None = None) -> None:
+        # Also the task's done-callback: a task cancelled before it ever ran skips `_exit` entirely.
+        if self.stopped.is_set():
+            return
+        self._fail_pending()
+        self.status = ActivationState.INVALID
+        self._on_exit(self)
+        self.stopped.set()
+        log.debug("actor.deactivated", actor=self.actor.key, epoch=self.epoch)

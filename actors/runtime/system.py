@@ -79,7 +79,18 @@ class ActorSystem:
         activations = list(self._live)
         for activation in activations:
             activation.deactivate(ServiceUnavailable(f"actor {activation.actor.key}: node stopping; retry"))
-        await asyncio.gather(*(a.wait_stopped(self.settings.stop_timeout) for a in activations))
+        if not activations:
+            return
+        stopped = asyncio.ensure_future(asyncio.gather(*(a.stopped.wait() for a in activations)))
+        timer = asyncio.ensure_future(self.clock.sleep(self.settings.stop_timeout))
+        waiters: list[asyncio.Future[Any]] = [stopped, timer]
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        timer.cancel()
+        if not stopped.done():
+            log.warning("actor.stop_timeout", running=sum(not a.stopped.is_set() for a in activations))
+            for activation in activations:
+                activation.cancel()
+            await stopped
 
     def add_publish_hook(self, hook: PublishHook) -> None:
         """Call `hook(events)` after every commit that logged events, in commit order per actor.

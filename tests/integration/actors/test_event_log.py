@@ -1,0 +1,64 @@
+"""The event log: consecutive per-stream sequence numbers, also under concurrent appenders, and paging."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+
+from protocol.ids import new_id
+from storage import events as event_log
+
+
+async def test_append_assigns_consecutive_seq_per_stream_and_read_returns_the_rest(
+        pool: asyncpg.Pool) -> None:
+    org = new_id("org")
+    board, kpi = f"board:{new_id('brd')}", f"kpi:{new_id('kpi')}"
+    async with pool.acquire() as conn, conn.transaction():
+        first = await event_log.append(conn, org, board,
+                                       [("item.created", {"n": 1}), ("item.updated", {"n": 2})])
+        other = await event_log.append(conn, org, kpi, [("kpi.value", {"v": 9})])
+        more = await event_log.append(conn, org, board, [("item.moved", {"n": 3}), ("item.deleted", {"n": 4}),
+                                                         ("group.created", {"n": 5})])
+
+    assert [event.seq for event in first + more] == [1, 2, 3, 4, 5]
+    assert [event.seq for event in other] == [1]
+    assert all(event.id.startswith("evt_") for event in first + other + more)
+    rest = await event_log.read(pool, org, board, since=2, limit=100)
+    assert [(event.seq, event.name, event.payload) for event in rest] == [
+        (3, "item.moved", {"n": 3}), (4, "item.deleted", {"n": 4}), (5, "group.created", {"n": 5})]
+    assert [event.seq for event in await event_log.read(pool, org, board, since=0, limit=2)] == [1, 2]
+    assert await event_log.read(pool, org, board, since=5) == []
+    assert await event_log.read(pool, new_id("org"), board) == [], "a stream is read within its organization"
+    assert await event_log.last_seq(pool, org, board) == 5
+
+
+async def test_concurrent_appenders_get_disjoint_gap_free_ranges(pool: asyncpg.Pool) -> None:
+    org, stream = new_id("org"), f"board:{new_id('brd')}"
+
+    async def append_three(writer: int) -> list[int]:
+        async with pool.acquire() as conn, conn.transaction():
+            batch = [("e", {"w": writer, "i": i}) for i in range(3)]
+            stored = await event_log.append(conn, org, stream, batch)
+        return [event.seq for event in stored]
+
+    ranges = await asyncio.gather(*(append_three(writer) for writer in range(6)))
+
+    assert sorted(seq for seqs in ranges for seq in seqs) == list(range(1, 19))
+    assert all(seqs == list(range(seqs[0], seqs[0] + 3)) for seqs in ranges)
+    events = await event_log.read(pool, org, stream)
+    assert [event.seq for event in events] == list(range(1, 19))
+
+
+async def test_a_rolled_back_append_leaves_no_gap(pool: asyncpg.Pool) -> None:
+    org, stream = new_id("org"), f"board:{new_id('brd')}"
+    try:
+        async with pool.acquire() as conn, conn.transaction():
+            await event_log.append(conn, org, stream, [("lost", {})])
+            raise RuntimeError("the change failed")
+    except RuntimeError:
+        pass
+    async with pool.acquire() as conn, conn.transaction():
+        kept = await event_log.append(conn, org, stream, [("kept", {})])
+
+    assert [event.seq for event in kept] == [1]
