@@ -11,10 +11,13 @@ from protocol.registry import Access, Procedure
 BEARER = (CredentialKind.API_KEY, CredentialKind.PERSONAL_TOKEN)
 
 
-def key_scope_granted(needed: str | None, granted: tuple[str, ...]) -> bool:
-    """Empty scopes are full access; a `write:x` scope includes `read:x`."""
-    if not granted or needed is None:
+def key_scope_granted(needed: str | None, granted: tuple[str, ...], *, is_query: bool = True) -> bool:
+    """Empty scopes are full access; a `write:x` scope includes `read:x`. A procedure that names no key
+    scope concerns the key's own user: any key may read, only a full-access key may change."""
+    if not granted:
         return True
+    if needed is None:
+        return is_query
     if needed in granted:
         return True
     area = needed.split(":", 1)
@@ -41,7 +44,7 @@ def authorize(procedure: Procedure, caller: Caller) -> None:
         if caller.organization is not None and not plan(caller.organization.plan).api_access:
             raise Forbidden("the organization's plan does not include API access")
         if caller.credential is CredentialKind.API_KEY:
-            if not key_scope_granted(procedure.key_scope, caller.scopes):
-                raise Forbidden(f"API key lacks scope {procedure.key_scope}")
+            if not key_scope_granted(procedure.key_scope, caller.scopes, is_query=procedure.is_query):
+                raise Forbidden(f"API key lacks scope {procedure.key_scope or 'full access'}")
         elif procedure.token_scope is not None and procedure.token_scope not in caller.scopes:
             raise Forbidden(f"token lacks scope {procedure.token_scope}")

@@ -6,11 +6,11 @@ Built once by `server/` at start-up; handlers never reach for globals.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import asyncpg
 
 from actors.runtime.clock import Clock, SystemClock
+from actors.runtime.system import ActorSystem
 from actors.services.credential_cache import CredentialCache
 
 
@@ -21,8 +21,8 @@ class Env:
     production: bool = False
     clock: Clock = field(default_factory=SystemClock)
     credentials: CredentialCache = field(default_factory=CredentialCache)
-    # Filled by later parts of the start-up order (actor system, publishers); typed where they live.
-    extras: dict[str, Any] = field(default_factory=dict)
+    # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
+    actors: ActorSystem | None = None
 
     def base_url(self, slug: str) -> str:
         scheme = "https" if self.production else "http"

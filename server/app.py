@@ -14,6 +14,7 @@ from aiohttp import web
 from actors.env import Env
 from actors.handlers import unimplemented
 from actors.runtime.clock import Clock, SystemClock
+from actors.runtime.system import ActorSystem
 from actors.services.idempotency import purge_periodically
 from actors.services.last_used import flushing
 from actors.services.rate_limiter import InProcessLimiter, RedisLimiter
@@ -67,6 +68,17 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
         with contextlib.suppress(asyncio.CancelledError):
             await task
 
+    async def actor_system(app: web.Application) -> AsyncIterator[None]:
+        env = app[ENV]
+        env.actors = ActorSystem(env.pool, clock=env.clock)
+        env.actors.start()
+        try:
+            yield
+        finally:
+            # Stopped before the pool closes: running turns finish their commits, queued ones get 503.
+            await env.actors.stop()
+
+    app.cleanup_ctx.append(actor_system)
     app.cleanup_ctx.append(rate_limiter)
     app.cleanup_ctx.append(idempotency_purge)
     app.cleanup_ctx.append(lambda app: flushing(app[ENV]))

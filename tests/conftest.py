@@ -110,9 +110,9 @@ def settings() -> Any:
 
 @pytest.fixture
 async def client(aiohttp_client: Any, database_url: str, settings: Any) -> Any:
-    from server.app import create_app
-
     import aiohttp
+
+    from server.app import create_app
 
     # No cookie jar: each test Api sends exactly the credential it means to.
     return await aiohttp_client(create_app(settings, database_url), cookie_jar=aiohttp.DummyCookieJar())

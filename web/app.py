@@ -8,8 +8,8 @@ import actors.services.registry  # noqa: F401  (registers every procedure implem
 from web.auth_routes import add_auth_routes
 from web.context import request_context, resolve_identity
 from web.health import healthz, readyz
-from web.openapi import add_openapi_route
 from web.idempotency import idempotent_writes
+from web.openapi import add_openapi_route
 from web.rate_limit import rate_limit, rate_limit_refusals
 from web.rest import add_rest_routes
 from web.routes_credentials import add_credential_routes

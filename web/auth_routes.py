@@ -7,8 +7,8 @@ from aiohttp import web
 
 from actors.services import accounts, organizations
 from protocol.auth import LoginInput, SignupInput
-from protocol.organizations import AcceptInvitationInput
 from protocol.caller import Caller
+from protocol.organizations import AcceptInvitationInput
 from web.context import SESSION_COOKIE
 from web.envelopes import json_response
 from web.inputs import decode_input

@@ -22,7 +22,7 @@ def _path_field(message: str) -> str:
     match = _AT_PATH.search(message)
     if not match or not match.group("path"):
         return "input"
-    return match.group("path").lstrip(".").replace("[", ".").replace("]", "")
+    return match.group("path").replace("[", ".").replace("]", "").lstrip(".")
 
 
 def field_errors(struct_type: type[msgspec.Struct], raw: dict[str, Any], strict: bool) -> list[FieldError]:

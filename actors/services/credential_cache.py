@@ -34,6 +34,9 @@ class CredentialCache:
         self._entries: dict[str, tuple[float, VerifiedCredential]] = {}
         self._last_used: dict[str, datetime] = {}
         self._sessions: dict[str, tuple[float, tuple[str, str]]] = {}
+        # Ids dropped within the last `ttl` seconds: a bcrypt check that began before a revoke must not
+        # put the credential back into the cache when it finishes.
+        self._dropped: dict[str, float] = {}
 
     def get(self, digest: str) -> VerifiedCredential | None:
         entry = self._entries.get(digest)
@@ -46,10 +49,16 @@ class CredentialCache:
         return credential
 
     def put(self, digest: str, credential: VerifiedCredential) -> None:
+        dropped_at = self._dropped.get(credential.id)
+        if dropped_at is not None and time.monotonic() - dropped_at <= self._ttl:
+            return
         self._entries[digest] = (time.monotonic(), credential)
 
     def drop(self, credential_id: str) -> None:
         """Forget a credential at once (revoke, rotate, delete)."""
+        now = time.monotonic()
+        self._dropped = {cid: at for cid, at in self._dropped.items() if now - at <= self._ttl}
+        self._dropped[credential_id] = now
         for digest in [d for d, (_, c) in self._entries.items() if c.id == credential_id]:
             del self._entries[digest]
 

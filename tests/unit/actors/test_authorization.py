@@ -68,6 +68,9 @@ def test_api_key_scopes() -> None:
     assert key_scope_granted("read:items", ())
     assert key_scope_granted("read:items", ("write:items",))
     assert not key_scope_granted("write:items", ("read:items",))
+    assert key_scope_granted(None, ("read:items",), is_query=True)
+    assert not key_scope_granted(None, ("read:items",), is_query=False)
+    assert key_scope_granted(None, (), is_query=False)
     with pytest.raises(Forbidden):
         authorize(_procedure(key_scope="read:kpis"), _caller(credential=CredentialKind.API_KEY,
                                                              scopes=("read:items",)))

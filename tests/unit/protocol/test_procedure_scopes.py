@@ -26,3 +26,12 @@ def test_credential_management_is_session_only() -> None:
 def test_the_activity_trail_needs_read_items_or_read() -> None:
     for name in ("activity.listByOrg", "activity.listByEntity"):
         assert (REGISTRY[name].key_scope, REGISTRY[name].token_scope) == ("read:items", "read")
+
+
+def test_docs_list_every_procedure() -> None:
+    """docs/scopes.md is the published mapping: a new procedure must be added to it."""
+    from pathlib import Path
+
+    table = (Path(__file__).parents[3] / "docs" / "scopes.md").read_text(encoding="utf-8")
+    missing = [name for name in REGISTRY if f"| `{name}` |" not in table]
+    assert missing == []
