@@ -1,10 +1,10 @@
 """Imports every module that implements procedures, so that the handler table is complete."""
 
-from actors.services import (  # noqa: F401
-    accounts,  # noqa: F401
+from actors.services import (  # noqa: F401  (imported for their @implement registrations)
+    accounts,
     activity,
     api_keys,
-    notifications,  # noqa: F401
-    organizations,  # noqa: F401
+    notifications,
+    organizations,
     personal_tokens,
 )
