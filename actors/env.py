@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import asyncpg
 
+from actors.event_bus import EventBus
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem
 from actors.services.credential_cache import CredentialCache
@@ -21,6 +22,7 @@ class Env:
     production: bool = False
     clock: Clock = field(default_factory=SystemClock)
     credentials: CredentialCache = field(default_factory=CredentialCache)
+    bus: EventBus = field(default_factory=EventBus)
     # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
     actors: ActorSystem | None = None
 

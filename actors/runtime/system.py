@@ -127,6 +127,15 @@ class ActorSystem:
         if self._pins[key] <= 0:
             del self._pins[key]
 
+    async def evict(self, actor_type: type[Actor[Any, Any, Any]], actor_id: str) -> None:
+        """Deactivate an actor whose data was changed or deleted outside it (e.g. a project deleted with
+        its boards), and wait until it stopped; its next message activates it afresh from the database."""
+        activation = self._activations.get(actor_type.key_for(actor_id))
+        if activation is None:
+            return
+        activation.deactivate(ServiceUnavailable(f"actor {activation.actor.key} was reloaded; retry"))
+        await activation.stopped.wait()
+
     def sweep(self) -> int:
         """Deactivate every idle, unpinned actor with nothing queued; return how many."""
         deadline = self.clock.monotonic() - self.settings.idle_timeout

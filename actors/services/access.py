@@ -1,0 +1,52 @@
+"""Who may see what inside an organization. Owners and admins see every workspace; members see open
+workspaces and the closed ones they belong to; guests see only the workspaces they belong to. A board
+or project the caller may not see is answered 404, as if it did not exist (no existence leak).
+
+Answers are cached per node for a few seconds: board access is checked on every board call, and a
+membership change shows within that time."""
+
+from __future__ import annotations
+
+import time
+
+from actors.env import Env
+from protocol.caller import Caller
+from protocol.errors import NotFound
+from protocol.registry import Role
+from storage import access as repo
+
+# Access answers are this fresh at worst (a removed workspace member loses access within this time).
+ACCESS_CACHE_SECONDS = 5.0
+
+_cache: dict[tuple[str, str, str], tuple[float, bool]] = {}
+
+
+def may_see_workspace(role: Role | None, visibility: str, is_member: bool) -> bool:
+    if role is None:
+        return False
+    if role >= Role.ADMIN or is_member:
+        return True
+    return role >= Role.MEMBER and visibility == "open"
+
+
+async def require_board_access(env: Env, caller: Caller, board_id: str) -> None:
+    key = (caller.org_id, caller.uid, board_id)
+    cached = _cache.get(key)
+    if cached is not None and time.monotonic() - cached[0] < ACCESS_CACHE_SECONDS:
+        allowed = cached[1]
+    else:
+        async with env.pool.acquire() as conn:
+            workspace = await repo.board_workspace(conn, caller.org_id, board_id)
+            allowed = workspace is not None and may_see_workspace(
+                caller.role, workspace["visibility"],
+                caller.role is not None and caller.role < Role.ADMIN
+                and await repo.is_workspace_member(conn, workspace["id"], caller.uid))
+        _cache[key] = (time.monotonic(), allowed)
+    if not allowed:
+        raise NotFound("board not found")
+
+
+def forget_board_access(board_id: str | None = None) -> None:
+    """Drop cached answers (all, or one board's) after a change made on this node."""
+    for key in [k for k in _cache if board_id is None or k[2] == board_id]:
+        del _cache[key]

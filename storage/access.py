@@ -1,0 +1,21 @@
+"""What a user may see: the workspace a board or project lives in, its visibility and its members."""
+
+from __future__ import annotations
+
+import asyncpg
+
+Conn = asyncpg.Connection | asyncpg.Pool
+
+
+async def board_workspace(conn: Conn, org_id: str, board_id: str) -> asyncpg.Record | None:
+    """(workspace id, visibility) of a board of the organization, or None."""
+    return await conn.fetchrow(
+        """SELECT w.id, w.visibility FROM boards b JOIN projects p ON p.id = b.project_id
+             JOIN workspaces w ON w.id = p.workspace_id
+            WHERE b.id = $1 AND b.organization_id = $2""", board_id, org_id)
+
+
+async def is_workspace_member(conn: Conn, workspace_id: str, user_id: str) -> bool:
+    return bool(await conn.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM workspace_members WHERE workspace_id = $1 AND user_id = $2)",
+        workspace_id, user_id))
