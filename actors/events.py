@@ -24,6 +24,11 @@ def org_stream(org_id: str) -> str:
     return f"org:{org_id}"
 
 
+def user_stream(user_id: str) -> str:
+    """A user's private stream: their `notification.created` events (Socket.IO room `user:<id>`)."""
+    return f"user:{user_id}"
+
+
 def actor_of(caller: Caller | None) -> dict[str, Any] | None:
     if caller is None or caller.user_id is None:
         return None

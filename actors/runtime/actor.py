@@ -19,6 +19,10 @@ S = TypeVar("S")  # the actor's in-memory state
 M = TypeVar("M")  # the messages it accepts
 C = TypeVar("C")  # the changes its decisions carry
 
+# An event to log: (name, payload) on the actor's own stream, or (stream, name, payload) on another one
+# (a user's private stream for a notification, say), in the same transaction.
+Event = tuple[str, Any] | tuple[str, str, Any]
+
 
 @dataclass(frozen=True, slots=True)
 class Decision(Generic[C]):
@@ -30,7 +34,7 @@ class Decision(Generic[C]):
 
     reply: Any = None
     change: C | None = None
-    events: Sequence[tuple[str, Any]] = ()
+    events: Sequence[Event] = ()
 
 
 class Actor(ABC, Generic[S, M, C]):

@@ -11,7 +11,7 @@ from typing import Any, Generic
 import asyncpg
 import structlog
 
-from actors.runtime.actor import Actor, C, Decision, M, S
+from actors.runtime.actor import Actor, C, Decision, Event, M, S
 from actors.runtime.directory import Directory
 from actors.runtime.mailbox import Envelope, Mailbox
 from protocol.errors import ApiError, Conflict, InternalError, ServiceUnavailable
@@ -151,7 +151,7 @@ class Activation(Generic[S, M, C]):
         try:
             decided, provisional = self._decide_all(batch)
             changes = [decision.change for _, decision in decided if decision.change is not None]
-            events = [event for _, decision in decided for event in decision.events]
+            events: list[Event] = [event for _, decision in decided for event in decision.events]
             committed: list[StoredEvent] = []
             if changes or events:
                 try:
@@ -191,12 +191,19 @@ class Activation(Generic[S, M, C]):
             decided.append((envelope, decision))
         return decided, provisional
 
-    async def _commit(self, changes: list[C], events: list[tuple[str, Any]]) -> list[StoredEvent]:
+    async def _commit(self, changes: list[C], events: list[Event]) -> list[StoredEvent]:
         actor = self.actor
+        by_stream: dict[str, list[tuple[str, Any]]] = {}
+        for event in events:
+            stream, name, payload = (actor.stream, *event) if len(event) == 2 else event
+            by_stream.setdefault(stream, []).append((name, payload))
         async with self._pool.acquire() as conn, conn.transaction():
             await check_epoch(conn, actor.key, self.epoch)
             await actor.persist(conn, changes)
-            return await event_log.append(conn, actor.organization_id, actor.stream, events)
+            committed: list[StoredEvent] = []
+            for stream, stream_events in by_stream.items():
+                committed += await event_log.append(conn, actor.organization_id, stream, stream_events)
+            return committed
 
     async def _after_failed_commit(self, decided: list[tuple[Envelope, Decision[C]]],
                                    exc: Exception) -> None:
