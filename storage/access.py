@@ -19,3 +19,23 @@ async def is_workspace_member(conn: Conn, workspace_id: str, user_id: str) -> bo
     return bool(await conn.fetchval(
         "SELECT EXISTS (SELECT 1 FROM workspace_members WHERE workspace_id = $1 AND user_id = $2)",
         workspace_id, user_id))
+
+
+async def workspace_visibility(conn: Conn, org_id: str, workspace_id: str) -> asyncpg.Record | None:
+    """(id, visibility) of a workspace of the organization, or None."""
+    return await conn.fetchrow("SELECT id, visibility FROM workspaces WHERE id = $1 AND organization_id = $2",
+                               workspace_id, org_id)
+
+
+async def project_workspace(conn: Conn, org_id: str, project_id: str) -> asyncpg.Record | None:
+    """(workspace id, visibility) of a project of the organization, or None."""
+    return await conn.fetchrow(
+        """SELECT w.id, w.visibility FROM projects p JOIN workspaces w ON w.id = p.workspace_id
+            WHERE p.id = $1 AND p.organization_id = $2""", project_id, org_id)
+
+
+async def workspace_role(conn: Conn, workspace_id: str, user_id: str) -> str | None:
+    """The user's role in the workspace (`member` or `admin`), None when not a member."""
+    role: str | None = await conn.fetchval(
+        "SELECT role FROM workspace_members WHERE workspace_id = $1 AND user_id = $2", workspace_id, user_id)
+    return role

@@ -1,6 +1,7 @@
 """Who may see what inside an organization. Owners and admins see every workspace; members see open
-workspaces and the closed ones they belong to; guests see only the workspaces they belong to. A board
-or project the caller may not see is answered 404, as if it did not exist (no existence leak).
+workspaces and the closed ones they belong to; guests see only the workspaces they belong to. A board,
+project or workspace the caller may not see is answered 404, as if it did not exist (no existence leak).
+A workspace is administered by the organization's owner and admins and its own members of role admin.
 
 Answers are cached per node for a few seconds: board access is checked on every board call, and a
 membership change shows within that time."""
@@ -9,11 +10,15 @@ from __future__ import annotations
 
 import time
 
+import asyncpg
+
 from actors.env import Env
 from protocol.caller import Caller
-from protocol.errors import NotFound
+from protocol.errors import Forbidden, NotFound
 from protocol.registry import Role
 from storage import access as repo
+
+Conn = asyncpg.Connection | asyncpg.Pool
 
 # Access answers are this fresh at worst (a removed workspace member loses access within this time).
 ACCESS_CACHE_SECONDS = 5.0
@@ -29,6 +34,36 @@ def may_see_workspace(role: Role | None, visibility: str, is_member: bool) -> bo
     return role >= Role.MEMBER and visibility == "open"
 
 
+async def sees_workspace(conn: Conn, caller: Caller, workspace: asyncpg.Record) -> bool:
+    """May the caller see this workspace (a row with `id` and `visibility`)?"""
+    return may_see_workspace(
+        caller.role, workspace["visibility"],
+        caller.role is not None and caller.role < Role.ADMIN
+        and await repo.is_workspace_member(conn, workspace["id"], caller.uid))
+
+
+async def require_workspace_access(conn: Conn, caller: Caller, workspace_id: str) -> None:
+    workspace = await repo.workspace_visibility(conn, caller.org_id, workspace_id)
+    if workspace is None or not await sees_workspace(conn, caller, workspace):
+        raise NotFound("workspace not found")
+
+
+async def require_workspace_admin(conn: Conn, caller: Caller, workspace_id: str) -> None:
+    """Workspace admins are the organization's owner and admins and the workspace's members with role
+    `admin`; anyone else who may see the workspace gets 403, the rest 404."""
+    await require_workspace_access(conn, caller, workspace_id)
+    if caller.role is not None and caller.role >= Role.ADMIN:
+        return
+    if await repo.workspace_role(conn, workspace_id, caller.uid) != "admin":
+        raise Forbidden("needs the workspace admin role")
+
+
+async def require_project_access(conn: Conn, caller: Caller, project_id: str) -> None:
+    workspace = await repo.project_workspace(conn, caller.org_id, project_id)
+    if workspace is None or not await sees_workspace(conn, caller, workspace):
+        raise NotFound("project not found")
+
+
 async def require_board_access(env: Env, caller: Caller, board_id: str) -> None:
     key = (caller.org_id, caller.uid, board_id)
     cached = _cache.get(key)
@@ -37,10 +72,7 @@ async def require_board_access(env: Env, caller: Caller, board_id: str) -> None:
     else:
         async with env.pool.acquire() as conn:
             workspace = await repo.board_workspace(conn, caller.org_id, board_id)
-            allowed = workspace is not None and may_see_workspace(
-                caller.role, workspace["visibility"],
-                caller.role is not None and caller.role < Role.ADMIN
-                and await repo.is_workspace_member(conn, workspace["id"], caller.uid))
+            allowed = workspace is not None and await sees_workspace(conn, caller, workspace)
         _cache[key] = (time.monotonic(), allowed)
     if not allowed:
         raise NotFound("board not found")

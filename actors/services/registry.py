@@ -7,4 +7,6 @@ from actors.services import (  # noqa: F401  (imported for their @implement regi
     notifications,
     organizations,
     personal_tokens,
+    projects,
+    workspaces,
 )
