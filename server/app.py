@@ -24,6 +24,7 @@ from storage.pool import create_pool
 from web.app import build_web_app
 from web.keys import ENV
 from web.rate_limit import RATE_LIMITER
+from web.socket_gateway import LiveGateway
 
 log = structlog.get_logger("obeya.server")
 
@@ -80,6 +81,9 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             await env.actors.stop()
 
     app.cleanup_ctx.append(actor_system)
+    gateway = LiveGateway(settings.redis_url)  # Redis: python-socketio's Redis manager reaches every node
+    gateway.attach(app)
+    app.cleanup_ctx.append(gateway.running)
     app.cleanup_ctx.append(rate_limiter)
     app.cleanup_ctx.append(idempotency_purge)
     app.cleanup_ctx.append(lambda app: flushing(app[ENV]))

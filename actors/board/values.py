@@ -167,7 +167,7 @@ def _decimal_places(number: float) -> int:
 def _number_in(value: Any, field: str, *, decimals: int | None, low: float | None, high: float | None) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         _fail(field, "must be a number")
-    if not math.isfinite(value) or abs(value) > kinds.NUMBER_LIMIT:
+    if not abs(value) <= kinds.NUMBER_LIMIT:  # also refuses NaN and infinities
         _fail(field, f"must be a finite number of at most {_fmt(kinds.NUMBER_LIMIT)} in size")
     if decimals is not None and _decimal_places(value) > decimals:
         _fail(field, f"must have at most {decimals} decimal places")

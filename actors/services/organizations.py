@@ -120,9 +120,10 @@ async def invite(env: Env, caller: Caller, data: spec.InviteInput) -> dict[str, 
                               f"Invitation token: {token}\nThe invitation expires on {iso(expires_at)}.")
         await activity.record(conn, caller.org_id, caller.user_id, "invitation", row["id"], "member.invited",
                               {"email": data.email, "role": data.role})
-        await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.invited",
-                   data={"invitationId": row["id"], "email": data.email, "role": data.role}, caller=caller,
-                   moment=env.clock.now())
+        event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.invited",
+                           data={"invitationId": row["id"], "email": data.email, "role": data.role},
+                           caller=caller, moment=env.clock.now())
+    await env.bus.publish([event])
     return {"invitationId": row["id"], "email": row["email"], "role": row["role"], "status": row["status"],
             "expiresAt": iso(row["expires_at"])}
 
@@ -147,9 +148,10 @@ async def remove_member(env: Env, caller: Caller, data: spec.RemoveMemberInput) 
         await repo.delete_membership(conn, caller.org_id, data.userId)
         await activity.record(conn, caller.org_id, caller.user_id, "member", data.userId, "member.removed",
                               {"email": target["email"], "reassignTo": data.reassignTo})
-        await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.removed",
-                   data={"userId": data.userId, "email": target["email"], "reassignTo": data.reassignTo},
-                   caller=caller, moment=env.clock.now())
+        event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.removed",
+                           data={"userId": data.userId, "email": target["email"], "reassignTo": data.reassignTo},
+                           caller=caller, moment=env.clock.now())
+    await env.bus.publish([event])
     return {"success": True, "id": data.userId}
 
 
@@ -167,8 +169,10 @@ async def update_role(env: Env, caller: Caller, data: spec.UpdateRoleInput) -> d
         role_change = {"role": {"old": target["role"], "new": data.role}}
         await activity.record(conn, caller.org_id, caller.user_id, "member", data.userId, "member.role_changed",
                               {"changes": role_change})
-        await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.role_changed",
-                   data={"userId": data.userId, "changes": role_change}, caller=caller, moment=env.clock.now())
+        event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id),
+                           name="member.role_changed", data={"userId": data.userId, "changes": role_change},
+                           caller=caller, moment=env.clock.now())
+    await env.bus.publish([event])
     return {"userId": data.userId, "role": data.role}
 
 
@@ -190,7 +194,9 @@ async def accept_invitation(env: Env, data: spec.AcceptInvitationInput) -> accou
         await account_repo.insert_membership(conn, invitation["organization_id"], user_id, invitation["role"])
         await repo.mark_accepted(conn, invitation["id"])
         joined = Caller(request_id="", user_id=user_id, user_email=invitation["email"])
-        await emit(conn, org_id=invitation["organization_id"], stream=org_stream(invitation["organization_id"]),
-                   name="member.joined", data={"userId": user_id, "email": invitation["email"],
-                                               "role": invitation["role"]}, caller=joined, moment=env.clock.now())
+        event = await emit(conn, org_id=invitation["organization_id"],
+                           stream=org_stream(invitation["organization_id"]), name="member.joined",
+                           data={"userId": user_id, "email": invitation["email"], "role": invitation["role"]},
+                           caller=joined, moment=env.clock.now())
+    await env.bus.publish([event])
     return await accounts.open_session(env, user_id)

@@ -118,7 +118,7 @@ def test_whole_floats_are_stored_as_integers() -> None:
     assert stored == 7 and isinstance(stored, int)
 
 
-@pytest.mark.parametrize("given", ["12", True, [1], {"n": 1}, float("inf"), float("nan"), 1e16])
+@pytest.mark.parametrize("given", ["12", True, [1], {"n": 1}, float("inf"), float("nan"), 1e16, 10**400])
 def test_number_refuses_what_is_not_a_finite_number(given: Any) -> None:
     assert refused_value("number", given) == "value"
 
@@ -131,6 +131,8 @@ def test_number_honours_decimals_by_refusing_more_places() -> None:
     assert field == "value" and "2 decimal places" in message
     assert refused_value("number", 0.1, {"decimals": 0}) == "value"
     assert value("number", 10, {"decimals": 0}) == 10
+    assert value("number", 10.0, {"decimals": 0}) == 10
+    assert value("number", 1.5e14, {"decimals": 0}) == 150000000000000
 
 
 def test_number_without_decimals_takes_any_precision() -> None:
@@ -191,6 +193,7 @@ def test_rating_is_a_whole_number_up_to_max() -> None:
     assert refused_value("rating", 6) == "value"
     assert refused_value("rating", -1) == "value"
     assert refused_value("rating", 2.5) == "value"
+    assert refused_value("rating", 10**400) == "value"
     assert value("rating", 10, {"max": 10}) == 10
     assert refused_value("rating", 4, {"max": 3}) == "value"
 
