@@ -171,6 +171,7 @@ async def add_member(env: Env, caller: Caller, data: spec.AddWorkspaceMemberInpu
             await activity.record(conn, caller.org_id, caller.user_id, "workspace", data.workspaceId,
                                   "workspace.member_added" if previous is None else "workspace.member_role_changed",
                                   {"userId": data.userId, "role": data.role, "previousRole": previous})
+    forget_board_access()
     return {"workspaceId": data.workspaceId, "userId": data.userId, "name": user["name"], "role": data.role}
 
 
