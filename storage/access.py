@@ -39,3 +39,17 @@ async def workspace_role(conn: Conn, workspace_id: str, user_id: str) -> str | N
     role: str | None = await conn.fetchval(
         "SELECT role FROM workspace_members WHERE workspace_id = $1 AND user_id = $2", workspace_id, user_id)
     return role
+
+
+async def board_of(conn: Conn, org_id: str, table: str, row_id: str) -> str | None:
+    """The board a group, column, item or comment belongs to, within the organization."""
+    scoped = {"board_groups": "JOIN boards b ON b.id = t.board_id AND b.organization_id = $2",
+              "board_columns": "JOIN boards b ON b.id = t.board_id AND b.organization_id = $2",
+              "items": "WHERE t.organization_id = $2", "comments": "WHERE t.organization_id = $2"}[table]
+    where = "AND" if scoped.startswith("WHERE") else "WHERE"
+    return await conn.fetchval(f"SELECT t.board_id FROM {table} t {scoped} {where} t.id = $1", row_id, org_id)
+
+
+async def member_ids(conn: Conn, org_id: str) -> list[str]:
+    return [r["user_id"] for r in await conn.fetch(
+        "SELECT user_id FROM memberships WHERE organization_id = $1 AND status = 'active'", org_id)]

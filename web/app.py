@@ -14,7 +14,6 @@ from web.rate_limit import rate_limit, rate_limit_refusals
 from web.rest import add_rest_routes
 from web.routes_credentials import add_credential_routes
 from web.routes_events import EVENT_ROUTES
-from web.routes_events import EVENT_ROUTES
 from web.routes_items import ITEM_ROUTES
 from web.routes_notifications import NOTIFICATION_ROUTES
 from web.routes_platform import PLATFORM_ROUTES
@@ -37,7 +36,6 @@ def build_web_app() -> web.Application:
     add_rest_routes(app, PLATFORM_ROUTES)
     add_credential_routes(app)
     add_rest_routes(app, NOTIFICATION_ROUTES)
-    add_rest_routes(app, EVENT_ROUTES)
     add_rest_routes(app, ITEM_ROUTES)
     add_rest_routes(app, EVENT_ROUTES)
     return app

@@ -75,7 +75,11 @@ def _bearer(request: web.Request) -> str | None:
 
 def _check_csrf(request: web.Request, service_host: str) -> None:
     """A cookie-authenticated write must be JSON and, when the browser names an origin, same-site."""
-    if request.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
+    # Browsers send POST cross-site without a preflight; PUT, PATCH and DELETE always need one, so a
+    # body-less DELETE (no Content-Type) is safe, but any body must be JSON and a POST must say so.
+    content_type = request.headers.get("Content-Type")
+    needs_json = content_type is not None or request.method == "POST"
+    if needs_json and (content_type or "").split(";")[0].strip().lower() != "application/json":
         raise UnsupportedMediaType("cookie-authenticated writes need Content-Type: application/json")
     origin = request.headers.get("Origin")
     if origin is None:

@@ -98,7 +98,9 @@ async def test_update_profile_validates_and_saves(org: Org) -> None:
 async def test_cookie_writes_need_json_and_same_site_origin(org: Org) -> None:
     form = await org.owner.rest("PATCH", "/api/v1/auth/me", None,
                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
-    assert form.status in (400, 415)
+    assert form.status == 415
+    async with org.owner.client.post("/api/v1/notifications/mark-all-read", headers=org.owner.headers()) as bare:
+        assert bare.status == 415  # a POST without Content-Type is what a cross-site page can send
     evil = await org.owner.rest("PATCH", "/api/v1/auth/me", {"name": "Evil Name"},
                                 headers={"Origin": "https://evil.example"})
     assert evil.status == 403

@@ -1,0 +1,1 @@
+"""The board actor: a board's groups, columns, items and comments."""

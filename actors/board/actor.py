@@ -1,0 +1,57 @@
+"""BoardActor: one in-memory board per id. Every mutation of a board's groups, columns, items and
+comments is decided here against memory, committed in the turn's one transaction, then applied."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import asyncpg
+
+from actors.board import items, structure  # noqa: F401  (register their deciders)
+from actors.board.changes import BoardChange, apply_change, persist_changes, row_from_record
+from actors.board.commands import DECIDERS, Command
+from actors.board.state import BoardRow, BoardState, ColumnRow, CommentRow, GroupRow, ItemRow
+from actors.runtime.actor import Actor, Decision
+from protocol.errors import NotFound
+
+CREATE_BOARD = "boards.create"
+
+
+class BoardActor(Actor[BoardState, Command, BoardChange]):
+    kind = "board"
+
+    async def load(self, conn: asyncpg.Connection) -> BoardState:
+        board = await conn.fetchrow("SELECT * FROM boards WHERE id = $1 AND organization_id = $2",
+                                    self.actor_id, self.organization_id)
+        if board is None:
+            return BoardState()  # only `boards.create` is accepted by an empty board
+
+        async def rows(row_type: type, sql: str) -> dict:
+            return {r["id"]: row_from_record(row_type, r) for r in await conn.fetch(sql, self.actor_id)}
+
+        return BoardState(
+            board=row_from_record(BoardRow, board),
+            groups=await rows(GroupRow, "SELECT * FROM board_groups WHERE board_id = $1"),
+            columns=await rows(ColumnRow, "SELECT * FROM board_columns WHERE board_id = $1"),
+            items=await rows(ItemRow, "SELECT * FROM items WHERE board_id = $1"),
+            comments=await rows(CommentRow, "SELECT * FROM comments WHERE board_id = $1"),
+        )
+
+    def decide(self, state: BoardState, message: Command) -> Decision[BoardChange]:
+        if state.board is None and message.procedure != CREATE_BOARD:
+            raise NotFound("board not found")
+        return DECIDERS[message.procedure](state, message)
+
+    async def persist(self, conn: asyncpg.Connection, changes: list[BoardChange]) -> None:
+        await persist_changes(conn, self.organization_id, changes)
+
+    @staticmethod
+    def apply(state: BoardState, change: BoardChange) -> BoardState:
+        return apply_change(state, change)
+
+
+def replay(state: BoardState, changes: Sequence[BoardChange]) -> BoardState:
+    """Fold changes into a state: what recovery and tests use to check memory against the database."""
+    for change in changes:
+        state = apply_change(state, change)
+    return state

@@ -1,0 +1,81 @@
+"""The one message a board actor takes: a procedure call with its caller, decoded input and the time,
+and the table of decide functions, one per procedure, that area modules register with `@decides`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from actors.board.changes import ActivityEntry, BoardChange, NotificationEntry, Put, Remove
+from actors.board.state import BoardState, Row
+from actors.events import event_payload, user_stream
+from actors.runtime.actor import Decision, Event
+from protocol.caller import Caller
+from protocol.ids import iso, new_id
+from protocol.registry import Procedure
+
+
+@dataclass(frozen=True)
+class Command:
+    procedure: str
+    caller: Caller
+    data: Any
+    now: datetime
+    # The organization's member ids, for people values; filled by the service when the call may need it.
+    members: frozenset[str] = field(default_factory=frozenset)
+    # The board a call addresses when it creates the board (the actor's own id otherwise).
+    board_id: str | None = None
+
+
+Decider = Callable[[BoardState, Command], Decision[BoardChange]]
+DECIDERS: dict[str, Decider] = {}
+D = TypeVar("D", bound=Decider)
+
+
+def decides(procedure: Procedure) -> Callable[[D], D]:
+    def register(decider: D) -> D:
+        DECIDERS[procedure.name] = decider
+        return decider
+    return register
+
+
+@dataclass
+class Outcome:
+    """Builder for one decision: ops, activity entries and events, then `decision(reply)`."""
+
+    command: Command
+    ops: list[Put | Remove] = field(default_factory=list)
+    activity: list[ActivityEntry] = field(default_factory=list)
+    notifications: list[NotificationEntry] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+    def put(self, row: Row) -> None:
+        self.ops.append(Put(row))
+
+    def remove(self, row_type: type[Any], row_id: str) -> None:
+        self.ops.append(Remove(row_type, row_id))
+
+    def log(self, entity_type: str, entity_id: str, action: str, **metadata: Any) -> None:
+        self.activity.append(ActivityEntry(entity_type, entity_id, action, self.command.caller.user_id, metadata))
+
+    def emit(self, name: str, data: dict[str, Any]) -> None:
+        caller = self.command.caller
+        self.events.append((name, event_payload(name, caller.org_id, data, caller, self.command.now)))
+
+    def notify(self, user_id: str, type: str, title: str, body: str | None = None,
+               entity_type: str | None = None, entity_id: str | None = None) -> None:
+        """Notify a user in the turn's transaction; `notification.created` goes to their stream `user:<id>`."""
+        note = NotificationEntry(new_id("ntf"), user_id, type, title, body, entity_type, entity_id)
+        self.notifications.append(note)
+        view = {"id": note.id, "type": type, "title": title, "body": body, "entityType": entity_type,
+                "entityId": entity_id, "read": False, "createdAt": iso(self.command.now)}
+        caller = self.command.caller
+        self.events.append((user_stream(user_id), "notification.created",
+                            event_payload("notification.created", caller.org_id, view, caller, self.command.now)))
+
+    def decision(self, reply: Any) -> Decision[BoardChange]:
+        touched = self.ops or self.activity or self.notifications
+        change = BoardChange(self.ops, self.activity, self.notifications) if touched else None
+        return Decision(reply=reply, change=change, events=self.events)

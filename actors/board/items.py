@@ -1,0 +1,345 @@
+"""Deciders for items (domain 4.1): create, read, update, setValue, move, reorder, trash, restore,
+archive and the bulk operations. Every write bumps the item's `version`; a stale `expectedVersion` is
+409 CONFLICT, so a stale tablet never overwrites a newer change silently."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import msgspec
+
+from actors.board.changes import BoardChange
+from actors.board.commands import Command, Outcome, decides
+from actors.board.item_queries import list_items
+from actors.board.state import BoardState, ItemRow
+from actors.board.values import validate_value
+from actors.board.views import item_view
+from actors.events import changes
+from actors.runtime.actor import Decision
+from protocol import items as spec
+from protocol.columns import COMPUTED_TYPES
+from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
+from protocol.ids import iso, new_id
+
+# Items stay restorable in the trash this long (platform 8); then the trash sweeper deletes them.
+TRASH_DAYS = 30
+
+
+def find_item(state: BoardState, item_id: str, field: str = "id", *, trashed: bool = False) -> ItemRow:
+    item = state.items.get(item_id)
+    if item is None or (item.deleted_at is not None) != trashed:
+        raise NotFound("item not found", details=[FieldError(field, "no such item on this board")])
+    return item
+
+
+def _check_version(item: ItemRow, expected: int | None) -> None:
+    if expected is not None and expected != item.version:
+        raise Conflict(f"item changed: version is {item.version}, not {expected}",
+                       data={"currentVersion": item.version})
+
+
+def webhook_item(state: BoardState, item: ItemRow) -> dict[str, Any]:
+    """The `data.item` of `item.updated` (platform 6.1): id, name, boardId, groupId, status, priority,
+    assigneeId, read from the board's first status, priority and people columns."""
+    def first(column_type: str) -> Any:
+        for column in state.ordered_columns():
+            if column.type == column_type:
+                return item.values.get(column.id)
+        return None
+
+    status = first("status")
+    people = first("people")
+    return {"id": item.id, "name": item.name, "boardId": item.board_id, "groupId": item.group_id,
+            "status": status.get("label") if isinstance(status, dict) else status, "priority": first("priority"),
+            "assigneeId": people[0] if isinstance(people, list) and people else None}
+
+
+def _bump(item: ItemRow, command: Command, **fields: Any) -> ItemRow:
+    return msgspec.structs.replace(item, version=item.version + 1, updated_at=command.now, **fields)
+
+
+def _value(state: BoardState, command: Command, column_id: str, value: Any, field: str) -> Any:
+    column = state.columns.get(column_id)
+    if column is None:
+        raise NotFound("column not found", details=[FieldError(field, "no such column on this board")])
+    if value is None:
+        if column.required:
+            raise ValidationFailed("a required column cannot be cleared", details=[FieldError(field, "required")])
+        return None
+    return validate_value(column.type, column.config, value, members=command.members, field=field)
+
+
+def _checked_values(state: BoardState, command: Command, given: dict[str, Any], field: str, *,
+                    keep_none: bool = False) -> dict[str, Any]:
+    """Every given value checked against its column; all bad ones reported together."""
+    checked: dict[str, Any] = {}
+    errors: list[FieldError] = []
+    for column_id, value in given.items():
+        name = f"{field}.{column_id}"
+        column = state.columns.get(column_id)
+        try:
+            if column is not None and column.type in COMPUTED_TYPES:
+                raise ValidationFailed("computed columns cannot be written", details=[FieldError(name, "computed")])
+            checked[column_id] = _value(state, command, column_id, value, name)
+        except (ValidationFailed, NotFound) as error:
+            errors.extend(error.details or [FieldError(name, error.message)])
+    if errors:
+        raise ValidationFailed("; ".join(f"{e.field}: {e.message}" for e in errors), details=errors)
+    return checked if keep_none else {k: v for k, v in checked.items() if v is not None}
+
+
+def _with_value(values: dict[str, Any], column_id: str, value: Any) -> dict[str, Any]:
+    if value is None:
+        return {k: v for k, v in values.items() if k != column_id}
+    return {**values, column_id: value}
+
+
+def _updated(out: Outcome, state: BoardState, before: ItemRow, after: ItemRow, diff: dict[str, Any]) -> None:
+    out.put(after)
+    out.log("item", after.id, "item.updated", changes=diff)
+    out.emit("item.updated", {"item": webhook_item(state, after), "changes": diff})
+
+
+def _end(state: BoardState, group_id: str, parent_id: str | None) -> float:
+    siblings = [i.position for i in state.items.values() if i.group_id == group_id and i.parent_id == parent_id
+                and i.deleted_at is None]
+    return max(siblings, default=0.0) + 1.0
+
+
+@decides(spec.CREATE)
+def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
+    data: spec.CreateItemInput = command.data
+    board = state.board
+    assert board is not None
+    group_id = data.groupId
+    if data.parentId is not None:
+        parent = find_item(state, data.parentId, "parentId")
+        if parent.parent_id is not None:
+            raise BadRequest("sub-items cannot have sub-items", details=[FieldError("parentId", "is a sub-item")])
+        group_id = parent.group_id
+    elif group_id not in state.groups:
+        raise NotFound("group not found", details=[FieldError("groupId", "no such group on this board")])
+    values = _checked_values(state, command, data.values, "values")
+    if data.priority is not None:
+        priority = next((c for c in state.ordered_columns() if c.type == "priority"), None)
+        if priority is not None and priority.id not in values:
+            values[priority.id] = _value(state, command, priority.id, data.priority, "priority")
+    for column in state.ordered_columns():
+        if column.id not in values and column.default_value is not None:
+            values[column.id] = column.default_value
+        if column.required and column.id not in values and column.type not in COMPUTED_TYPES:
+            raise ValidationFailed(f"column {column.name} is required",
+                                   details=[FieldError(f"values.{column.id}", "required")])
+    out = Outcome(command)
+    item = ItemRow(id=new_id("itm"), organization_id=board.organization_id, board_id=board.id, group_id=group_id,
+                   parent_id=data.parentId, name=data.name, description=data.description,
+                   position=data.position if data.position is not None else _end(state, group_id, data.parentId),
+                   values=values, number=board.next_number, version=1, created_by=command.caller.user_id,
+                   archived_at=None, deleted_at=None, created_at=command.now, updated_at=command.now)
+    out.put(msgspec.structs.replace(board, next_number=board.next_number + 1))
+    out.put(item)
+    after = state.with_rows("items", {**state.items, item.id: item})
+    view = item_view(after, item)
+    out.log("item", item.id, "item.created", boardId=board.id, name=item.name)
+    out.emit("item.created", {"item": view})
+    return out.decision(view)
+
+
+@decides(spec.GET)
+def get_item(state: BoardState, command: Command) -> Decision[BoardChange]:
+    return Decision(reply=item_view(state, find_item(state, command.data.id), full=True))
+
+
+@decides(spec.LIST)
+def list_board_items(state: BoardState, command: Command) -> Decision[BoardChange]:
+    return Decision(reply=list_items(state, command.data))
+
+
+@decides(spec.UPDATE)
+def update_item(state: BoardState, command: Command) -> Decision[BoardChange]:
+    data: spec.UpdateItemInput = command.data
+    item = find_item(state, data.id)
+    _check_version(item, data.expectedVersion)
+    new = {k: v for k, v in (("name", data.name), ("description", data.description)) if v is not None}
+    diff = changes({"name": item.name, "description": item.description}, new)
+    out = Outcome(command)
+    if not diff:
+        return out.decision(item_view(state, item))
+    after = _bump(item, command, **new)
+    _updated(out, state, item, after, diff)
+    return out.decision(item_view(state, after))
+
+
+@decides(spec.SET_VALUE)
+def set_value(state: BoardState, command: Command) -> Decision[BoardChange]:
+    data: spec.SetValueInput = command.data
+    item = find_item(state, data.itemId, "itemId")
+    _check_version(item, data.expectedVersion)
+    column = state.columns.get(data.columnId)
+    if column is not None and column.type in COMPUTED_TYPES:
+        raise ValidationFailed("computed columns cannot be written", details=[FieldError("columnId", "computed")])
+    value = _value(state, command, data.columnId, data.value, "value")
+    old = item.values.get(data.columnId)
+    out = Outcome(command)
+    if old == value:
+        return out.decision(item_view(state, item))
+    after = _bump(item, command, values=_with_value(item.values, data.columnId, value))
+    _updated(out, state, item, after, {data.columnId: {"old": old, "new": value}})
+    return out.decision(item_view(state, after))
+
+
+@decides(spec.MOVE)
+def move_item(state: BoardState, command: Command) -> Decision[BoardChange]:
+    data: spec.MoveItemInput = command.data
+    item = find_item(state, data.id)
+    _check_version(item, data.expectedVersion)
+    if item.parent_id is not None:
+        raise BadRequest("move the parent item; sub-items follow it", details=[FieldError("id", "is a sub-item")])
+    out = Outcome(command)
+    origin = {"boardId": item.board_id, "groupId": item.group_id}
+    if data.boardId is not None and data.boardId != item.board_id:
+        return _move_out(state, command, item, origin, out)
+    if data.groupId not in state.groups:
+        raise NotFound("group not found", details=[FieldError("groupId", "no such group on this board")])
+    position = data.position if data.position is not None else _end(state, data.groupId, None)
+    after = _bump(item, command, group_id=data.groupId, position=position)
+    for sub in state.items.values():
+        if sub.parent_id == item.id and sub.group_id != data.groupId:
+            out.put(_bump(sub, command, group_id=data.groupId))
+    out.put(after)
+    target = {"boardId": after.board_id, "groupId": after.group_id}
+    out.log("item", item.id, "item.moved", **{"from": origin, "to": target})
+    out.emit("item.moved", {"item": webhook_item(state, after), "from": origin, "to": target})
+    return out.decision(item_view(state, after))
+
+
+def _move_out(state: BoardState, command: Command, item: ItemRow, origin: dict[str, Any],
+              out: Outcome) -> Decision[BoardChange]:
+    """Across boards: this board commits the item (and its sub-items) as the target board's, with values
+    carried over to the target's columns of the same name and type; the service then has the target
+    board's actor reload, so no actor ever waits on another inside its turn."""
+    target_board: MoveTarget = command.data.target
+    target = {"boardId": target_board.board_id, "groupId": target_board.group_id}
+    moved = [item, *[i for i in state.items.values() if i.parent_id == item.id]]
+    position = command.data.position if command.data.position is not None else target_board.end_position
+    for row in moved:
+        values = {target_board.column_map[cid]: v for cid, v in row.values.items() if cid in target_board.column_map}
+        out.put(_bump(row, command, board_id=target_board.board_id, group_id=target_board.group_id, values=values,
+                      position=position if row.id == item.id else row.position))
+    out.log("item", item.id, "item.moved", **{"from": origin, "to": target})
+    payload = {"item": {**webhook_item(state, item), **target}, "from": origin, "to": target}
+    out.emit("item.moved", payload)
+    out.events.append((f"board:{target_board.board_id}", "item.moved", out.events[-1][1]))
+    return out.decision({"id": item.id, **target, "movedIds": [row.id for row in moved]})
+
+
+class MoveTarget(msgspec.Struct, frozen=True):
+    """What the service read about the target board of a cross-board move."""
+
+    board_id: str
+    group_id: str
+    end_position: float
+    column_map: dict[str, str]  # source column id -> target column id (same name and type)
+
+
+class MoveAcross(spec.MoveItemInput):
+    target: MoveTarget | None = None
+
+
+@decides(spec.REORDER)
+def reorder_items(state: BoardState, command: Command) -> Decision[BoardChange]:
+    data: spec.ReorderItemsInput = command.data
+    if data.groupId not in state.groups:
+        raise NotFound("group not found", details=[FieldError("groupId", "no such group on this board")])
+    current = {i.id for i in state.items_of_group(data.groupId)}
+    if len(data.itemIds) != len(set(data.itemIds)) or set(data.itemIds) != current:
+        raise BadRequest("itemIds must list every item of the group exactly once",
+                         details=[FieldError("itemIds", "must be a permutation of the group's items")])
+    out = Outcome(command)
+    for index, item_id in enumerate(data.itemIds):
+        item = state.items[item_id]
+        if item.position != float(index + 1):
+            out.put(_bump(item, command, position=float(index + 1)))
+    out.log("group", data.groupId, "item.reordered", itemIds=data.itemIds)
+    out.emit("item.moved", {"groupId": data.groupId, "itemIds": data.itemIds, "reordered": True})
+    return out.decision({"success": True, "groupId": data.groupId, "itemIds": data.itemIds})
+
+
+def _trash(out: Outcome, state: BoardState, item: ItemRow, command: Command) -> None:
+    for row in [item, *[i for i in state.items.values() if i.parent_id == item.id and i.deleted_at is None]]:
+        out.put(_bump(row, command, deleted_at=command.now))
+    out.log("item", item.id, "item.deleted", name=item.name, trash=True)
+    out.emit("item.deleted", {"item": webhook_item(state, item), "permanent": False,
+                              "restorableUntil": iso(command.now + timedelta(days=TRASH_DAYS))})
+
+
+@decides(spec.DELETE)
+def delete_item(state: BoardState, command: Command) -> Decision[BoardChange]:
+    item = find_item(state, command.data.id)
+    out = Outcome(command)
+    _trash(out, state, item, command)
+    return out.decision({"success": True, "id": item.id})
+
+
+@decides(spec.RESTORE)
+def restore_item(state: BoardState, command: Command) -> Decision[BoardChange]:
+    item = find_item(state, command.data.id, trashed=True)
+    assert item.deleted_at is not None
+    if command.now - item.deleted_at > timedelta(days=TRASH_DAYS):
+        raise NotFound("item not found: it left the trash after 30 days")
+    group_id = item.group_id if item.group_id in state.groups else state.ordered_groups()[0].id
+    out = Outcome(command)
+    restored = _bump(item, command, deleted_at=None, group_id=group_id)
+    out.put(restored)
+    for sub in state.items.values():
+        if sub.parent_id == item.id and sub.deleted_at == item.deleted_at:
+            out.put(_bump(sub, command, deleted_at=None, group_id=group_id))
+    diff = {"deletedAt": {"old": iso(item.deleted_at), "new": None}}
+    out.log("item", item.id, "item.restored", changes=diff)
+    out.emit("item.updated", {"item": webhook_item(state, restored), "changes": diff, "restored": True})
+    return out.decision(item_view(state, restored))
+
+
+@decides(spec.ARCHIVE)
+def archive_item(state: BoardState, command: Command) -> Decision[BoardChange]:
+    item = find_item(state, command.data.id)
+    out = Outcome(command)
+    if item.archived_at is not None:
+        return out.decision(item_view(state, item))
+    after = _bump(item, command, archived_at=command.now)
+    _updated(out, state, item, after, {"archivedAt": {"old": None, "new": iso(command.now)}})
+    return out.decision(item_view(state, after))
+
+
+@decides(spec.BULK_UPDATE)
+def bulk_update(state: BoardState, command: Command) -> Decision[BoardChange]:
+    data: spec.BulkUpdateInput = command.data
+    targets = [find_item(state, item_id, f"itemIds.{index}") for index, item_id in enumerate(data.itemIds)]
+    validated = _checked_values(state, command, data.changes, "changes", keep_none=True)
+    out = Outcome(command)
+    views = []
+    for item in {item.id: item for item in targets}.values():
+        values = item.values
+        diff = {}
+        for column_id, value in validated.items():
+            if values.get(column_id) != value:
+                diff[column_id] = {"old": values.get(column_id), "new": value}
+                values = _with_value(values, column_id, value)
+        after = item
+        if diff:
+            after = _bump(item, command, values=values)
+            _updated(out, state, item, after, diff)
+        views.append(item_view(state, after))
+    return out.decision({"updated": len(views), "items": views})
+
+
+@decides(spec.BULK_DELETE)
+def bulk_delete(state: BoardState, command: Command) -> Decision[BoardChange]:
+    data: spec.BulkDeleteInput = command.data
+    targets = [find_item(state, item_id, f"itemIds.{index}") for index, item_id in enumerate(data.itemIds)]
+    out = Outcome(command)
+    for item in {item.id: item for item in targets}.values():
+        _trash(out, state, item, command)
+    ids = list(dict.fromkeys(item.id for item in targets))
+    return out.decision({"deleted": len(ids), "ids": ids})

@@ -1,0 +1,63 @@
+"""From a procedure call to the board actor that owns its target: find the board (by board id, or by the
+id of a group, column, item or comment), check the caller may see it, and ask the actor."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from actors.board.actor import BoardActor
+from actors.board.commands import Command
+from actors.env import Env
+from actors.services.access import require_board_access
+from protocol.caller import Caller
+from protocol.errors import NotFound, ServiceUnavailable
+from storage import access as repo
+
+# Which table an id prefix lives in; the spec's prefixes (domain 2).
+_TABLES = {"grp": "board_groups", "col": "board_columns", "itm": "items", "cmt": "comments"}
+# Rows move between boards only when an item moves; the cache is refreshed by `remember_board`.
+_MAX_LOCATIONS = 100_000
+# The organization's member ids (people values) are this fresh at worst.
+MEMBERS_CACHE_SECONDS = 5.0
+
+_locations: dict[str, str] = {}
+_members: dict[str, tuple[float, frozenset[str]]] = {}
+
+
+def remember_board(row_id: str, board_id: str) -> None:
+    if len(_locations) >= _MAX_LOCATIONS:
+        _locations.clear()
+    _locations[row_id] = board_id
+
+
+async def board_for(env: Env, caller: Caller, row_id: str, what: str = "item") -> str:
+    """The board of a group, column, item or comment id; NotFound when it is not in the organization."""
+    board_id = _locations.get(row_id)
+    if board_id is None:
+        table = _TABLES.get(row_id.split("_", 1)[0])
+        board_id = await repo.board_of(env.pool, caller.org_id, table, row_id) if table else None
+        if board_id is None:
+            raise NotFound(f"{what} not found")
+        remember_board(row_id, board_id)
+    return board_id
+
+
+async def org_members(env: Env, org_id: str) -> frozenset[str]:
+    cached = _members.get(org_id)
+    if cached is not None and time.monotonic() - cached[0] < MEMBERS_CACHE_SECONDS:
+        return cached[1]
+    members = frozenset(await repo.member_ids(env.pool, org_id))
+    _members[org_id] = (time.monotonic(), members)
+    return members
+
+
+async def ask_board(env: Env, caller: Caller, board_id: str, procedure: str, data: Any, *,
+                    with_members: bool = False, check_access: bool = True) -> Any:
+    if check_access:
+        await require_board_access(env, caller, board_id)
+    if env.actors is None:
+        raise ServiceUnavailable("the actor system is not running")
+    members = await org_members(env, caller.org_id) if with_members else frozenset()
+    command = Command(procedure, caller, data, env.clock.now(), members, board_id)
+    return await env.actors.ask(BoardActor, board_id, caller.org_id, command)

@@ -1,0 +1,46 @@
+"""Board, group and column procedures: each is routed to the board's actor (domain 4.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from actors.board.routing import ask_board, board_for
+from actors.env import Env
+from actors.handlers import implement
+from actors.services.access import require_project_access
+from protocol import boards as spec
+from protocol.caller import Caller
+from protocol.ids import new_id
+
+
+@implement(spec.CREATE)
+async def create_board(env: Env, caller: Caller, data: spec.CreateBoardInput) -> Any:
+    async with env.pool.acquire() as conn:
+        await require_project_access(conn, caller, data.projectId)
+    return await ask_board(env, caller, new_id("brd"), spec.CREATE.name, data, with_members=True,
+                           check_access=False)
+
+
+def _by_board(procedure: Any, *, members: bool = False) -> None:
+    @implement(procedure)
+    async def handler(env: Env, caller: Caller, data: Any) -> Any:
+        board_id = data.boardId if hasattr(data, "boardId") else data.id
+        return await ask_board(env, caller, board_id, procedure.name, data, with_members=members)
+
+
+def _by_row(procedure: Any, what: str, *, members: bool = False) -> None:
+    @implement(procedure)
+    async def handler(env: Env, caller: Caller, data: Any) -> Any:
+        board_id = await board_for(env, caller, data.id, what)
+        return await ask_board(env, caller, board_id, procedure.name, data, with_members=members)
+
+
+for _procedure in (spec.GET, spec.UPDATE, spec.DELETE, spec.GROUPS_CREATE, spec.GROUPS_REORDER,
+                   spec.COLUMNS_LIST, spec.COLUMNS_REORDER):
+    _by_board(_procedure)
+_by_board(spec.COLUMNS_CREATE, members=True)
+for _procedure in (spec.GROUPS_UPDATE, spec.GROUPS_DELETE):
+    _by_row(_procedure, "group")
+_by_row(spec.COLUMNS_UPDATE, "column", members=True)
+for _procedure in (spec.COLUMNS_DELETE, spec.COLUMNS_DUPLICATE):
+    _by_row(_procedure, "column")

@@ -1,0 +1,23 @@
+"""Reads of board structure for work that spans boards (a cross-board move reads the target board).
+Writes to boards, groups, columns, items and comments belong to the board actor alone."""
+
+from __future__ import annotations
+
+import asyncpg
+
+Conn = asyncpg.Connection | asyncpg.Pool
+
+
+async def columns(conn: Conn, org_id: str, board_id: str) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        """SELECT c.id, c.name, c.type FROM board_columns c JOIN boards b ON b.id = c.board_id
+            WHERE c.board_id = $1 AND b.organization_id = $2""", board_id, org_id)
+
+
+async def group_end(conn: Conn, org_id: str, board_id: str, group_id: str) -> float | None:
+    """One past the last position in a group of the board; None when the group is not on the board."""
+    return await conn.fetchval(
+        """SELECT coalesce((SELECT max(i.position) FROM items i
+                             WHERE i.group_id = g.id AND i.parent_id IS NULL AND i.deleted_at IS NULL), 0) + 1
+             FROM board_groups g JOIN boards b ON b.id = g.board_id
+            WHERE g.id = $3 AND g.board_id = $2 AND b.organization_id = $1""", org_id, board_id, group_id)

@@ -1,0 +1,13 @@
+"""REST paths of the item collection (platform 4.1 rule 6, DESIGN.md "REST")."""
+
+from __future__ import annotations
+
+from web.rest import RestRoute
+
+ITEM_ROUTES = [
+    RestRoute("GET", "/api/v1/items", "items.list"),
+    RestRoute("POST", "/api/v1/items", "items.create", status=201),
+    RestRoute("GET", "/api/v1/items/{id}", "items.get"),
+    RestRoute("PATCH", "/api/v1/items/{id}", "items.update"),
+    RestRoute("DELETE", "/api/v1/items/{id}", "items.delete"),
+]
