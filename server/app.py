@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import redis.asyncio as redis
 import structlog
@@ -18,6 +18,7 @@ from actors.runtime.system import ActorSystem
 from actors.services.idempotency import purge_periodically
 from actors.services.last_used import flushing
 from actors.services.rate_limiter import InProcessLimiter, RedisLimiter
+from actors.services.trash import sweep_trash_forever
 from server.config import Settings
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
@@ -27,6 +28,20 @@ from web.rate_limit import RATE_LIMITER
 from web.socket_gateway import LiveGateway
 
 log = structlog.get_logger("obeya.server")
+
+
+def background(name: str, work: Callable[[Env], Awaitable[None]]) -> Callable[[web.Application],
+                                                                               AsyncIterator[None]]:
+    """The lifetime of a periodic task that runs while the app serves, cancelled at shutdown."""
+
+    async def lifetime(app: web.Application) -> AsyncIterator[None]:
+        task = asyncio.create_task(work(app[ENV]), name=name)
+        yield
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    return lifetime
 
 
 def create_app(settings: Settings, database_url: str, *, clock: Clock | None = None) -> web.Application:
@@ -62,13 +77,6 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
         finally:
             await client.aclose()
 
-    async def idempotency_purge(app: web.Application) -> AsyncIterator[None]:
-        task = asyncio.create_task(purge_periodically(app[ENV]), name="idempotency-purge")
-        yield
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
     async def actor_system(app: web.Application) -> AsyncIterator[None]:
         env = app[ENV]
         env.actors = ActorSystem(env.pool, clock=env.clock)
@@ -85,6 +93,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     gateway.attach(app)
     app.cleanup_ctx.append(gateway.running)
     app.cleanup_ctx.append(rate_limiter)
-    app.cleanup_ctx.append(idempotency_purge)
+    app.cleanup_ctx.append(background("idempotency-purge", purge_periodically))
+    app.cleanup_ctx.append(background("trash-sweeper", sweep_trash_forever))
     app.cleanup_ctx.append(lambda app: flushing(app[ENV]))
     return app

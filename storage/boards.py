@@ -21,3 +21,10 @@ async def group_end(conn: Conn, org_id: str, board_id: str, group_id: str) -> fl
                              WHERE i.group_id = g.id AND i.parent_id IS NULL AND i.deleted_at IS NULL), 0) + 1
              FROM board_groups g JOIN boards b ON b.id = g.board_id
             WHERE g.id = $3 AND g.board_id = $2 AND b.organization_id = $1""", org_id, board_id, group_id)
+
+
+async def boards_with_expired_trash(conn: Conn, cutoff: object) -> list[asyncpg.Record]:
+    """(board id, organization id) of every board holding items deleted before `cutoff`."""
+    return await conn.fetch(
+        """SELECT DISTINCT b.id, b.organization_id FROM items i JOIN boards b ON b.id = i.board_id
+            WHERE i.deleted_at IS NOT NULL AND i.deleted_at <= $1""", cutoff)

@@ -124,3 +124,22 @@ async def org(client: Any) -> Any:
     from tests.harness import make_org
 
     return await make_org(client)
+
+
+@pytest.fixture
+def clock() -> Any:
+    from datetime import UTC, datetime
+
+    from actors.runtime.clock import ManualClock
+
+    return ManualClock(datetime.now(UTC))
+
+
+@pytest.fixture
+async def clocked_client(aiohttp_client: Any, database_url: str, settings: Any, clock: Any) -> Any:
+    """A server whose clock the test drives (expiry, sweepers, the trash)."""
+    import aiohttp
+
+    from server.app import create_app
+
+    return await aiohttp_client(create_app(settings, database_url, clock=clock), cookie_jar=aiohttp.DummyCookieJar())

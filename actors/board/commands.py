@@ -34,9 +34,12 @@ DECIDERS: dict[str, Decider] = {}
 D = TypeVar("D", bound=Decider)
 
 
-def decides(procedure: Procedure) -> Callable[[D], D]:
+def decides(procedure: Procedure | str) -> Callable[[D], D]:
+    """Register the decider of a procedure (or of an internal command named by a string)."""
+    name = procedure if isinstance(procedure, str) else procedure.name
+
     def register(decider: D) -> D:
-        DECIDERS[procedure.name] = decider
+        DECIDERS[name] = decider
         return decider
     return register
 

@@ -67,7 +67,14 @@ def _value(state: BoardState, command: Command, column_id: str, value: Any, fiel
         if column.required:
             raise ValidationFailed("a required column cannot be cleared", details=[FieldError(field, "required")])
         return None
-    return validate_value(column.type, column.config, value, members=command.members, field=field)
+    checked = validate_value(column.type, column.config, value, members=command.members, field=field)
+    if column.type == "dependency" and checked:
+        for index, item_id in enumerate(checked):
+            target = state.items.get(item_id)
+            if target is None or target.deleted_at is not None:
+                raise ValidationFailed("dependencies name items of this board",
+                                       details=[FieldError(f"{field}.{index}", "no such item on this board")])
+    return checked
 
 
 def _checked_values(state: BoardState, command: Command, given: dict[str, Any], field: str, *,
@@ -128,6 +135,9 @@ def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     for column in state.ordered_columns():
         if column.id not in values and column.default_value is not None:
             values[column.id] = column.default_value
+        elif column.id not in values and column.type == "status" and column.config.get("defaultLabelId"):
+            values[column.id] = validate_value("status", column.config, {"id": column.config["defaultLabelId"]},
+                                               members=command.members, field=f"values.{column.id}")
         if column.required and column.id not in values and column.type not in COMPUTED_TYPES:
             raise ValidationFailed(f"column {column.name} is required",
                                    details=[FieldError(f"values.{column.id}", "required")])

@@ -9,7 +9,7 @@ import msgspec
 from actors.board.changes import BoardChange
 from actors.board.commands import Command, Outcome, decides
 from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
-from actors.board.values import default_config, normalize_config, validate_value
+from actors.board.values import default_config, formula_references, normalize_config, validate_value
 from actors.board.views import board_summary, board_view, column_view, group_view
 from actors.events import changes
 from actors.runtime.actor import Decision
@@ -65,6 +65,24 @@ def _new_column(command: Command, board_id: str, name: str, column_type: str, co
     return ColumnRow(id=new_id("col"), board_id=board_id, name=name, type=column_type, position=position,
                      width=width, required=required, config=normalized, default_value=default,
                      created_at=command.now)
+
+
+def check_references(state: BoardState, column_type: str, config: dict[str, Any], field: str = "config") -> None:
+    """Config that names other columns must name columns of this board (of the right type)."""
+    if column_type == "formula":
+        unknown = sorted(formula_references(config.get("expression") or "") - set(state.columns))
+        if unknown:
+            raise ValidationFailed("the formula names unknown columns",
+                                   details=[FieldError(f"{field}.expression", f"no column {unknown[0]} on this board")])
+    if column_type == "lookup":
+        dependency = config.get("dependencyColumnId")
+        if dependency is not None and getattr(state.columns.get(dependency), "type", None) != "dependency":
+            raise ValidationFailed("a lookup follows a dependency column of this board",
+                                   details=[FieldError(f"{field}.dependencyColumnId", "not a dependency column")])
+        target = config.get("targetColumnId")
+        if target is not None and target not in state.columns:
+            raise ValidationFailed("a lookup reads a column of this board",
+                                   details=[FieldError(f"{field}.targetColumnId", "no such column on this board")])
 
 
 def _end(positions: list[float]) -> float:
@@ -227,6 +245,7 @@ def create_column(state: BoardState, command: Command) -> Decision[BoardChange]:
     position = data.position if data.position is not None else _end([c.position for c in state.columns.values()])
     column = _new_column(command, board.id, data.name, data.type, data.config, position, width=data.width,
                          required=data.required, default=data.defaultValue)
+    check_references(state, column.type, column.config)
     out = Outcome(command)
     out.put(column)
     _touch(out, board)
@@ -246,7 +265,11 @@ def update_column(state: BoardState, command: Command) -> Decision[BoardChange]:
     if data.name is not None:
         updated = msgspec.structs.replace(updated, name=data.name)
     if data.config is not None:
-        updated = msgspec.structs.replace(updated, config=normalize_config(column.type, data.config))
+        # A partial config changes only the keys it names: `{"defaultLabelId": ...}` keeps the labels (and
+        # their ids, which the items' values point at).
+        config = normalize_config(column.type, {**column.config, **data.config})
+        check_references(state, column.type, config)
+        updated = msgspec.structs.replace(updated, config=config)
     if data.required is not None:
         updated = msgspec.structs.replace(updated, required=data.required)
     if data.width is not None:

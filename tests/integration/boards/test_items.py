@@ -188,3 +188,39 @@ async def test_rest_collection(board: Board) -> None:
     invalid = await api.rest("POST", "/api/v1/items", {"boardId": board.id, "groupId": board.group_id})
     assert invalid.status == 422 and invalid.error["details"][0]["field"] == "name"
 
+
+
+async def test_status_default_label_and_partial_config_update(board: Board) -> None:
+    status = board.column("status")
+    stuck = next(label for label in status["config"]["labels"] if label["name"] == "Stuck")
+    updated = await board.api.mutate("columns.update", {"id": status["id"], "config": {"defaultLabelId": stuck["id"]}})
+    assert updated.status == 200, updated.body
+    assert [label["id"] for label in updated.data["config"]["labels"]] == [
+        label["id"] for label in status["config"]["labels"]]
+    item = await board.add_item()
+    assert item["values"][status["id"]]["id"] == stuck["id"]
+
+
+async def test_references_to_other_columns_and_items_are_checked(board: Board) -> None:
+    formula = await board.api.mutate("columns.create", {"boardId": board.id, "name": "Total", "type": "formula",
+                                                        "config": {"expression": "{col_missing} * 2"}})
+    assert formula.status == 400
+    assert formula.error["data"]["details"][0]["field"] == "config.expression"
+    score = (await board.api.mutate("columns.create", {"boardId": board.id, "name": "Score", "type": "number"})).data
+    doubled = await board.api.mutate("columns.create", {"boardId": board.id, "name": "Double", "type": "formula",
+                                                        "config": {"expression": f"{{{score['id']}}} * 2"}})
+    assert doubled.status == 200
+    item = await board.add_item(values={score["id"]: 21})
+    assert item["values"][doubled.data["id"]] == 42
+    depends = (await board.api.mutate("columns.create", {"boardId": board.id, "name": "Blocked by",
+                                                         "type": "dependency"})).data
+    missing = await board.api.mutate("items.setValue", {"itemId": item["id"], "columnId": depends["id"],
+                                                        "value": ["itm_aaaaaaaaaaaaaaaaaaaa"]})
+    assert missing.status == 400 and missing.error["data"]["details"][0]["field"] == "value.0"
+    other = await board.add_item("Blocker")
+    linked = await board.api.mutate("items.setValue", {"itemId": item["id"], "columnId": depends["id"],
+                                                       "value": [other["id"]]})
+    assert linked.status == 200 and linked.data["values"][depends["id"]] == [other["id"]]
+    wrong_lookup = await board.api.mutate("columns.create", {"boardId": board.id, "name": "L", "type": "lookup",
+                                                             "config": {"dependencyColumnId": score["id"]}})
+    assert wrong_lookup.status == 400

@@ -1,0 +1,36 @@
+"""Items in the trash come back within 30 days and leave for good after, through the board actor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from actors.services.trash import purge_expired_trash
+from tests.harness import login, make_org
+from tests.integration.boards.conftest import make_board
+from web.keys import ENV
+
+DAY = 86400.0
+
+
+async def test_trash_is_purged_after_thirty_days(clocked_client: Any, clock: Any) -> None:
+    org = await make_org(clocked_client)
+    board = await make_board(org)
+    kept, purged = await board.add_item("Restorable"), await board.add_item("Forgotten")
+    await board.api.mutate("items.delete", {"id": kept["id"]})
+    await board.api.mutate("items.delete", {"id": purged["id"]})
+    env = clocked_client.server.app[ENV]
+
+    clock.advance(29 * DAY)
+    assert await purge_expired_trash(env) == 0
+    owner = await login(org.anonymous, org.owner_email)  # a fresh session: the first one ends on day 30
+    assert (await owner.mutate("items.restore", {"id": kept["id"]})).status == 200
+
+    clock.advance(2 * DAY)
+    assert await purge_expired_trash(env) == 1
+    assert await env.pool.fetchval("SELECT count(*) FROM items WHERE id = $1", purged["id"]) == 0
+    assert (await owner.mutate("items.restore", {"id": purged["id"]})).status == 404
+    assert (await owner.query("items.get", {"id": kept["id"]})).status == 200
+    event = await env.pool.fetchrow("SELECT payload FROM events WHERE stream = $1 AND name = 'item.deleted' "
+                                    "ORDER BY seq DESC LIMIT 1", f"board:{board.id}")
+    assert event["payload"]["data"]["permanent"] is True
+    assert event["payload"]["data"]["item"]["id"] == purged["id"]
