@@ -95,7 +95,7 @@ async def replace_invitation(conn: Conn, invitation_id: str, org_id: str, email:
 async def take_invitation(conn: asyncpg.Connection, token_hash: str, now: datetime) -> asyncpg.Record | None:
     """Lock and return a pending, unexpired invitation by its token hash."""
     return await conn.fetchrow(
-        """SELECT i.id, i.organization_id, i.email, i.role, o.slug FROM invitations i
+        """SELECT i.id, i.organization_id, i.email, i.role, i.workspace_ids, o.slug FROM invitations i
              JOIN organizations o ON o.id = i.organization_id
             WHERE i.token_hash = $1 AND i.status = 'pending' AND i.expires_at > $2 FOR UPDATE OF i""",
         token_hash, now)

@@ -26,6 +26,7 @@ from protocol.registry import EmptyInput, Role
 from storage import accounts as account_repo
 from storage import activity
 from storage import organizations as repo
+from storage import workspaces as workspace_repo
 
 INVITATION_DAYS = 7
 
@@ -108,6 +109,10 @@ async def invite(env: Env, caller: Caller, data: spec.InviteInput) -> dict[str, 
     async with env.pool.acquire() as conn, conn.transaction():
         if await repo.member_by_email(conn, caller.org_id, data.email) is not None:
             raise Conflict("already a member", details=[FieldError("email", "already a member")])
+        for index, workspace_id in enumerate(data.workspaceIds):
+            if await workspace_repo.workspace(conn, caller.org_id, workspace_id) is None:
+                raise NotFound("workspace not found",
+                               details=[FieldError(f"workspaceIds.{index}", "no such workspace")])
         await _seat_check(conn, caller, env)
         row = await repo.replace_invitation(conn, new_id("inv"), caller.org_id, data.email, data.role,
                                             data.workspaceIds, accounts.session_digest(token), caller.uid,
@@ -192,6 +197,10 @@ async def accept_invitation(env: Env, data: spec.AcceptInvitationInput) -> accou
         else:
             raise Unauthorized("this e-mail has an account: give its password to accept")
         await account_repo.insert_membership(conn, invitation["organization_id"], user_id, invitation["role"])
+        for workspace_id in invitation["workspace_ids"]:
+            # A workspace deleted since the invitation is skipped; the others are joined as a member.
+            if await workspace_repo.workspace(conn, invitation["organization_id"], workspace_id) is not None:
+                await workspace_repo.upsert_member(conn, workspace_id, user_id, "member")
         await repo.mark_accepted(conn, invitation["id"])
         joined = Caller(request_id="", user_id=user_id, user_email=invitation["email"])
         event = await emit(conn, org_id=invitation["organization_id"],

@@ -138,3 +138,18 @@ async def test_seat_limit_on_free_plan(client: object) -> None:
         assert (await free.owner.mutate("organizations.members.invite", {"email": f"p{index}@x.test"})).status == 200
     full = await free.owner.mutate("organizations.members.invite", {"email": "p3@x.test"})
     assert full.status == 403
+
+
+async def test_invitation_joins_the_named_workspaces(org: Org) -> None:
+    workspace = await org.owner.mutate("workspaces.create", {"name": "Night shift", "visibility": "closed"})
+    unknown = await org.owner.mutate("organizations.members.invite",
+                                     {"email": "x@example.test", "workspaceIds": ["wsp_nope"]})
+    assert unknown.status == 404 and unknown.error["data"]["details"][0]["field"] == "workspaceIds.0"
+    await org.owner.mutate("organizations.members.invite",
+                           {"email": "nights@example.test", "workspaceIds": [workspace.data["id"]]})
+    token = await _invitation_token(org, "nights@example.test")
+    accepted = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
+                                        {"token": token, "name": "Nia Nights", "password": PASSWORD})
+    assert accepted.status == 200
+    detail = await org.owner.query("workspaces.get", {"id": workspace.data["id"]})
+    assert accepted.data["id"] in [m["userId"] for m in detail.data["members"]]
