@@ -28,3 +28,10 @@ async def boards_with_expired_trash(conn: Conn, cutoff: object) -> list[asyncpg.
     return await conn.fetch(
         """SELECT DISTINCT b.id, b.organization_id FROM items i JOIN boards b ON b.id = i.board_id
             WHERE i.deleted_at IS NOT NULL AND i.deleted_at <= $1""", cutoff)
+
+
+async def boards_mentioning(conn: Conn, org_id: str, user_id: str) -> list[str]:
+    """Boards with an item whose values name the user (a candidate list: each board checks its columns)."""
+    return [r["board_id"] for r in await conn.fetch(
+        """SELECT DISTINCT board_id FROM items
+            WHERE organization_id = $1 AND strpos("values"::text, $2) > 0""", org_id, f'"{user_id}"')]

@@ -16,6 +16,7 @@ from actors.services import accounts
 from actors.services.identity import forget_organization
 from actors.services.mailer import queue_mail
 from actors.services.passwords import hash_secret, verify_secret
+from actors.services.reassignment import reassign_items
 from protocol import organizations as spec
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
@@ -157,7 +158,11 @@ async def remove_member(env: Env, caller: Caller, data: spec.RemoveMemberInput) 
                            data={"userId": data.userId, "email": target["email"], "reassignTo": data.reassignTo},
                            caller=caller, moment=env.clock.now())
     await env.bus.publish([event])
-    return {"success": True, "id": data.userId}
+    reassigned = 0
+    if data.reassignTo is not None:
+        # After the removal committed, each board hands the items over in its own turn (idempotent).
+        reassigned = await reassign_items(env, caller, data.userId, data.reassignTo)
+    return {"success": True, "id": data.userId, "reassignedItems": reassigned}
 
 
 @implement(spec.MEMBERS_UPDATE_ROLE)

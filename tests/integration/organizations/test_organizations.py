@@ -114,7 +114,7 @@ async def test_remove_member(org: Org) -> None:
     bad = await org.owner.mutate("organizations.members.remove", {"userId": member_id, "reassignTo": "usr_nobody"})
     assert bad.status == 400 and bad.error["data"]["details"][0]["field"] == "reassignTo"
     removed = await org.owner.mutate("organizations.members.remove", {"userId": member_id, "reassignTo": keeper_id})
-    assert removed.status == 200 and removed.data == {"success": True, "id": member_id}
+    assert removed.status == 200 and removed.data == {"success": True, "id": member_id, "reassignedItems": 0}
     assert (await member.query("organizations.get")).status == 403
     assert (await org.owner.mutate("organizations.members.remove", {"userId": member_id})).status == 404
 
@@ -153,3 +153,18 @@ async def test_invitation_joins_the_named_workspaces(org: Org) -> None:
     assert accepted.status == 200
     detail = await org.owner.query("workspaces.get", {"id": workspace.data["id"]})
     assert accepted.data["id"] in [m["userId"] for m in detail.data["members"]]
+
+
+async def test_removed_members_items_move_to_reassign_to(org: Org) -> None:
+    from tests.integration.boards.conftest import make_board
+
+    leaver_id, _ = await org.add_user("member")
+    keeper_id, _ = await org.add_user("member")
+    board = await make_board(org)
+    owner_column = board.column("people")["id"]
+    mine = await board.add_item("Leaver's job", values={owner_column: [leaver_id, keeper_id]})
+    other = await board.add_item("Someone else's", values={owner_column: [org.owner_id]})
+    removed = await org.owner.mutate("organizations.members.remove", {"userId": leaver_id, "reassignTo": keeper_id})
+    assert removed.status == 200 and removed.data["reassignedItems"] == 1
+    assert (await board.api.query("items.get", {"id": mine["id"]})).data["values"][owner_column] == [keeper_id]
+    assert (await board.api.query("items.get", {"id": other["id"]})).data["values"][owner_column] == [org.owner_id]
