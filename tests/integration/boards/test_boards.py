@@ -34,6 +34,8 @@ async def test_create_with_groups_and_columns_and_bad_input(org: Org) -> None:
     assert {d["field"].split(".")[0] for d in bad.error["data"]["details"]} == {"name", "defaultView", "columns"}
     missing = await org.owner.mutate("boards.create", {"projectId": "prj_nope", "name": "X"})
     assert missing.status == 404
+    template = await org.owner.mutate("boards.create", {"projectId": project_id, "name": "X", "templateId": "tpl_x"})
+    assert template.status == 404 and template.error["data"]["details"][0]["field"] == "templateId"
 
 
 async def test_update_and_delete(board: Board) -> None:
