@@ -79,8 +79,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
 
     async def actor_system(app: web.Application) -> AsyncIterator[None]:
         env = app[ENV]
-        env.actors = ActorSystem(env.pool, clock=env.clock)
-        env.actors.add_publish_hook(env.bus.publish)
+        env.actors = ActorSystem(env.pool, clock=env.clock, bus=env.bus)
         env.actors.start()
         try:
             yield

@@ -189,16 +189,21 @@ def update_group(state: BoardState, command: Command) -> Decision[BoardChange]:
     return out.decision(group_view(updated))
 
 
+def _reorder(state: BoardState, command: Command, rows: dict[str, Any], ids: list[str], field: str,
+             what: str) -> Decision[BoardChange]:
+    """Give `rows` the positions 1..n in the order of `ids`, which must name each of them once."""
+    _permutation(ids, set(rows), field)
+    out = Outcome(command)
+    for index, row_id in enumerate(ids):
+        out.put(msgspec.structs.replace(rows[row_id], position=float(index + 1)))
+    out.log("board", _board(state).id, f"{what}.reordered", **{field: ids})
+    _configured(out, f"{what}.reordered", state, {field: ids})
+    return out.decision({"success": True, field: ids})
+
+
 @decides(spec.GROUPS_REORDER)
 def reorder_groups(state: BoardState, command: Command) -> Decision[BoardChange]:
-    data: spec.ReorderGroupsInput = command.data
-    _permutation(data.groupIds, set(state.groups), "groupIds")
-    out = Outcome(command)
-    for index, group_id in enumerate(data.groupIds):
-        out.put(msgspec.structs.replace(state.groups[group_id], position=float(index + 1)))
-    out.log("board", _board(state).id, "group.reordered", groupIds=data.groupIds)
-    _configured(out, "group.reordered", state, {"groupIds": data.groupIds})
-    return out.decision({"success": True, "groupIds": data.groupIds})
+    return _reorder(state, command, state.groups, command.data.groupIds, "groupIds", "group")
 
 
 @decides(spec.GROUPS_DELETE)
@@ -292,14 +297,7 @@ def update_column(state: BoardState, command: Command) -> Decision[BoardChange]:
 
 @decides(spec.COLUMNS_REORDER)
 def reorder_columns(state: BoardState, command: Command) -> Decision[BoardChange]:
-    data: spec.ReorderColumnsInput = command.data
-    _permutation(data.columnIds, set(state.columns), "columnIds")
-    out = Outcome(command)
-    for index, column_id in enumerate(data.columnIds):
-        out.put(msgspec.structs.replace(state.columns[column_id], position=float(index + 1)))
-    out.log("board", _board(state).id, "column.reordered", columnIds=data.columnIds)
-    _configured(out, "column.reordered", state, {"columnIds": data.columnIds})
-    return out.decision({"success": True, "columnIds": data.columnIds})
+    return _reorder(state, command, state.columns, command.data.columnIds, "columnIds", "column")
 
 
 def _with_values(item: ItemRow, values: dict[str, Any], command: Command) -> ItemRow:

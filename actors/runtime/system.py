@@ -4,9 +4,7 @@ message), runs the single idle sweeper, calls the publish hooks after commits, a
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections import Counter
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar
@@ -14,17 +12,16 @@ from typing import Any, TypeVar
 import asyncpg
 import structlog
 
+from actors.event_bus import EventBus, Subscriber
 from actors.runtime.actor import Actor
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.directory import Directory, LocalDirectory
 from actors.runtime.lifecycle import Activation
 from protocol.errors import NotFound, ServiceUnavailable
-from storage.events import StoredEvent
 
 log = structlog.get_logger(__name__)
 
 M = TypeVar("M")
-PublishHook = Callable[[list[StoredEvent]], Awaitable[None] | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +43,7 @@ class RuntimeSettings:
 
 class ActorSystem:
     def __init__(self, pool: asyncpg.Pool, *, clock: Clock | None = None, directory: Directory | None = None,
-                 settings: RuntimeSettings | None = None) -> None:
+                 settings: RuntimeSettings | None = None, bus: EventBus | None = None) -> None:
         self.pool = pool
         self.clock: Clock = clock or SystemClock()
         self.directory: Directory = directory or LocalDirectory()
@@ -55,7 +52,8 @@ class ActorSystem:
         self._activations: dict[str, Activation[Any, Any, Any]] = {}
         self._live: set[Activation[Any, Any, Any]] = set()
         self._pins: Counter[str] = Counter()
-        self._hooks: list[PublishHook] = []
+        # Committed events go here; the server passes the node's bus so every subscriber sees them.
+        self.bus = bus or EventBus()
         self._sweeper: asyncio.Task[None] | None = None
         self._stopping = False
 
@@ -92,13 +90,13 @@ class ActorSystem:
                 activation.cancel()
             await stopped
 
-    def add_publish_hook(self, hook: PublishHook) -> None:
+    def add_publish_hook(self, hook: Subscriber) -> None:
         """Call `hook(events)` after every commit that logged events, in commit order per actor.
 
         Hooks run on the actor's loop after its callers were answered: keep them quick (hand off to a
         queue) since the actor's next turn waits for them.
         """
-        self._hooks.append(hook)
+        self.bus.subscribe(hook)
 
     async def ask(self, actor_type: type[Actor[Any, M, Any]], actor_id: str, organization_id: str,
                   message: M) -> Any:
@@ -158,7 +156,7 @@ class ActorSystem:
             return current
         activation: Activation[Any, M, Any] = Activation(
             actor_type(actor_id, organization_id, self.clock), pool=self.pool, directory=self.directory,
-            publish=self._publish, on_exit=self._forget, now=self.clock.monotonic,
+            publish=self.bus.publish, on_exit=self._forget, now=self.clock.monotonic,
             max_batch=self.settings.max_batch, soft_limit=self.settings.mailbox_soft_limit,
             hard_limit=self.settings.mailbox_hard_limit,
             # A new activation waits for a deactivating one to finish, so there is one writer at a time.
@@ -172,15 +170,6 @@ class ActorSystem:
         self._live.discard(activation)
         if self._activations.get(activation.actor.key) is activation:
             del self._activations[activation.actor.key]
-
-    async def _publish(self, events: list[StoredEvent]) -> None:
-        for hook in self._hooks:
-            try:
-                result = hook(events)
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:
-                log.exception("actor.publish_hook_failed", hook=repr(hook))
 
     async def _sweep_forever(self) -> None:
         # Orleans sweeps in time buckets; one pass over a dict is as cheap at the actor counts one
