@@ -1,4 +1,4 @@
-"""The `obeya` command: serve, migrate, org create, user create."""
+"""The `obeya` command: serve, migrate, org create, user create, demo."""
 
 from __future__ import annotations
 
@@ -95,6 +95,13 @@ def _user_create(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _demo(args: argparse.Namespace, settings: Settings) -> int:
+    from server.demo import run_demo
+
+    with database(settings) as url:
+        return run_demo(settings, url, slug=args.slug, password=args.password)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="obeya", description="Obeya server")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -123,6 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     user_create.add_argument("--name", required=True)
     user_create.add_argument("--role", default="member", choices=["admin", "member", "guest"])
     user_create.set_defaults(run=_user_create)
+
+    demo = commands.add_parser("demo", help="create a demo organization with boards, items and people")
+    demo.add_argument("--slug", default="demo")
+    demo.add_argument("--password", help="password of every demo user (default: generated and printed)")
+    demo.set_defaults(run=_demo)
     return parser
 
 

@@ -1,0 +1,317 @@
+"""`obeya demo`: a demo organization to try Obeya with — a plant workspace, a project, a daily tier-1 board
+and a maintenance backlog filled with realistic items, and people in each role (owner, members, a guest).
+
+Every change after the organization and its users exist goes through the procedures as the web edge runs
+them (authorization, input decoding, the services and the board actor, in a started app), so the data is
+valid and each change is in the event log and the activity trail like any user's. Standard output gets
+one JSON object (ids, host, users, password) for scripts; the how-to-log-in text goes to standard error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import secrets
+import shlex
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, TypeVar
+
+import msgspec
+from aiohttp import web
+
+from actors.authorization import authorize
+from actors.env import Env
+from actors.handlers import HANDLERS
+from actors.services.accounts import create_organization, create_user
+from actors.services.identity import organization_for_slug
+from protocol.caller import Caller, CredentialKind, Organization
+from protocol.errors import Conflict, FieldError
+from protocol.fields import Password, Slug
+from protocol.ids import new_id
+from protocol.registry import REGISTRY, Role
+from server.app import create_app
+from server.config import Settings
+from storage import accounts as account_repo
+from web.inputs import decode_input
+from web.keys import ENV
+
+T = TypeVar("T")
+
+ORGANIZATION_NAME = "Northwind Components"
+# Business: API keys, webhooks and every board feature can be tried on the demo.
+PLAN = "business"
+# The port `obeya serve` listens on unless told otherwise (server/cli.py).
+DEFAULT_PORT = 8080
+
+
+class DemoOptions(msgspec.Struct):
+    """The command's flags, checked with the same limits as sign-up."""
+
+    slug: Slug
+    password: Password
+
+
+@dataclass(frozen=True)
+class Person:
+    key: str
+    name: str
+    mailbox: str  # the e-mail address is `<mailbox>@<slug>.test`
+    role: str
+    title: str
+
+
+PEOPLE = (
+    Person("maria", "Maria Keller", "maria.keller", "owner", "plant manager"),
+    Person("tom", "Tom Becker", "tom.becker", "member", "line 3 team leader"),
+    Person("jana", "Jana Novak", "jana.novak", "member", "maintenance planner"),
+    Person("sam", "Sam Ortiz", "sam.ortiz", "guest", "contract technician"),
+)
+
+
+@dataclass(frozen=True)
+class DemoItem:
+    group: str
+    name: str
+    status: str
+    owner: str  # a Person key
+    due_in_days: int
+    number: int | float
+    priority: str
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class DemoBoard:
+    """A board and its items; each item sets the board's one column of each type status, people, date,
+    number, priority and text."""
+
+    name: str
+    author: str  # the Person who runs the board and writes its items
+    view: str
+    groups: tuple[tuple[str, str], ...]
+    columns: tuple[dict[str, Any], ...]
+    items: tuple[DemoItem, ...]
+    # Items whose status is `done` are written as `working` first and then closed by their owner, as happens
+    # on a real board: the trail shows both steps.
+    working: str = "In progress"
+    done: str = "Done"
+
+
+TIER_1 = DemoBoard(
+    name="Line 3 – Daily Tier 1",
+    author="tom",
+    view="board",
+    groups=(("Safety", "#E2445C"), ("Quality", "#579BFC"), ("Delivery", "#00C875")),
+    columns=(
+        {"name": "Status", "type": "status", "config": {"labels": [
+            {"name": "Open", "color": "#E2445C"}, {"name": "In progress", "color": "#FDAB3D"},
+            {"name": "Escalated", "color": "#A25DDC"}, {"name": "Done", "color": "#00C875", "isDone": True}]}},
+        {"name": "Owner", "type": "people", "config": {"multiple": False}},
+        {"name": "Due", "type": "date"},
+        {"name": "Days open", "type": "number", "config": {"decimals": 0, "suffix": " d", "min": 0}},
+        {"name": "Priority", "type": "priority"},
+        {"name": "Countermeasure", "type": "text"},
+    ),
+    items=(
+        DemoItem("Safety", "Guard missing on press 4", "Escalated", "maria", 0, 1, "Critical",
+                 "Press 4 locked out; guard fabrication requested from maintenance"),
+        DemoItem("Safety", "Oil leak at hydraulic unit HU-2, slip hazard", "In progress", "jana", 1, 2, "High",
+                 "Area cordoned off, absorbent mats laid"),
+        DemoItem("Safety", "Forklift near-miss at dock door 3", "Open", "maria", 2, 0, "High"),
+        DemoItem("Safety", "Emergency stop on conveyor C7 not tested this week", "Open", "tom", 3, 4, "Medium"),
+        DemoItem("Safety", "Safety glasses dispenser empty at cell 5", "Done", "tom", -1, 1, "Low",
+                 "Refilled; added to the weekly 5S round"),
+        DemoItem("Quality", "Scrap rate above 2% on line 3", "In progress", "tom", 2, 3, "High",
+                 "5 Whys started with the night shift"),
+        DemoItem("Quality", "Burrs on part 4711-B from die 12", "Open", "jana", 1, 1, "High"),
+        DemoItem("Quality", "Torque check missed on station 6 (night shift)", "Escalated", "maria", 0, 2,
+                 "Critical", "Parts of the shift on hold for re-check"),
+        DemoItem("Quality", "Customer complaint: label misprint on batch 2231", "In progress", "maria", 4, 5,
+                 "Medium"),
+        DemoItem("Quality", "Gauge G-114 calibration overdue", "Done", "jana", -2, 6, "Medium",
+                 "Calibrated by the lab, sticker renewed"),
+        DemoItem("Delivery", "Line 3 output 412 of 450 pcs yesterday", "In progress", "tom", 1, 1, "Medium",
+                 "Two micro-stops on the labeller account for 25 min"),
+        DemoItem("Delivery", "Changeover on press 2 took 48 min (target 30)", "Open", "tom", 5, 2, "Medium"),
+        DemoItem("Delivery", "Resin delivery for order 88017 missing", "Escalated", "maria", 0, 1, "Critical",
+                 "Purchasing chasing the supplier; alternative lot being qualified"),
+        DemoItem("Delivery", "Shift handover board not updated", "Done", "tom", -1, 0, "Low"),
+        DemoItem("Delivery", "Carton shortage (40x30) for packing", "Open", "jana", 2, 1, "High"),
+    ),
+)
+
+MAINTENANCE = DemoBoard(
+    name="Maintenance backlog",
+    author="jana",
+    view="table",
+    groups=(("Breakdowns", "#E2445C"), ("Preventive", "#579BFC"), ("Improvements", "#A25DDC")),
+    columns=(
+        {"name": "Status", "type": "status", "config": {"labels": [
+            {"name": "Not started", "color": "#C4C4C4"}, {"name": "Waiting for parts", "color": "#FDAB3D"},
+            {"name": "In progress", "color": "#579BFC"}, {"name": "Done", "color": "#00C875", "isDone": True}]}},
+        {"name": "Technician", "type": "people", "config": {"multiple": False}},
+        {"name": "Planned for", "type": "date"},
+        {"name": "Estimate", "type": "number", "config": {"decimals": 1, "suffix": " h", "min": 0}},
+        {"name": "Priority", "type": "priority"},
+        {"name": "Asset", "type": "text"},
+    ),
+    items=(
+        DemoItem("Breakdowns", "Fabricate and fit new guard on press 4", "In progress", "sam", 0, 3, "Critical",
+                 "Press 4"),
+        DemoItem("Breakdowns", "Hydraulic unit HU-2 leaking at pressure fitting", "Waiting for parts", "sam", 1,
+                 1.5, "High", "HU-2"),
+        DemoItem("Breakdowns", "Light curtain on press 4 trips intermittently", "Not started", "jana", 2, 2,
+                 "High", "Press 4"),
+        DemoItem("Breakdowns", "Labeller micro-stops on line 3", "In progress", "jana", 1, 4, "Medium",
+                 "Labeller L3"),
+        DemoItem("Preventive", "Quarterly inspection of compressor K1", "Not started", "sam", 6, 4, "Medium",
+                 "Compressor K1"),
+        DemoItem("Preventive", "Replace worn V-belt on conveyor C3", "Waiting for parts", "jana", 3, 1, "Medium",
+                 "Conveyor C3"),
+        DemoItem("Preventive", "Lubricate gearbox on mixer M2", "Done", "sam", -3, 0.5, "Low", "Mixer M2"),
+        DemoItem("Improvements", "Quick-change clamps for press 2 dies", "Not started", "jana", 14, 16, "Medium",
+                 "Press 2"),
+        DemoItem("Improvements", "LED lighting for warehouse aisle 2", "Done", "sam", -5, 6, "Low", "Warehouse"),
+    ),
+)
+
+BOARDS = (TIER_1, MAINTENANCE)
+
+
+def email_of(person: Person, slug: str) -> str:
+    return f"{person.mailbox}@{slug}.test"
+
+
+@dataclass
+class DemoOrganization:
+    """The demo organization being built: runs procedures as one of its people."""
+
+    env: Env
+    organization: Organization
+    callers: dict[str, Caller]
+
+    async def call(self, who: str, procedure_name: str, raw: dict[str, Any]) -> Any:
+        """Run a procedure as `who` the way the web edge does: authorize, decode the input, implementation."""
+        procedure = REGISTRY[procedure_name]
+        caller = dataclasses.replace(self.callers[who], request_id=new_id("req"))
+        authorize(procedure, caller)
+        return await HANDLERS[procedure.name](self.env, caller, decode_input(procedure.input, raw))
+
+    def user_id(self, who: str) -> str:
+        return self.callers[who].uid
+
+
+def _caller(organization: Organization, user_id: str, email: str, role: str) -> Caller:
+    """The caller a signed-in session of this user on the organization's host resolves to."""
+    return Caller(request_id=new_id("req"), organization=organization, user_id=user_id, user_email=email,
+                  role=Role.parse(role), credential=CredentialKind.SESSION, credential_id=f"user:{user_id}")
+
+
+async def _fill_board(demo: DemoOrganization, project_id: str, spec: DemoBoard) -> dict[str, Any]:
+    board = await demo.call("maria", "boards.create", {
+        "projectId": project_id, "name": spec.name, "defaultView": spec.view,
+        "groups": [{"name": name, "color": color} for name, color in spec.groups], "columns": list(spec.columns)})
+    groups = {group["name"]: group["id"] for group in board["groups"]}
+    column = {col["type"]: col["id"] for col in board["columns"]}
+    today = demo.env.clock.now().date()
+    for item in spec.items:
+        values = {column["status"]: spec.working if item.status == spec.done else item.status,
+                  column["people"]: [demo.user_id(item.owner)],
+                  column["date"]: (today + timedelta(days=item.due_in_days)).isoformat(),
+                  column["number"]: item.number, column["priority"]: item.priority}
+        if item.text is not None:
+            values[column["text"]] = item.text
+        created = await demo.call(spec.author, "items.create", {
+            "boardId": board["id"], "groupId": groups[item.group], "name": item.name, "values": values})
+        if item.status == spec.done:
+            await demo.call(item.owner, "items.setValue",
+                            {"itemId": created["id"], "columnId": column["status"], "value": spec.done})
+    return {"id": board["id"], "name": spec.name, "items": len(spec.items), "groups": list(groups)}
+
+
+async def build_demo(env: Env, slug: str, password: str) -> dict[str, Any]:
+    """Create the demo organization `slug`; Conflict when an organization already has that slug."""
+    options = decode_input(DemoOptions, {"slug": slug, "password": password})
+    slug = options.slug.lower()
+    if await account_repo.slug_taken(env.pool, slug):
+        raise Conflict(f"an organization with slug {slug!r} already exists; pick another with --slug",
+                       details=[FieldError("slug", "already taken")])
+    owner, *others = PEOPLE
+    org_id, owner_id = await create_organization(env, slug=slug, name=ORGANIZATION_NAME,
+                                                 owner_email=email_of(owner, slug), owner_password=password,
+                                                 owner_name=owner.name, plan=PLAN)
+    user_ids = {owner.key: owner_id}
+    for person in others:
+        user_ids[person.key] = await create_user(env, org_slug=slug, email=email_of(person, slug),
+                                                 password=password, name=person.name, role=person.role)
+    organization = await organization_for_slug(env, slug)
+    demo = DemoOrganization(env, organization, {
+        p.key: _caller(organization, user_ids[p.key], email_of(p, slug), p.role) for p in PEOPLE})
+
+    workspace = await demo.call("maria", "workspaces.create", {
+        "name": "Plant Ulm", "description": "Assembly and pressing, lines 1-4", "color": "#0073EA",
+        "icon": "factory", "visibility": "open"})
+    # Tom runs the line's boards; Sam is a guest, who sees only the workspaces he is a member of.
+    for who, role in (("tom", "admin"), ("jana", "member"), ("sam", "member")):
+        await demo.call("maria", "workspaces.members.add",
+                        {"workspaceId": workspace["id"], "userId": user_ids[who], "role": role})
+    project = await demo.call("maria", "projects.create", {
+        "workspaceId": workspace["id"], "name": "Line 3",
+        "description": "Daily tier meeting and maintenance for assembly line 3"})
+    boards = [await _fill_board(demo, project["id"], spec) for spec in BOARDS]
+    return {
+        "organizationId": org_id, "slug": slug, "name": ORGANIZATION_NAME, "plan": PLAN,
+        "host": f"{slug}.{env.service_host}", "baseUrl": env.base_url(slug), "password": password,
+        "users": [{"id": user_ids[p.key], "name": p.name, "email": email_of(p, slug), "role": p.role}
+                  for p in PEOPLE],
+        "workspaceId": workspace["id"], "projectId": project["id"], "boards": boards,
+    }
+
+
+async def _in_started_app(settings: Settings, database_url: str, work: Callable[[Env], Awaitable[T]]) -> T:
+    """Run `work` with the server's own environment (pool, actor system, event bus) started as `obeya serve`
+    starts it, without listening on a port."""
+    runner = web.AppRunner(create_app(settings, database_url), handle_signals=False)
+    await runner.setup()
+    try:
+        return await work(runner.app[ENV])
+    finally:
+        await runner.cleanup()
+
+
+def how_to_log_in(result: dict[str, Any]) -> str:
+    host, password = result["host"], result["password"]
+    local = f"http://127.0.0.1:{DEFAULT_PORT}"
+    owner = result["users"][0]
+    login = json.dumps({"email": owner["email"], "password": password})
+    tier_1 = result["boards"][0]
+    width = max(len(user["name"]) for user in result["users"])
+    lines = [
+        f"Demo organization {result['name']!r} is ready: {result['baseUrl']}:{DEFAULT_PORT} (host {host}).",
+        f"Start the server with `obeya serve` (port {DEFAULT_PORT}), then sign in as any of these people with "
+        f"the password {password}",
+        *(f"  {user['role']:<7} {user['name']:<{width}}  {user['email']}" for user in result["users"]),
+        *(f"Board {board['name']!r}: {board['id']} ({board['items']} items)" for board in result["boards"]),
+        "Try it:",
+        f"  curl -s -c cookies -H {shlex.quote('Host: ' + host)} -H 'Content-Type: application/json' "
+        f"-d {shlex.quote(login)} {local}/api/v1/auth/login",
+        f"  curl -s -b cookies -H {shlex.quote('Host: ' + host)} '{local}/api/v1/items?boardId={tier_1['id']}'",
+        f"  Live updates: Socket.IO on {result['baseUrl']}:{DEFAULT_PORT}/socket.io with the session cookie, "
+        f"then emit subscribe {{\"room\": \"board:{tier_1['id']}\"}}",
+    ]
+    return "\n".join(lines)
+
+
+def run_demo(settings: Settings, database_url: str, *, slug: str, password: str | None) -> int:
+    """The `obeya demo` command: build the demo, print its JSON on standard output and the how-to on
+    standard error."""
+    # 12 random bytes: about 96 bits, URL- and shell-safe, short enough to type from a screen.
+    chosen = password if password is not None else secrets.token_urlsafe(12)
+    result = asyncio.run(_in_started_app(settings, database_url, lambda env: build_demo(env, slug, chosen)))
+    print(how_to_log_in(result), file=sys.stderr)
+    print(json.dumps(result))
+    return 0

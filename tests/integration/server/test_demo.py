@@ -1,0 +1,101 @@
+"""`obeya demo`: one JSON object on standard output, the how-to on standard error, and an organization
+whose people can sign in and find both boards filled, every change in the event log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import sys
+from typing import Any
+
+from server.demo import PEOPLE, TIER_1, email_of
+from tests.harness import Api, login
+
+OBEYA = [sys.executable, "-m", "server.cli"]
+
+
+async def _demo(database_url: str, *args: str) -> tuple[int, str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OBEYA_")}
+    env.update(OBEYA_DATABASE_URL=database_url, OBEYA_SERVICE_HOST="localhost")
+    process = await asyncio.create_subprocess_exec(*OBEYA, "demo", *args, env=env, stdout=asyncio.subprocess.PIPE,
+                                                   stderr=asyncio.subprocess.PIPE)
+    stdout, stderr = await asyncio.wait_for(process.communicate(), 90)
+    assert process.returncode is not None
+    return process.returncode, stdout.decode(), stderr.decode()
+
+
+async def _all_items(api: Api, board_id: str) -> list[dict[str, Any]]:
+    reply = await api.query("items.list", {"boardId": board_id, "limit": 200})
+    assert reply.status == 200, reply.body
+    assert reply.data["nextCursor"] is None
+    return list(reply.data["items"])
+
+
+async def test_demo_builds_an_organization_its_people_can_use(client: Any, database_url: str) -> None:
+    slug = f"demo-{secrets.token_hex(4)}"
+    code, stdout, stderr = await _demo(database_url, "--slug", slug)
+    assert code == 0, stderr
+    result = json.loads(stdout)  # one JSON document and nothing else
+    assert result["slug"] == slug and result["host"] == f"{slug}.localhost"
+    assert result["organizationId"].startswith("org_") and result["plan"] == "business"
+    password = result["password"]
+    assert len(password) >= 8
+    assert [user["role"] for user in result["users"]] == ["owner", "member", "member", "guest"]
+    assert all(user["email"].endswith(f"@{slug}.test") for user in result["users"])
+    assert password in stderr and result["users"][0]["email"] in stderr and result["host"] in stderr
+    tier_1, backlog = result["boards"]
+    assert (tier_1["name"], tier_1["items"]) == ("Line 3 – Daily Tier 1", 15)
+    assert (backlog["name"], backlog["items"]) == ("Maintenance backlog", 9)
+
+    anonymous = Api(client, result["host"])
+    owner_email, tom_email, _, guest_email = (user["email"] for user in result["users"])
+    owner = await login(anonymous, owner_email, password)
+    board = (await owner.query("boards.get", {"id": tier_1["id"]})).data
+    assert [group["name"] for group in board["groups"]] == ["Safety", "Quality", "Delivery"]
+    assert {"status", "people", "date", "number", "priority"} <= {column["type"] for column in board["columns"]}
+    items = await _all_items(owner, tier_1["id"])
+    by_name = {item["name"]: item for item in items}
+    assert len(by_name) == 15
+    status = next(column["id"] for column in board["columns"] if column["type"] == "status")
+    people = next(column["id"] for column in board["columns"] if column["type"] == "people")
+    guard = by_name["Guard missing on press 4"]
+    assert guard["values"][status]["label"] == "Escalated"
+    assert guard["values"][people] == [result["users"][0]["id"]]
+    assert "Scrap rate above 2% on line 3" in by_name
+    done = [item for item in items if item["values"][status]["label"] == "Done"]
+    assert len(done) == 3 and all(item["version"] == 2 for item in done)
+
+    # The guest sees the boards because the demo made him a member of the workspace.
+    guest = await login(anonymous, guest_email, password)
+    assert len(await _all_items(guest, backlog["id"])) == 9
+    tom = await login(anonymous, tom_email, password)
+    feed = await tom.query("events.list", {"stream": f"board:{tier_1['id']}", "limit": 200})
+    assert feed.status == 200, feed.body
+    # Items are written one after another; a finished one is closed by its owner right after it is written.
+    expected = ["board.created"]
+    for item in TIER_1.items:
+        expected += ["item.created", "item.updated"] if item.status == TIER_1.done else ["item.created"]
+    assert [event["event"] for event in feed.data["events"]] == expected
+    assert [event["seq"] for event in feed.data["events"]] == list(range(1, len(expected) + 1))
+    closed = [event for event in feed.data["events"] if event["event"] == "item.updated"]
+    assert all(event["data"]["changes"][status]["new"]["label"] == "Done" for event in closed)
+    emails = {person.key: email_of(person, slug) for person in PEOPLE}
+    assert [event["data"]["actor"]["email"] for event in closed] == [
+        emails[item.owner] for item in TIER_1.items if item.status == TIER_1.done]
+
+
+async def test_an_existing_slug_or_bad_flags_are_refused_without_output(database_url: str) -> None:
+    slug = f"demo-{secrets.token_hex(4)}"
+    code, _, stderr = await _demo(database_url, "--slug", slug, "--password", "a long demo password")
+    assert code == 0, stderr
+    code, stdout, stderr = await _demo(database_url, "--slug", slug)
+    assert code == 1 and stdout == ""
+    error = json.loads(stderr.strip().splitlines()[-1])["error"]
+    assert error["code"] == "CONFLICT" and slug in error["message"] and "--slug" in error["message"]
+
+    code, stdout, stderr = await _demo(database_url, "--slug", "not a slug", "--password", "short")
+    assert code == 1 and stdout == ""
+    message = json.loads(stderr.strip().splitlines()[-1])["error"]["message"]
+    assert "slug" in message and "password" in message
