@@ -20,14 +20,19 @@ async def test_trash_is_purged_after_thirty_days(clocked_client: Any, clock: Any
     await board.api.mutate("items.delete", {"id": purged["id"]})
     env = clocked_client.server.app[ENV]
 
+    async def still_stored() -> set[str]:
+        rows = await env.pool.fetch("SELECT id FROM items WHERE board_id = $1", board.id)
+        return {row["id"] for row in rows}
+
     clock.advance(29 * DAY)
-    assert await purge_expired_trash(env) == 0
+    await purge_expired_trash(env)
+    assert await still_stored() == {kept["id"], purged["id"]}
     owner = await login(org.anonymous, org.owner_email)  # a fresh session: the first one ends on day 30
     assert (await owner.mutate("items.restore", {"id": kept["id"]})).status == 200
 
     clock.advance(2 * DAY)
-    assert await purge_expired_trash(env) == 1
-    assert await env.pool.fetchval("SELECT count(*) FROM items WHERE id = $1", purged["id"]) == 0
+    assert await purge_expired_trash(env) >= 1  # this board's item, and any other test's expired trash
+    assert await still_stored() == {kept["id"]}
     assert (await owner.mutate("items.restore", {"id": purged["id"]})).status == 404
     assert (await owner.query("items.get", {"id": kept["id"]})).status == 200
     event = await env.pool.fetchrow("SELECT payload FROM events WHERE stream = $1 AND name = 'item.deleted' "
