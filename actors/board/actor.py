@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import asyncpg
 
-from actors.board import items, people, structure, trash  # noqa: F401  (register their deciders)
+from actors.board import comments, items, people, structure, trash  # noqa: F401  (register their deciders)
 from actors.board.changes import BoardChange, apply_change, persist_changes, row_from_record
 from actors.board.commands import DECIDERS, Command
 from actors.board.state import BoardRow, BoardState, ColumnRow, CommentRow, GroupRow, ItemRow

@@ -5,6 +5,7 @@ from actors.services import (  # noqa: F401  (imported for their @implement regi
     activity,
     api_keys,
     boards,
+    comments,
     event_feed,
     items,
     notifications,
