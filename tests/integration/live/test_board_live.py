@@ -1,7 +1,8 @@
 """A board followed live over Socket.IO: item changes committed by the board actor arrive under their event
 name with the spec's payload (platform 6.1) and consecutive seqs; a screen that was away resumes with
 `since` and gets exactly what it missed while changes keep coming, and the state it folds from the events
-equals a fresh read; a board in a closed workspace is refused to a member who may not see it."""
+equals a fresh read; a board in a closed workspace is refused to a member who may not see it; a member
+mentioned in a comment gets `notification.created` in their private room."""
 
 from __future__ import annotations
 
@@ -193,3 +194,38 @@ async def test_a_board_in_a_closed_workspace_is_refused_to_a_member_outside_it(o
     answer = await outsider.call("subscribe", {"room": f"board:{board.id}", "since": start})
     assert answer == {"ok": True, "seq": start + 1}
     assert [name for name, _ in outsider.received] == ["item.created"]
+
+
+async def test_a_mentioned_member_gets_notification_created_in_their_private_room(org: Org, screens: Any) -> None:
+    board = await make_board(org)
+    item = await board.add_item("Burrs on part 4711-B")
+    member_id, member = await org.add_user("member", name="Mia Member")
+    _, bystander = await org.add_user("member", name="Ben Bystander")
+    pool = board.api.client.server.app[ENV].pool
+    before = await event_log.last_seq(pool, org.id, f"user:{member_id}")
+    mentioned, other, follower = screens(), screens(), screens()
+    await mentioned.connect(member)  # no subscribe: every socket is in its user's private room
+    await other.connect(bystander)
+    start = await follow(follower, org.owner, board)
+
+    body = f"@{member_id} please check die 12 before the next shift"
+    comment = await org.owner.mutate("comments.create", {"itemId": item["id"], "body": body})
+    assert comment.status == 200, comment.body
+    await mentioned.wait_for_seq(before + 1)
+    await follower.wait_for_seq(start + 1)
+
+    [(name, payload)] = mentioned.received
+    assert name == "notification.created" and payload["event"] == name and payload["seq"] == before + 1
+    assert payload["organizationId"] == org.id and payload["apiVersion"] == "v1"
+    assert payload["data"]["actor"] == {"id": org.owner_id, "email": org.owner_email}
+    note = payload["data"]
+    assert (note["type"], note["entityType"], note["entityId"], note["read"]) == ("mention", "item", item["id"],
+                                                                                 False)
+    assert "Burrs on part 4711-B" in note["title"] and note["body"] == body
+    assert ISO_MILLIS.match(note["createdAt"])
+    listed = await member.query("notifications.list")
+    assert listed.status == 200, listed.body
+    assert listed.data["notifications"][0]["id"] == note["id"]
+
+    assert [name for name, _ in follower.received] == ["item.commented"]  # the author is not notified
+    assert other.received == []
