@@ -77,7 +77,7 @@ def apply_change(state: BoardState, change: BoardChange) -> BoardState:
         rows = copies.get(attribute)
         if rows is None:
             rows = copies[attribute] = dict(getattr(state, attribute))
-        if isinstance(op, Put) and isinstance(op.row, ItemRow) and board is not None \
+        if isinstance(op, Put) and isinstance(op.row, ItemRow | CommentRow) and board is not None \
                 and op.row.board_id != board.id:
             rows.pop(op.row.id, None)  # moved to another board: written there, gone from here
         elif isinstance(op, Put):

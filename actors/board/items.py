@@ -237,11 +237,16 @@ def _move_out(state: BoardState, command: Command, item: ItemRow, origin: dict[s
         values = {target_board.column_map[cid]: v for cid, v in row.values.items() if cid in target_board.column_map}
         out.put(_bump(row, command, board_id=target_board.board_id, group_id=target_board.group_id, values=values,
                       position=position if row.id == item.id else row.position))
+    moved_ids = {row.id for row in moved}
+    comments = [c for c in state.comments.values() if c.item_id in moved_ids]
+    for comment in comments:
+        out.put(msgspec.structs.replace(comment, board_id=target_board.board_id))
     out.log("item", item.id, "item.moved", **{"from": origin, "to": target})
     payload = {"item": {**webhook_item(state, item), **target}, "from": origin, "to": target}
     out.emit("item.moved", payload)
     out.events.append((f"board:{target_board.board_id}", "item.moved", out.events[-1][1]))
-    return out.decision({"id": item.id, **target, "movedIds": [row.id for row in moved]})
+    # Every id now on the target board (items, sub-items, comments), for the service's location cache.
+    return out.decision({"id": item.id, **target, "movedIds": [*moved_ids, *(c.id for c in comments)]})
 
 
 class MoveTarget(msgspec.Struct, frozen=True):

@@ -93,6 +93,8 @@ async def test_move_within_and_across_boards(org: Org, board: Board) -> None:
     status_here, status_there = board.column("status"), target.column("status")
     await board.api.mutate("items.setValue", {"itemId": item["id"], "columnId": status_here["id"], "value": "Stuck"})
     await target.api.query("boards.get", {"id": target.id})  # the target's actor is active before the move
+    comment = await board.api.mutate("comments.create", {"itemId": item["id"], "body": "Before the move"})
+    assert comment.status == 200, comment.body
     across = await board.api.mutate("items.move", {"id": item["id"], "groupId": target.group_id,
                                                    "boardId": target.id})
     assert across.status == 200, across.body
@@ -104,6 +106,11 @@ async def test_move_within_and_across_boards(org: Org, board: Board) -> None:
     assert item["id"] not in [i["id"] for i in listed_here.data["items"]]
     listed_there = await target.api.query("items.list", {"boardId": target.id})
     assert item["id"] in [i["id"] for i in listed_there.data["items"]]
+    assert got.data["commentCount"] == 1
+    comments = await target.api.query("comments.list", {"itemId": item["id"]})
+    assert [c["id"] for c in comments.data["comments"]] == [comment.data["id"]]
+    pinned = await target.api.mutate("comments.pin", {"id": comment.data["id"], "pinned": True})
+    assert pinned.status == 200
 
 
 async def test_reorder(board: Board) -> None:
