@@ -23,9 +23,7 @@ from typing import Any, TypeVar
 import msgspec
 from aiohttp import web
 
-from actors.authorization import authorize
 from actors.env import Env
-from actors.handlers import HANDLERS
 from actors.services.accounts import create_organization, create_user
 from actors.services.identity import organization_for_slug
 from protocol.caller import Caller, CredentialKind, Organization
@@ -36,6 +34,7 @@ from protocol.registry import REGISTRY, Role
 from server.app import create_app
 from server.config import Settings
 from storage import accounts as account_repo
+from web.dispatch import run_procedure
 from web.inputs import decode_input
 from web.keys import ENV
 
@@ -196,10 +195,8 @@ class DemoOrganization:
 
     async def call(self, who: str, procedure_name: str, raw: dict[str, Any]) -> Any:
         """Run a procedure as `who` the way the web edge does: authorize, decode the input, implementation."""
-        procedure = REGISTRY[procedure_name]
         caller = dataclasses.replace(self.callers[who], request_id=new_id("req"))
-        authorize(procedure, caller)
-        return await HANDLERS[procedure.name](self.env, caller, decode_input(procedure.input, raw))
+        return await run_procedure(self.env, caller, REGISTRY[procedure_name], raw)
 
     def user_id(self, who: str) -> str:
         return self.callers[who].uid

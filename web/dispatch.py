@@ -8,6 +8,7 @@ import structlog
 from aiohttp import web
 
 from actors.authorization import authorize
+from actors.env import Env
 from actors.handlers import HANDLERS
 from protocol.caller import Caller
 from protocol.registry import Procedure
@@ -15,11 +16,16 @@ from web.inputs import decode_input
 from web.keys import CALLER, ENV, PROCEDURE
 
 
-async def call_procedure(request: web.Request, procedure: Procedure, raw_input: Any, *,
-                         from_query: bool = False) -> Any:
-    caller: Caller = request[CALLER]
-    request[PROCEDURE] = procedure.name
-    structlog.contextvars.bind_contextvars(procedure=procedure.name)
+async def run_procedure(env: Env, caller: Caller, procedure: Procedure, raw_input: Any, *,
+                        from_query: bool = False) -> Any:
+    """Authorize, decode the input, run the implementation: every call, from the web or from the CLI."""
     authorize(procedure, caller)
     data = decode_input(procedure.input, raw_input, from_query=from_query)
-    return await HANDLERS[procedure.name](request.app[ENV], caller, data)
+    return await HANDLERS[procedure.name](env, caller, data)
+
+
+async def call_procedure(request: web.Request, procedure: Procedure, raw_input: Any, *,
+                         from_query: bool = False) -> Any:
+    request[PROCEDURE] = procedure.name
+    structlog.contextvars.bind_contextvars(procedure=procedure.name)
+    return await run_procedure(request.app[ENV], request[CALLER], procedure, raw_input, from_query=from_query)

@@ -13,11 +13,8 @@ from typing import Any
 from storage import events as event_log
 from tests.harness import Api, Org
 from tests.integration.boards.conftest import Board, make_board
-from tests.integration.live import test_live_events
-from tests.integration.live.test_live_events import Screen
+from tests.integration.live.conftest import Screen
 from web.keys import ENV
-
-screens = test_live_events.screens  # the fixture: Socket.IO clients closed after the test
 
 ISO_MILLIS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 COLUMNS = [{"name": "Status", "type": "status"}, {"name": "Owner", "type": "people"},

@@ -1,0 +1,62 @@
+"""Screens: Socket.IO clients that record what they receive, closed after the test."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import socketio
+
+from tests.harness import Api
+
+WAIT = 10.0
+
+
+class Screen:
+    """A Socket.IO client that records every event it receives, in order."""
+
+    def __init__(self) -> None:
+        self.client = socketio.AsyncClient(reconnection=False)
+        self.received: list[tuple[str, Any]] = []
+        self._changed = asyncio.Condition()
+        self.client.on("*", self._record)
+
+    async def _record(self, event: str, data: Any) -> None:
+        async with self._changed:
+            self.received.append((event, data))
+            self._changed.notify_all()
+
+    async def connect(self, api: Api, *, token: str | None = None, cookie: bool = True) -> None:
+        headers = {"Host": api.host}
+        if cookie and api.session:
+            headers["Cookie"] = f"authjs.session-token={api.session}"
+        url = f"http://127.0.0.1:{api.client.server.port}"
+        await self.client.connect(url, headers=headers, auth={"token": token} if token else None,
+                                  transports=["websocket"], wait_timeout=WAIT)
+
+    async def call(self, event: str, data: dict[str, Any]) -> Any:
+        return await self.client.call(event, data, timeout=WAIT)
+
+    def seqs(self, name: str | None = None) -> list[int]:
+        return [data["seq"] for event, data in self.received if name is None or event == name]
+
+    async def wait_for_seq(self, seq: int) -> None:
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: seq in self.seqs()), WAIT)
+
+    async def close(self) -> None:
+        await self.client.disconnect()
+
+
+@pytest.fixture
+async def screens() -> Any:
+    opened: list[Screen] = []
+
+    def open_screen() -> Screen:
+        opened.append(Screen())
+        return opened[-1]
+
+    yield open_screen
+    for screen in opened:
+        await screen.close()
