@@ -3,6 +3,7 @@ credential (API key or personal access token), with the user's role in that orga
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from actors.env import Env
@@ -22,7 +23,14 @@ LOOKUP_LENGTH = 8
 # Organizations are looked up on every request; a plan or name change shows within this many seconds.
 ORG_CACHE_SECONDS = 5.0
 
+# A member's role is read on every request; a role change or removal on this node drops it at once, on
+# another node it shows within this many seconds.
+ROLE_CACHE_SECONDS = 5.0
+
 _org_cache: dict[str, tuple[float, Organization | None]] = {}
+_role_cache: dict[tuple[str, str], tuple[float, str | None]] = {}
+# Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
+_verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = {}
 
 
 def bearer_kind(token: str) -> tuple[str, str] | None:
@@ -47,9 +55,34 @@ async def organization_for_slug(env: Env, slug: str) -> Organization:
     return org
 
 
+async def member_role(env: Env, org_id: str, user_id: str) -> str | None:
+    key = (org_id, user_id)
+    cached = _role_cache.get(key)
+    if cached is not None and time.monotonic() - cached[0] < ROLE_CACHE_SECONDS:
+        return cached[1]
+    role = await repo.membership_role(env.pool, org_id, user_id)
+    _role_cache[key] = (time.monotonic(), role)
+    return role
+
+
+def forget_member(org_id: str, user_id: str) -> None:
+    """Drop a cached role after the member's role changed or they left, on this node."""
+    _role_cache.pop((org_id, user_id), None)
+
+
 def forget_organization(slug: str) -> None:
     """Drop a cached organization after it changed on this node."""
     _org_cache.pop(slug.lower(), None)
+
+
+async def _verify_cold(env: Env, token: str, digest: str, kind: str, prefix: str) -> VerifiedCredential | None:
+    for row in await credential_repo.active_by_prefix(env.pool, kind, prefix):
+        if await verify_secret(token, row["secret_hash"]):
+            credential = VerifiedCredential(row["id"], row["kind"], row["organization_id"], row["user_id"],
+                                            tuple(row["scopes"]), row["expires_at"])
+            env.credentials.put(digest, credential)
+            return credential
+    return None
 
 
 async def verify_bearer(env: Env, token: str) -> VerifiedCredential:
@@ -59,13 +92,23 @@ async def verify_bearer(env: Env, token: str) -> VerifiedCredential:
     digest = secret_digest(token)
     credential = env.credentials.get(digest)
     if credential is None:
-        kind, prefix = parsed
-        for row in await credential_repo.active_by_prefix(env.pool, kind, prefix):
-            if await verify_secret(token, row["secret_hash"]):
-                credential = VerifiedCredential(row["id"], row["kind"], row["organization_id"], row["user_id"],
-                                                tuple(row["scopes"]), row["expires_at"])
-                env.credentials.put(digest, credential)
-                break
+        pending = _verifying.get(digest)
+        if pending is None:
+            pending = _verifying[digest] = asyncio.get_running_loop().create_future()
+            try:
+                verified = await _verify_cold(env, token, digest, *parsed)
+            except asyncio.CancelledError:
+                pending.cancel()
+                raise
+            except Exception as error:
+                pending.set_exception(error)
+                pending.exception()  # retrieved: the requests waiting on it re-raise it, this one raises below
+                raise
+            else:
+                pending.set_result(verified)
+            finally:
+                del _verifying[digest]
+        credential = await asyncio.shield(pending)
     if credential is None:
         raise Unauthorized("invalid credential")
     now = env.clock.now()
@@ -86,7 +129,7 @@ async def resolve_caller(env: Env, *, request_id: str, org_slug: str | None, bea
             org = await organization_for_slug(env, row["slug"])
         elif credential.organization_id != org.id:
             raise Unauthorized("credential is not valid for this organization")
-        role = await repo.membership_role(env.pool, org.id, credential.user_id)
+        role = await member_role(env, org.id, credential.user_id)
         if role is None:
             raise Unauthorized("credential owner is no longer a member")
         kind = CredentialKind.API_KEY if credential.kind == "api_key" else CredentialKind.PERSONAL_TOKEN
@@ -102,7 +145,7 @@ async def resolve_caller(env: Env, *, request_id: str, org_slug: str | None, bea
                 user = (row["id"], row["email"])
                 env.credentials.put_session(digest, *user)
         if user is not None:
-            role = await repo.membership_role(env.pool, org.id, user[0]) if org else None
+            role = await member_role(env, org.id, user[0]) if org else None
             return Caller(request_id=request_id, organization=org, user_id=user[0], user_email=user[1],
                           role=Role.parse(role) if role else None, credential=CredentialKind.SESSION,
                           credential_id=f"user:{user[0]}")

@@ -13,7 +13,7 @@ from actors.env import Env
 from actors.events import emit, org_stream
 from actors.handlers import implement
 from actors.services import accounts
-from actors.services.identity import forget_organization
+from actors.services.identity import forget_member, forget_organization
 from actors.services.mailer import queue_mail
 from actors.services.passwords import hash_secret, verify_secret
 from actors.services.reassignment import reassign_items
@@ -157,6 +157,7 @@ async def remove_member(env: Env, caller: Caller, data: spec.RemoveMemberInput) 
         event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.removed",
                            data={"userId": data.userId, "email": target["email"], "reassignTo": data.reassignTo},
                            caller=caller, moment=env.clock.now())
+    forget_member(caller.org_id, data.userId)
     await env.bus.publish([event])
     reassigned = 0
     if data.reassignTo is not None:
@@ -183,6 +184,7 @@ async def update_role(env: Env, caller: Caller, data: spec.UpdateRoleInput) -> d
                            name="member.role_changed", data={"userId": data.userId, "changes": role_change},
                            caller=caller, moment=env.clock.now())
     await env.bus.publish([event])
+    forget_member(caller.org_id, data.userId)
     return {"userId": data.userId, "role": data.role}
 
 

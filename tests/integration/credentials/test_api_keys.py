@@ -3,9 +3,12 @@ scopes, plan gate, tenancy, revoke / rotate / delete taking effect at once, and 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from datetime import UTC, datetime, timedelta
+
+import pytest
 
 from actors.runtime.clock import ManualClock
 from tests.harness import Org, make_org
@@ -208,3 +211,23 @@ async def test_an_expired_key_is_refused(clocked_client: object, clock: ManualCl
     assert [(k["id"], k["status"]) for k in listed.data] == [(api_key["id"], "expired")]
     rotated = await org.owner.rest("POST", f"/api/v1/auth/api-keys/{api_key['id']}/rotate", {})
     assert rotated.status == 409
+
+
+async def test_concurrent_requests_with_a_cold_key_share_one_bcrypt_check(
+        org: Org, monkeypatch: pytest.MonkeyPatch) -> None:
+    from actors.services import identity
+
+    key = (await org.owner.rest("POST", "/api/v1/auth/api-keys", {"name": "cold"})).data["key"]
+    checks = 0
+    real = identity.verify_secret
+
+    async def counted(secret: str, hashed: str) -> bool:
+        nonlocal checks
+        checks += 1
+        return await real(secret, hashed)
+
+    monkeypatch.setattr(identity, "verify_secret", counted)
+    api = org.owner.with_bearer(key)
+    replies = await asyncio.gather(*(api.query("auth.me") for _ in range(12)))
+    assert [r.status for r in replies] == [200] * 12
+    assert checks == 1

@@ -168,3 +168,11 @@ async def test_removed_members_items_move_to_reassign_to(org: Org) -> None:
     assert removed.status == 200 and removed.data["reassignedItems"] == 1
     assert (await board.api.query("items.get", {"id": mine["id"]})).data["values"][owner_column] == [keeper_id]
     assert (await board.api.query("items.get", {"id": other["id"]})).data["values"][owner_column] == [org.owner_id]
+
+
+async def test_a_demotion_takes_effect_on_the_next_request(org: Org) -> None:
+    admin_id, admin = await org.add_user("admin")
+    assert (await admin.mutate("organizations.update", {"name": "Admin Was Here"})).status == 200
+    demoted = await org.owner.mutate("organizations.members.updateRole", {"userId": admin_id, "role": "member"})
+    assert demoted.status == 200
+    assert (await admin.mutate("organizations.update", {"name": "Not Any More"})).status == 403
