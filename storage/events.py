@@ -38,18 +38,19 @@ async def append(conn: asyncpg.Connection, organization_id: str, stream: str,
     """
     if not events:
         return []
-    last_seq: int = await conn.fetchval(
-        """INSERT INTO event_streams (stream, organization_id, last_seq) VALUES ($1, $2, $3)
-           ON CONFLICT (stream) DO UPDATE SET last_seq = event_streams.last_seq + EXCLUDED.last_seq
-           RETURNING last_seq""",
-        stream, organization_id, len(events))
-    first = last_seq - len(events) + 1
+    # One statement (one round trip per turn): reserve the seq range on the stream's row, insert the
+    # events numbered from it. The row stays locked until commit, so appenders never interleave.
     rows = await conn.fetch(
-        """INSERT INTO events (id, organization_id, stream, seq, name, payload)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[])
+        """WITH reserved AS (
+               INSERT INTO event_streams (stream, organization_id, last_seq) VALUES ($3, $2, $7)
+               ON CONFLICT (stream) DO UPDATE SET last_seq = event_streams.last_seq + EXCLUDED.last_seq
+               RETURNING last_seq)
+           INSERT INTO events (id, organization_id, stream, seq, name, payload)
+           SELECT e.id, $2, $3, reserved.last_seq - $7 + e.n, e.name, e.payload
+             FROM reserved, unnest($1::text[], $4::text[], $5::jsonb[], $6::bigint[]) AS e(id, name, payload, n)
            RETURNING id, organization_id, stream, seq, name, payload, created_at""",
-        [new_id("evt") for _ in events], [organization_id] * len(events), [stream] * len(events),
-        list(range(first, last_seq + 1)), [name for name, _ in events], [payload for _, payload in events])
+        [new_id("evt") for _ in events], organization_id, stream, [name for name, _ in events],
+        [payload for _, payload in events], list(range(1, len(events) + 1)), len(events))
     return sorted((_from_row(row) for row in rows), key=lambda event: event.seq)
 
 
