@@ -138,13 +138,16 @@ class Server:
 
 
 @contextlib.asynccontextmanager
-async def running_server(env: dict[str, str], core: int | None, log_dir: Path) -> AsyncIterator[Server]:
-    """`obeya serve` on 127.0.0.1 (pinned to `core`), ready when /healthz answers; stopped by its pid."""
+async def running_server(env: dict[str, str], core: int | None, log_dir: Path, *,
+                         bare: bool = False) -> AsyncIterator[Server]:
+    """`obeya serve` (or, `bare`, the constant-JSON baseline app) on 127.0.0.1 pinned to `core`, ready when
+    /healthz answers; stopped by its pid."""
     port = free_port()
-    log_path = log_dir / "server.log"
+    log_path = log_dir / ("baseline.log" if bare else "server.log")
+    command = ([sys.executable, str(REPO / "bench" / "constant_json_server.py"), "--port", str(port)] if bare else
+               [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)])
     with open(log_path, "wb") as log_file:
-        process = subprocess.Popen(pin_command([sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
-                                                "--port", str(port)], core),
+        process = subprocess.Popen(pin_command(command, core),
                                    cwd=REPO, env=env, stdout=log_file, stderr=subprocess.STDOUT)
     if core is not None and not shutil.which("taskset"):
         os.sched_setaffinity(process.pid, {core})

@@ -367,11 +367,11 @@ async def run(args: argparse.Namespace) -> None:
             run_cli(["org", "create", "--slug", slug, "--name", "Bench Co", "--owner-email", email,
                      "--owner-password", PASSWORD, "--plan", "enterprise"], env)
             async with running_server(env, args.server_core, Path(scratch)) as server:
-                await measure(server, admin, database, slug, email, args)
+                await measure(server, admin, database, slug, email, args, Path(scratch))
 
 
 async def measure(server: Any, admin_url: str, database: str, slug: str, email: str,
-                  args: argparse.Namespace) -> None:
+                  args: argparse.Namespace, scratch: Path) -> None:
     base = server.base_url
     began = time.monotonic()
     fixture = await build_fixture(base, slug, email, args)
@@ -396,6 +396,12 @@ async def measure(server: Any, admin_url: str, database: str, slug: str, email: 
     baseline = await constant_json(base, fixture, args, cpu, profile_path("healthz"))
     print_http("1. constant JSON: GET /healthz (same middleware chain; no identity, rate limit or idempotency "
                "work, which apply to /api/ only)", baseline, cpu)
+    async with running_server(dict(os.environ), args.server_core, scratch, bare=True) as bare_server:
+        cpu = CpuWindow(bare_server.pid)
+        bare = await constant_json(bare_server.base_url, fixture, args, cpu, None)
+    bare_cpu_ms = _cpu_ms(cpu, len(bare.ok))
+    print_http("1b. constant JSON, bare aiohttp (bench/constant_json_server.py: no middleware), same core",
+               bare, cpu)
 
     admin = await asyncpg.connect(admin_url)
     try:
@@ -409,6 +415,7 @@ async def measure(server: Any, admin_url: str, database: str, slug: str, email: 
             before = await commits.settled()
             cpu = CpuWindow(server.pid)
             result = await set_values(base, fixture, args, cpu, profile_path("set_value"))
+            set_value_cpu_ms = _cpu_ms(cpu, len(result.ok))
             await asyncio.sleep(1.0)  # events of the last mutations reach the followers
             after = await commits.settled()
             changed = sum(f.received for f in followers)
@@ -448,12 +455,19 @@ async def measure(server: Any, admin_url: str, database: str, slug: str, email: 
     print(f"  server CPU        {_cpu_ms(cpu, fanout.sent):7.2f} ms per mutation with its fan-out = "
           f"{_cpu_ms(cpu, fanout.sent * fanout.subscribers) * 1000:.1f} us per delivery")
 
-    ratio = result.throughput / baseline.throughput if baseline.throughput else float("nan")
+    ratio = result.throughput / bare.throughput if bare.throughput else float("nan")
+    ours = result.throughput / baseline.throughput if baseline.throughput else float("nan")
     p99 = percentile(result.latencies_ms(), 0.99)
     fan_p99 = percentile(fanout.send_to_last, 0.99)
     print("\nsummary                                      measured      target")
-    print(f"  setValue / constant-JSON throughput        {ratio:8.2f}      >= {TARGET_RATIO}   "
-          f"{_verdict(ratio >= TARGET_RATIO)}")
+    # The Python load generator saturates its core before a bare constant-JSON server saturates its own, so
+    # the throughput ratio flatters; server CPU per answer (bare / setValue) is the ratio with both servers
+    # saturated. The aim counts as met only when both meet it.
+    cpu_ratio = bare_cpu_ms / set_value_cpu_ms if set_value_cpu_ms else float("nan")
+    print(f"  setValue / bare constant-JSON throughput   {ratio:8.2f}      >= {TARGET_RATIO}")
+    print(f"  same, by server CPU per answer             {cpu_ratio:8.2f}      >= {TARGET_RATIO}   "
+          f"{_verdict(min(ratio, cpu_ratio) >= TARGET_RATIO)}")
+    print(f"  setValue / our /healthz throughput         {ours:8.2f}")
     print(f"  setValue p99 at {args.connections} connections             {p99:8.2f} ms   < {TARGET_P99_MS:g} ms  "
           f"{_verdict(p99 < TARGET_P99_MS)}")
     print(f"  commit->last subscriber p99 ({fanout.subscribers} subs) {fan_p99:8.2f} ms   "
