@@ -12,7 +12,6 @@ when its body, pin or reactions change and `comment.deleted`, so live screens fo
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,12 +21,13 @@ from actors.board.changes import BoardChange
 from actors.board.commands import Command, Outcome, decides
 from actors.board.items import find_item
 from actors.board.markdown import mention_candidates, render
+from actors.board.paging import page_by_key
 from actors.board.state import BoardState, CommentRow, ItemRow
 from actors.runtime.actor import Decision
 from protocol import comments as spec
 from protocol.errors import BadRequest, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
-from protocol.pagination import Page, decode_cursor, encode_cursor, page_limit
+from protocol.pagination import page_limit
 from protocol.registry import Role
 
 # A mention notification quotes the start of the comment; the comment itself is one click away.
@@ -93,21 +93,6 @@ def _micros(moment: datetime) -> int:
     return (moment - _EPOCH) // timedelta(microseconds=1)
 
 
-def _page(rows: list[CommentRow], key: Callable[[CommentRow], tuple[Any, ...]], arity: int, cursor: str | None,
-          limit: int, name: str, view: Callable[[CommentRow], dict[str, Any]]) -> Page:
-    """Rows in ascending `key` order (a tuple of `arity` values), from after the cursor's key."""
-    rows.sort(key=key)
-    after = decode_cursor(cursor, arity)
-    if after is not None:
-        try:
-            rows = [row for row in rows if key(row) > tuple(after)]
-        except TypeError:  # a cursor of another list, or tampered with
-            raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")]) from None
-    page = rows[:limit]
-    next_cursor = encode_cursor(*key(page[-1])) if len(rows) > limit else None
-    return Page([view(row) for row in page], next_cursor, limit, key=name)
-
-
 @decides(spec.LIST)
 def list_comments(state: BoardState, command: Command) -> Decision[BoardChange]:
     call: CommentCall = command.data
@@ -121,7 +106,7 @@ def list_comments(state: BoardState, command: Command) -> Decision[BoardChange]:
         return (0 if c.is_pinned else 1, -_micros(c.created_at), c.id)
 
     top = [c for c in comments if c.parent_id is None]
-    return Decision(reply=_page(top, key, 3, data.cursor, limit, "comments",
+    return Decision(reply=page_by_key(top, key, 3, data.cursor, limit, "comments",
                                 lambda c: comment_view(call, c, replies[c.id])))
 
 
@@ -135,7 +120,7 @@ def list_replies(state: BoardState, command: Command) -> Decision[BoardChange]:
     def key(c: CommentRow) -> tuple[int, str]:  # oldest first: threads read top-down
         return (_micros(c.created_at), c.id)
 
-    return Decision(reply=_page(_replies(state, comment), key, 2, data.cursor, limit, "replies",
+    return Decision(reply=page_by_key(_replies(state, comment), key, 2, data.cursor, limit, "replies",
                                 lambda c: comment_view(call, c, 0)))
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from actors.board.paging import page_by_key
 from actors.board.state import BoardState, ItemRow
 from actors.board.views import item_view
 from protocol import items as spec
 from protocol.errors import BadRequest, FieldError
-from protocol.pagination import Page, decode_cursor, encode_cursor, page_limit
+from protocol.pagination import Page, page_limit
 
 _BUILT_IN = {"name", "createdAt", "updatedAt"}
 
@@ -98,16 +99,5 @@ def list_items(state: BoardState, data: spec.ListItemsInput) -> Page:
             return [group_rank.get(item.group_id, 0.0), item.position, item.id]
         return [*_sort_value(_field(state, item, data.sortBy)), item.id]
 
-    reverse = data.sortDir == "desc"
-    rows.sort(key=key, reverse=reverse)
-    after = decode_cursor(data.cursor, 3)
-    if after is not None:
-        try:
-            rows = [r for r in rows if (key(r) < after if reverse else key(r) > after)]
-        except TypeError:  # a cursor from another sort order, or tampered with
-            raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")]) from None
-    page = rows[:limit]
-    next_cursor = None
-    if len(rows) > limit:
-        next_cursor = encode_cursor(*key(page[-1]))
-    return Page([item_view(state, i) for i in page], next_cursor, limit, key="items")
+    return page_by_key(rows, key, 3, data.cursor, limit, "items", lambda item: item_view(state, item),
+                       descending=data.sortDir == "desc")
