@@ -8,8 +8,9 @@ import msgspec
 
 from actors.board.changes import BoardChange
 from actors.board.commands import Command, Outcome, decides
+from actors.board.formula import formula_references
 from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
-from actors.board.values import default_config, formula_references, normalize_config, validate_value
+from actors.board.values import default_config, normalize_config, validate_value
 from actors.board.views import board_summary, board_view, column_view, group_view
 from actors.events import changes
 from actors.runtime.actor import Decision

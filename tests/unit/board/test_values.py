@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from actors.board.formula import formula_references
 from actors.board.values import (
     compute_value,
     default_config,
-    formula_references,
     is_done,
     normalize_config,
     validate_value,
