@@ -19,6 +19,7 @@ from actors.services.idempotency import purge_periodically
 from actors.services.last_used import flushing
 from actors.services.rate_limiter import InProcessLimiter, RedisLimiter
 from actors.services.trash import sweep_trash_forever
+from actors.services.webhook_delivery import deliver_webhooks_forever
 from server.config import Settings
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
@@ -94,5 +95,6 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     app.cleanup_ctx.append(rate_limiter)
     app.cleanup_ctx.append(background("idempotency-purge", purge_periodically))
     app.cleanup_ctx.append(background("trash-sweeper", sweep_trash_forever))
+    app.cleanup_ctx.append(background("webhook-sender", deliver_webhooks_forever))
     app.cleanup_ctx.append(lambda app: flushing(app[ENV]))
     return app

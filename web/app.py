@@ -17,6 +17,7 @@ from web.routes_events import EVENT_ROUTES
 from web.routes_items import ITEM_ROUTES
 from web.routes_notifications import NOTIFICATION_ROUTES
 from web.routes_platform import PLATFORM_ROUTES
+from web.routes_webhooks import WEBHOOK_ROUTES
 from web.rpc import handle_rpc
 
 # Client bodies above this are refused with 413 (CSV uploads, the largest input, are 10 MB: spec 8).
@@ -38,4 +39,5 @@ def build_web_app() -> web.Application:
     add_rest_routes(app, NOTIFICATION_ROUTES)
     add_rest_routes(app, ITEM_ROUTES)
     add_rest_routes(app, EVENT_ROUTES)
+    add_rest_routes(app, WEBHOOK_ROUTES)
     return app

@@ -12,5 +12,6 @@ from actors.services import (  # noqa: F401  (imported for their @implement regi
     organizations,
     personal_tokens,
     projects,
+    webhooks,
     workspaces,
 )
