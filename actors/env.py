@@ -13,6 +13,7 @@ from actors.event_bus import EventBus
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem
 from actors.services.credential_cache import CredentialCache
+from actors.services.mailer import SmtpTarget
 
 
 @dataclass
@@ -25,6 +26,7 @@ class Env:
     bus: EventBus = field(default_factory=EventBus)
     # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
     actors: ActorSystem | None = None
+    smtp: SmtpTarget | None = None  # None: e-mails are stored and logged, not sent
 
     def base_url(self, slug: str) -> str:
         scheme = "https" if self.production else "http"

@@ -17,6 +17,8 @@ from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem
 from actors.services.idempotency import purge_periodically
 from actors.services.last_used import flushing
+from actors.services.mail_delivery import deliver_forever
+from actors.services.mailer import smtp_target
 from actors.services.rate_limiter import InProcessLimiter, RedisLimiter
 from actors.services.trash import sweep_trash_forever
 from actors.services.webhook_delivery import deliver_webhooks_forever
@@ -59,7 +61,8 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             if applied:
                 log.info("migrations_applied", names=applied)
             app[ENV] = Env(pool=pool, service_host=settings.service_host, production=settings.production,
-                           clock=clock or SystemClock())
+                           clock=clock or SystemClock(),
+                           smtp=smtp_target(settings.smtp_url, settings.service_host))
             yield
         finally:
             await pool.close()
@@ -95,6 +98,8 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     app.cleanup_ctx.append(rate_limiter)
     app.cleanup_ctx.append(background("idempotency-purge", purge_periodically))
     app.cleanup_ctx.append(background("trash-sweeper", sweep_trash_forever))
+    if settings.smtp_url is not None:  # unset: e-mails are stored and logged, and no sender runs
+        app.cleanup_ctx.append(background("mail-sender", deliver_forever))
     app.cleanup_ctx.append(background("webhook-sender", deliver_webhooks_forever))
     app.cleanup_ctx.append(lambda app: flushing(app[ENV]))
     return app

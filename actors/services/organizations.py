@@ -123,7 +123,8 @@ async def invite(env: Env, caller: Caller, data: spec.InviteInput) -> dict[str, 
         await queue_mail(conn, org_id=caller.org_id, kind="invitation", to=data.email,
                          subject=f"You are invited to {caller.organization.name} on Obeya",
                          body=f"Join {caller.organization.name} as {data.role}: {link}\n"
-                              f"Invitation token: {token}\nThe invitation expires on {iso(expires_at)}.")
+                              f"Invitation token: {token}\nThe invitation expires on {iso(expires_at)}.",
+                         smtp_configured=env.smtp is not None)
         await activity.record(conn, caller.org_id, caller.user_id, "invitation", row["id"], "member.invited",
                               {"email": data.email, "role": data.role})
         event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.invited",

@@ -1,0 +1,179 @@
+"""The mail sender against a real SMTP server: an aiosmtpd sink on 127.0.0.1 that records or refuses mail."""
+
+from __future__ import annotations
+
+import asyncio
+import email
+import email.policy
+import socket
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from email.message import EmailMessage
+from typing import Any
+
+import aiohttp
+import asyncpg
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+
+from actors.runtime.clock import ManualClock
+from actors.services.mail_delivery import RETRY_BACKOFF_SECONDS
+from actors.services.mailer import smtp_target
+from server.app import create_app
+from server.config import Settings
+from storage import mail
+from tests.harness import make_org
+from web.keys import ENV
+
+pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS:UserWarning")
+
+
+class Sink:
+    """Records every message it accepts, or refuses each one with `refusal`."""
+
+    def __init__(self, refusal: str | None = None) -> None:
+        self.refusal = refusal
+        self.messages: list[tuple[list[str], EmailMessage]] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.refusal:
+            return self.refusal
+        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        self.messages.append((list(envelope.rcpt_tos), parsed))  # type: ignore[arg-type]
+        return "250 OK"
+
+    def to(self, recipient: str) -> list[EmailMessage]:
+        return [message for rcpt_tos, message in self.messages if rcpt_tos == [recipient]]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _only_the_configured_login(server: Any, session: Any, envelope: Any, mechanism: str, auth_data: Any) -> AuthResult:
+    return AuthResult(success=isinstance(auth_data, LoginPassword)
+                      and (auth_data.login, auth_data.password) == (b"mailer", b"s3cret!"))
+
+
+def _running(sink: Sink) -> Iterator[str]:
+    """Serve `sink` on a free local port, requiring the login the yielded OBEYA_SMTP_URL carries."""
+    port = _free_port()
+    # No TLS on a local test port, so AUTH is allowed over plain text here.
+    controller = Controller(sink, hostname="127.0.0.1", port=port, authenticator=_only_the_configured_login,
+                            auth_required=True, auth_require_tls=False)
+    controller.start()
+    try:
+        yield f"smtp://mailer:s3cret%21@127.0.0.1:{port}"
+    finally:
+        controller.stop()
+
+
+@pytest.fixture
+def sink() -> Sink:
+    return Sink()
+
+
+@pytest.fixture
+def smtp_url(sink: Sink) -> Iterator[str]:
+    yield from _running(sink)
+
+
+def _settings(smtp_url: str | None) -> Settings:
+    return Settings.from_env({"OBEYA_SERVICE_HOST": "localhost", **({"OBEYA_SMTP_URL": smtp_url} if smtp_url else {})})
+
+
+async def _client(aiohttp_client: Any, database_url: str, smtp_url: str | None, clock: Any = None) -> Any:
+    return await aiohttp_client(create_app(_settings(smtp_url), database_url, clock=clock),
+                                cookie_jar=aiohttp.DummyCookieJar())
+
+
+async def _email(pool: asyncpg.Pool, recipient: str, until: Callable[[asyncpg.Record], bool]) -> asyncpg.Record:
+    """The newest e-mail to `recipient` once `until` holds for it (the sender works in the background)."""
+    deadline = asyncio.get_running_loop().time() + 10
+    while True:
+        row = await pool.fetchrow("SELECT * FROM emails WHERE recipient = $1 ORDER BY created_at DESC LIMIT 1",
+                                  recipient)
+        if row is not None and until(row):
+            return row
+        assert asyncio.get_running_loop().time() < deadline, dict(row) if row else "no e-mail"
+        await asyncio.sleep(0.02)
+
+
+async def test_invitation_is_sent_to_the_smtp_server(aiohttp_client: Any, database_url: str, smtp_url: str,
+                                                     sink: Sink) -> None:
+    client = await _client(aiohttp_client, database_url, smtp_url)
+    org = await make_org(client)
+    invited = await org.owner.mutate("organizations.members.invite", {"email": "mailed@example.test"})
+    assert invited.status == 200, invited.body
+
+    row = await _email(client.server.app[ENV].pool, "mailed@example.test", lambda row: row["status"] != "queued")
+    assert row["status"] == "sent" and row["attempts"] == 1 and row["sent_at"] is not None
+    [message] = sink.to("mailed@example.test")
+    assert message["To"] == "mailed@example.test"
+    assert message["From"] == "Obeya <no-reply@localhost>"
+    assert message["Subject"] == row["subject"] and "on Obeya" in message["Subject"]
+    content = message.get_content().replace("\r\n", "\n").removesuffix("\n")  # SMTP's line endings
+    assert content == row["body"] and "Invitation token: " in content and "/invite?token=" in content
+
+
+async def test_mail_queued_before_start_is_sent_at_start(aiohttp_client: Any, database_url: str, smtp_url: str,
+                                                         sink: Sink, pool: asyncpg.Pool) -> None:
+    await mail.store(pool, None, "test", "waiting@example.test", "Queued while down", "Hello", "queued")
+    client = await _client(aiohttp_client, database_url, smtp_url)
+
+    row = await _email(client.server.app[ENV].pool, "waiting@example.test", lambda row: row["status"] == "sent")
+    assert row["attempts"] == 1
+    [message] = sink.to("waiting@example.test")
+    assert message["Subject"] == "Queued while down"
+
+
+def _tried(times: int) -> Callable[[asyncpg.Record], bool]:
+    return lambda row: bool(row["attempts"] == times)
+
+
+@pytest.fixture
+def refusing_url() -> Iterator[str]:
+    yield from _running(Sink(refusal="550 5.7.1 Relaying refused"))
+
+
+async def test_refused_mail_is_retried_with_backoff_then_failed(aiohttp_client: Any, database_url: str,
+                                                                refusing_url: str, clock: ManualClock) -> None:
+    client = await _client(aiohttp_client, database_url, refusing_url, clock=clock)
+    pool = client.server.app[ENV].pool
+    org = await make_org(client)
+    assert (await org.owner.mutate("organizations.members.invite", {"email": "bounce@example.test"})).status == 200
+
+    for attempt, backoff in enumerate(RETRY_BACKOFF_SECONDS, start=1):
+        row = await _email(pool, "bounce@example.test", _tried(attempt))
+        assert row["status"] == "queued" and "Relaying refused" in row["last_error"]
+        assert row["next_attempt_at"] == clock.now() + timedelta(seconds=backoff)
+        clock.advance(backoff)
+
+    row = await _email(pool, "bounce@example.test", lambda row: row["status"] != "queued")
+    assert row["status"] == "failed" and row["attempts"] == len(RETRY_BACKOFF_SECONDS) + 1
+    assert row["sent_at"] is None and "Relaying refused" in row["last_error"]
+
+
+async def test_without_smtp_mail_is_stored_not_sent(org: Any) -> None:
+    assert (await org.owner.mutate("organizations.members.invite", {"email": "kept@example.test"})).status == 200
+    row = await _email(org.owner.client.server.app[ENV].pool, "kept@example.test", lambda row: True)
+    assert row["status"] == "stored" and row["attempts"] == 0
+
+
+def test_smtp_url_forms() -> None:
+    plain = smtp_target("smtp://mailer:s3cret%21@mail.example.test?starttls=true&from=Ops%20%3Cops%40x.test%3E",
+                        "obeya.test")
+    assert plain is not None
+    assert (plain.hostname, plain.port, plain.use_tls, plain.start_tls) == ("mail.example.test", 25, False, True)
+    assert (plain.username, plain.password, plain.sender) == ("mailer", "s3cret!", "Ops <ops@x.test>")
+    assert "s3cret" not in repr(plain)
+    implicit = smtp_target("smtps://mail.example.test", "obeya.test")
+    assert implicit is not None and (implicit.port, implicit.use_tls, implicit.start_tls) == (465, True, None)
+    assert implicit.sender == "Obeya <no-reply@obeya.test>" and implicit.username is None
+    assert smtp_target(None, "obeya.test") is None
+    for bad in ("http://mail.example.test", "smtp://mail.example.test:99999", "smtp://mail.example.test?starttls=maybe"):
+        with pytest.raises(ValueError, match="OBEYA_SMTP_URL"):
+            smtp_target(bad, "obeya.test")
