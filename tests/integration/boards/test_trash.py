@@ -31,7 +31,8 @@ async def test_trash_is_purged_after_thirty_days(clocked_client: Any, clock: Any
     assert (await owner.mutate("items.restore", {"id": kept["id"]})).status == 200
 
     clock.advance(2 * DAY)
-    assert await purge_expired_trash(env) >= 1  # this board's item, and any other test's expired trash
+    # The background sweeper, woken by the clock, may purge first; either way the item must be gone.
+    await purge_expired_trash(env)
     assert await still_stored() == {kept["id"]}
     assert (await owner.mutate("items.restore", {"id": purged["id"]})).status == 404
     assert (await owner.query("items.get", {"id": kept["id"]})).status == 200
