@@ -4,6 +4,7 @@ from actors.services import (  # noqa: F401  (imported for their @implement regi
     accounts,
     activity,
     api_keys,
+    automations,
     boards,
     comments,
     event_feed,

@@ -1,0 +1,114 @@
+"""Automations and their execution records (domain 2.3, 4.3). Every query is scoped by organization id,
+except the purge of old records, which the node runs for all organizations."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+Conn = asyncpg.Connection | asyncpg.Pool
+
+_COLUMNS = ("id, board_id, name, enabled, trigger, conditions, actions, execution_count, last_executed_at, "
+            "created_by, created_at, updated_at")
+_EXECUTION_COLUMNS = ("id, automation_id, board_id, organization_id, status, trigger_type, item_id, user_id, "
+                      "event_id, condition_results, action_results, error, duration_ms, executed_at")
+# Fields an update may change, with their SQL column.
+_CHANGEABLE = {"name": "name", "enabled": "enabled", "trigger": "trigger", "conditions": "conditions",
+               "actions": "actions"}
+
+
+async def insert(conn: Conn, *, automation_id: str, org_id: str, board_id: str, name: str, enabled: bool,
+                 trigger: dict[str, Any], conditions: list[Any], actions: list[Any], created_by: str | None,
+                 now: datetime) -> asyncpg.Record:
+    row: asyncpg.Record = await conn.fetchrow(
+        f"""INSERT INTO automations (id, organization_id, board_id, name, enabled, trigger, conditions, actions,
+                                     created_by, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING {_COLUMNS}""",
+        automation_id, org_id, board_id, name, enabled, trigger, conditions, actions, created_by, now)
+    return row
+
+
+async def count_for_board(conn: Conn, org_id: str, board_id: str) -> int:
+    count: int = await conn.fetchval(
+        "SELECT count(*) FROM automations WHERE organization_id = $1 AND board_id = $2", org_id, board_id)
+    return count
+
+
+async def lock_board(conn: asyncpg.Connection, board_id: str) -> None:
+    """Serialise creations on one board for the rest of the transaction, so the per-board limit holds."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtext('automations:' || $1))", board_id)
+
+
+async def list_for_board(conn: Conn, org_id: str, board_id: str) -> list[asyncpg.Record]:
+    return await conn.fetch(f"SELECT {_COLUMNS} FROM automations WHERE organization_id = $1 AND board_id = $2 "
+                            "ORDER BY created_at, id", org_id, board_id)
+
+
+async def enabled_for_board(conn: Conn, org_id: str, board_id: str, trigger_type: str) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        f"""SELECT {_COLUMNS} FROM automations
+             WHERE organization_id = $1 AND board_id = $2 AND enabled AND trigger->>'type' = $3
+             ORDER BY created_at, id""", org_id, board_id, trigger_type)
+
+
+async def get(conn: Conn, org_id: str, automation_id: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(f"SELECT {_COLUMNS} FROM automations WHERE organization_id = $1 AND id = $2",
+                               org_id, automation_id)
+
+
+async def update(conn: Conn, org_id: str, automation_id: str, changes: dict[str, Any],
+                 now: datetime) -> asyncpg.Record | None:
+    """Apply `changes` (keys of _CHANGEABLE); None when the automation is not in the organization."""
+    sets = [f"{_CHANGEABLE[key]} = ${index}" for index, key in enumerate(changes, start=4)]
+    row: asyncpg.Record | None = await conn.fetchrow(
+        f"""UPDATE automations SET {", ".join([*sets, "updated_at = $3"])}
+             WHERE organization_id = $1 AND id = $2 RETURNING {_COLUMNS}""",
+        org_id, automation_id, now, *changes.values())
+    return row
+
+
+async def delete(conn: Conn, org_id: str, automation_id: str) -> bool:
+    deleted = await conn.fetchval("DELETE FROM automations WHERE organization_id = $1 AND id = $2 RETURNING id",
+                                  org_id, automation_id)
+    return deleted is not None
+
+
+async def record_execution(conn: Conn, *, execution_id: str, org_id: str, automation_id: str, board_id: str,
+                           status: str, trigger_type: str, item_id: str | None, user_id: str | None,
+                           event_id: str | None, condition_results: list[Any], action_results: list[Any],
+                           error: str | None, duration_ms: int, executed_at: datetime) -> None:
+    """One run's record; the rule's execution count and last run move with it."""
+    await conn.execute(
+        f"""WITH counted AS (
+                UPDATE automations SET execution_count = execution_count + 1, last_executed_at = $14
+                 WHERE organization_id = $2 AND id = $3)
+            INSERT INTO automation_executions ({_EXECUTION_COLUMNS})
+            VALUES ($1, $3, $4, $2, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+                    date_trunc('milliseconds', $14::timestamptz))""",
+        execution_id, org_id, automation_id, board_id, status, trigger_type, item_id, user_id, event_id,
+        condition_results, action_results, error, duration_ms, executed_at)
+
+
+async def executions(conn: Conn, org_id: str, *, limit: int, board_id: str | None = None,
+                     automation_id: str | None = None, status: str | None = None,
+                     before: datetime | None = None) -> list[asyncpg.Record]:
+    """Runs newest first, of a board or of one automation, older than `before`."""
+    return await conn.fetch(
+        f"""SELECT {_EXECUTION_COLUMNS} FROM automation_executions
+             WHERE organization_id = $1 AND ($2::text IS NULL OR board_id = $2)
+               AND ($3::text IS NULL OR automation_id = $3) AND ($4::text IS NULL OR status = $4)
+               AND ($5::timestamptz IS NULL OR executed_at < $5)
+             ORDER BY executed_at DESC, id DESC LIMIT $6""",
+        org_id, board_id, automation_id, status, before, limit)
+
+
+async def execution(conn: Conn, org_id: str, execution_id: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(f"SELECT {_EXECUTION_COLUMNS} FROM automation_executions "
+                               "WHERE organization_id = $1 AND id = $2", org_id, execution_id)
+
+
+async def purge_executions(conn: Conn, older_than: datetime) -> int:
+    result: str = await conn.execute("DELETE FROM automation_executions WHERE executed_at < $1", older_than)
+    return int(result.split()[-1])
