@@ -112,3 +112,25 @@ async def execution(conn: Conn, org_id: str, execution_id: str) -> asyncpg.Recor
 async def purge_executions(conn: Conn, older_than: datetime) -> int:
     result: str = await conn.execute("DELETE FROM automation_executions WHERE executed_at < $1", older_than)
     return int(result.split()[-1])
+
+
+async def acting_member(conn: Conn, org_id: str, user_id: str) -> asyncpg.Record | None:
+    """The organization (id, slug, name, plan) with an active member's role, e-mail and name: whom a rule's
+    actions run as."""
+    return await conn.fetchrow(
+        """SELECT o.id, o.slug, o.name, o.plan, m.role, u.email, u.name AS user_name
+             FROM organizations o JOIN memberships m ON m.organization_id = o.id AND m.status = 'active'
+             JOIN users u ON u.id = m.user_id
+            WHERE o.id = $1 AND m.user_id = $2""", org_id, user_id)
+
+
+async def names(conn: Conn, org_id: str, board_id: str, group_id: str | None,
+                user_id: str | None) -> asyncpg.Record:
+    """The board's, a group's and a member's names, for the template variables of action texts."""
+    row: asyncpg.Record = await conn.fetchrow(
+        """SELECT (SELECT name FROM boards WHERE organization_id = $1 AND id = $2) AS board,
+                  (SELECT name FROM board_groups WHERE board_id = $2 AND id = $3) AS "group",
+                  (SELECT u.name FROM users u JOIN memberships m ON m.user_id = u.id
+                    WHERE m.organization_id = $1 AND u.id = $4) AS "user" """,
+        org_id, board_id, group_id, user_id)
+    return row

@@ -1,0 +1,116 @@
+"""Running automations on board events (domain 4.3): triggers, conditions, actions as the rule's
+creator, execution records in both views, template variables and the cascade depth limit."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tests.integration.automations.conftest import rule
+from tests.integration.boards.conftest import Board
+
+WAIT_SECONDS = 10.0
+
+
+async def runs(board: Board, count: int, **filters: Any) -> list[dict[str, Any]]:
+    """The board's history once it holds `count` runs (the engine works in the background)."""
+    deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
+    while True:
+        reply = await board.api.query("automations.getExecutionHistory", {"boardId": board.id, **filters})
+        assert reply.status == 200, reply.body
+        if len(reply.data["items"]) >= count or asyncio.get_running_loop().time() > deadline:
+            return list(reply.data["items"])
+        await asyncio.sleep(0.02)
+
+
+async def create(board: Board, **fields: Any) -> dict[str, Any]:
+    reply = await board.api.mutate("automations.create", rule(board.id, **fields))
+    assert reply.status == 200, reply.body
+    return dict(reply.data)
+
+
+async def test_item_created_notifies_with_template_variables(board: Board) -> None:
+    automation = await create(board, actions=[{"type": "send_notification", "config": {
+        "userIds": [board.org.owner_id], "message": "{user.name} added {item.name} to {board.name}/{group.name}"}}])
+    item = await board.add_item("Leaking valve")
+    [run] = await runs(board, 1)
+    assert run["status"] == "success" and run["error"] is None
+    assert run["automationRuleId"] == automation["id"] and run["itemId"] == item["id"]
+    assert run["triggerType"] == "item.created" and run["actionResults"] == [
+        {"type": "send_notification", "success": True}]
+    assert run["conditionResults"] == [] and isinstance(run["duration"], int)
+    notes = await board.api.query("notifications.list", {"limit": 5})
+    [note] = notes.data["notifications"]
+    group = board.view["groups"][0]["name"]
+    assert note["body"] == f"Olga Owner added Leaking valve to Tier 1 board/{group}"
+    assert note["title"] == automation["name"] and note["entityId"] == item["id"]
+
+    by_id = await board.api.query("automations.getExecutionById", {"id": run["id"]})
+    assert by_id.status == 200 and by_id.data == run
+    log = await board.api.query("automations.log", {"automationId": automation["id"]})
+    assert log.status == 200 and log.data["executions"] == [{
+        "id": run["id"], "automationId": automation["id"], "status": "success",
+        "triggeredBy": {"type": "item.created", "itemId": item["id"], "userId": board.org.owner_id},
+        "actionsExecuted": 1, "duration": run["duration"], "executedAt": run["executedAt"]}]
+    rules = await board.api.query("automations.list", {"boardId": board.id})
+    assert rules.data["automations"][0]["executionCount"] == 1
+    assert rules.data["automations"][0]["lastExecutedAt"] is not None
+
+
+async def test_value_changed_with_conditions_runs_or_skips(board: Board) -> None:
+    status = board.column("status")["id"]
+    second_group = await board.api.mutate("boards.groups.create", {"boardId": board.id, "name": "Closed"})
+    closed = second_group.data["id"]
+    await create(board, name="Close done items",
+                 trigger={"type": "value.changed", "config": {"columnId": status, "toValue": "Done"}},
+                 conditions=[{"columnId": status, "operator": "is", "value": "Done"}],
+                 actions=[{"type": "move_item", "config": {"groupId": closed}},
+                          {"type": "set_value", "config": {"columnId": "col_missing", "value": "x"}}])
+    other = await create(board, name="Only urgent", trigger={"type": "value.changed", "config": {"columnId": status}},
+                         conditions=[{"columnId": status, "operator": "is_empty"}],
+                         actions=[{"type": "archive_item"}])
+    item = await board.add_item()
+    done = await board.api.mutate("items.setValue", {"itemId": item["id"], "columnId": status, "value": "Done"})
+    assert done.status == 200, done.body
+    history = await runs(board, 2)
+    by_status = {run["status"]: run for run in history}
+    assert set(by_status) == {"partial_failure", "skipped"}
+    assert by_status["partial_failure"]["actionResults"] == [{"type": "move_item", "success": True},
+                                                             {"type": "set_value", "success": False,
+                                                              "error": "column not found"}]
+    assert "set_value" in by_status["partial_failure"]["error"]
+    assert by_status["skipped"]["automationRuleId"] == other["id"]
+    assert by_status["skipped"]["conditionResults"] == [
+        {"field": status, "operator": "is_empty", "value": None, "passed": False}]
+    moved = await board.api.query("items.get", {"id": item["id"]})
+    assert moved.data["groupId"] == closed and moved.data["archivedAt"] is None
+    skipped = await board.api.query("automations.getExecutionHistory", {"boardId": board.id, "status": "skipped"})
+    assert [run["id"] for run in skipped.data["items"]] == [by_status["skipped"]["id"]]
+
+
+async def test_a_cascade_stops_at_the_depth_limit(board: Board) -> None:
+    column = await board.api.mutate("columns.create", {"boardId": board.id, "name": "Note", "type": "text"})
+    note = column.data["id"]
+    await create(board, name="Echo", trigger={"type": "value.changed", "config": {"columnId": note}},
+                 actions=[{"type": "set_value", "config": {"columnId": note, "value": "{value.new}+"}}])
+    item = await board.add_item()
+    await board.api.mutate("items.setValue", {"itemId": item["id"], "columnId": note, "value": "a"})
+    history = await runs(board, 4)
+    assert [run["status"] for run in history] == ["failure", "success", "success", "success"]
+    assert history[0]["error"] == "cascade depth limit reached"
+    value = await board.api.query("items.get", {"id": item["id"]})
+    assert value.data["values"][note] == "a+++"
+
+
+async def test_history_pages_by_timestamp(board: Board) -> None:
+    await create(board)
+    for n in range(3):
+        await board.add_item(f"Item {n}")
+    everything = await runs(board, 3)
+    assert len(everything) == 3
+    first = await board.api.query("automations.getExecutionHistory", {"boardId": board.id, "limit": 2})
+    rest = await board.api.query("automations.getExecutionHistory",
+                                 {"boardId": board.id, "limit": 2, "cursor": first.data["nextCursor"]})
+    seen = [run["id"] for run in first.data["items"] + rest.data["items"]]
+    assert sorted(seen) == sorted(run["id"] for run in everything) and len(seen) == 3
+    assert rest.data.get("nextCursor") is None
