@@ -46,11 +46,10 @@ async def list_for_board(conn: Conn, org_id: str, board_id: str) -> list[asyncpg
                             "ORDER BY created_at, id", org_id, board_id)
 
 
-async def enabled_for_board(conn: Conn, org_id: str, board_id: str, trigger_type: str) -> list[asyncpg.Record]:
+async def enabled_for_board(conn: Conn, org_id: str, board_id: str) -> list[asyncpg.Record]:
     return await conn.fetch(
-        f"""SELECT {_COLUMNS} FROM automations
-             WHERE organization_id = $1 AND board_id = $2 AND enabled AND trigger->>'type' = $3
-             ORDER BY created_at, id""", org_id, board_id, trigger_type)
+        f"""SELECT {_COLUMNS} FROM automations WHERE organization_id = $1 AND board_id = $2 AND enabled
+             ORDER BY created_at, id""", org_id, board_id)
 
 
 async def get(conn: Conn, org_id: str, automation_id: str) -> asyncpg.Record | None:

@@ -113,6 +113,25 @@ def trigger_matches(trigger: dict[str, Any], event: StoredEvent) -> bool:
             and ("toValue" not in config or same(change.get("new"), config["toValue"])))
 
 
+# Every board event looks up its board's rules: cached so that a board without rules costs no query. A rule
+# changed on this node is seen at once (`forget_rules`), one changed on another node within this time.
+RULES_CACHE_SECONDS = 5.0
+_rules: dict[tuple[str, str], tuple[float, list[asyncpg.Record]]] = {}
+
+
+async def enabled_rules(env: Env, org_id: str, board_id: str) -> list[asyncpg.Record]:
+    cached = _rules.get((org_id, board_id))
+    if cached is not None and time.monotonic() - cached[0] < RULES_CACHE_SECONDS:
+        return cached[1]
+    rules = await repo.enabled_for_board(env.pool, org_id, board_id)
+    _rules[(org_id, board_id)] = (time.monotonic(), rules)
+    return rules
+
+
+def forget_rules(org_id: str, board_id: str) -> None:
+    _rules.pop((org_id, board_id), None)
+
+
 class AutomationEngine:
     def __init__(self, env: Env) -> None:
         self.env = env
@@ -148,9 +167,9 @@ class AutomationEngine:
     async def handle(self, event: StoredEvent) -> None:
         depth = self._depth_of(event)
         board_id = event.stream.removeprefix("board:")
-        rules = await repo.enabled_for_board(self.env.pool, event.organization_id, board_id, _TRIGGERS[event.name])
+        rules = await enabled_rules(self.env, event.organization_id, board_id)
         for rule in rules:
-            if trigger_matches(rule["trigger"], event):
+            if rule["trigger"]["type"] == _TRIGGERS[event.name] and trigger_matches(rule["trigger"], event):
                 await Run(self, rule, event, depth).execute()
 
 

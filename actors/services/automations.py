@@ -15,6 +15,7 @@ import msgspec
 from actors.env import Env
 from actors.handlers import implement
 from actors.services.access import require_board_access
+from actors.services.automation_engine import forget_rules
 from protocol import automations as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, FieldError, Forbidden, NotFound, ValidationFailed
@@ -108,6 +109,7 @@ async def create(env: Env, caller: Caller, data: proto.CreateInput) -> dict[str,
                                 now=env.clock.now())
         await activity.record(conn, caller.org_id, caller.uid, "automation", row["id"], "automation.created",
                               _audit(row))
+    forget_rules(caller.org_id, data.boardId)
     return automation_view(row)
 
 
@@ -119,6 +121,7 @@ async def _change(env: Env, caller: Caller, automation_id: str, changes: dict[st
             raise NotFound("automation not found")
         await activity.record(conn, caller.org_id, caller.uid, "automation", automation_id, "automation.updated",
                               {**_audit(row), "changed": sorted(changes)})
+    forget_rules(caller.org_id, row["board_id"])
     return automation_view(row)
 
 
@@ -145,6 +148,7 @@ async def delete(env: Env, caller: Caller, data: proto.IdInput) -> dict[str, Any
             raise NotFound("automation not found")
         await activity.record(conn, caller.org_id, caller.uid, "automation", data.id, "automation.deleted",
                               _audit(row))
+    forget_rules(caller.org_id, row["board_id"])
     return {"success": True, "id": data.id}
 
 

@@ -114,3 +114,13 @@ async def test_history_pages_by_timestamp(board: Board) -> None:
     seen = [run["id"] for run in first.data["items"] + rest.data["items"]]
     assert sorted(seen) == sorted(run["id"] for run in everything) and len(seen) == 3
     assert rest.data.get("nextCursor") is None
+
+
+async def test_a_rule_created_after_the_boards_rules_were_cached_runs_at_once(board: Board) -> None:
+    await board.add_item("Before any rule")  # the engine looks the board's rules up (none) and caches that
+    await asyncio.sleep(0.2)  # let the engine take that event off its queue
+    await create(board, actions=[{"type": "send_notification", "config": {
+        "userIds": [board.org.owner_id], "message": "{item.name}"}}])
+    item = await board.add_item("After the rule")
+    [run] = await runs(board, 1)
+    assert run["itemId"] == item["id"] and run["status"] == "success"
