@@ -91,6 +91,12 @@ _FAN_OUT = """INSERT INTO webhook_deliveries (id, organization_id, webhook_id, e
               ON CONFLICT (webhook_id, event_id) DO NOTHING"""
 
 
+async def organizations_with_webhooks(conn: Conn) -> frozenset[str]:
+    """Organizations with at least one active webhook: the only ones whose events need fanning out."""
+    return frozenset(r["organization_id"] for r in await conn.fetch(
+        "SELECT DISTINCT organization_id FROM webhooks WHERE active"))
+
+
 async def fan_out(conn: Conn, event_ids: list[str], now: datetime) -> int:
     result: str = await conn.execute(_FAN_OUT.format(where="e.id = ANY ($2::text[])"), now, event_ids)
     return int(result.split()[-1])

@@ -95,6 +95,18 @@ def delivery_headers(event: StoredEvent, body: bytes, secret: str | None, timest
     return headers
 
 
+# The bus path only takes events of organizations with an active webhook (most have none: a board change
+# then costs the sender nothing). The set is this fresh at worst; a webhook change on this node drops it at
+# once, and the log sweep catches whatever a stale set let pass.
+ORGS_SECONDS = 5.0
+_subscribed: dict[str, tuple[float, frozenset[str]] | None] = {"orgs": None}
+
+
+def forget_webhook_orgs() -> None:
+    """A webhook was created, changed or deleted on this node: re-read who has webhooks."""
+    _subscribed["orgs"] = None
+
+
 class WebhookWorker:
     def __init__(self, env: Env) -> None:
         self.env = env
@@ -105,7 +117,9 @@ class WebhookWorker:
 
     def on_events(self, events: Sequence[StoredEvent]) -> None:
         """Bus subscriber: note the subscribable events and wake the worker (no I/O here)."""
-        fresh = [event.id for event in events if event.name in _SUBSCRIBABLE]
+        known = _subscribed["orgs"]
+        fresh = [event.id for event in events if event.name in _SUBSCRIBABLE
+                 and (known is None or event.organization_id in known[1])]
         if fresh:
             self._pending.extend(fresh)
             self._wake.set()
@@ -117,6 +131,9 @@ class WebhookWorker:
     async def step(self) -> None:
         """Fan out the events the bus brought, then start sending what is due."""
         self._wake.clear()
+        known = _subscribed["orgs"]
+        if known is None or time.monotonic() - known[0] > ORGS_SECONDS:
+            _subscribed["orgs"] = (time.monotonic(), await repo.organizations_with_webhooks(self.env.pool))
         now = self.env.clock.now()
         if self._pending:
             event_ids, self._pending = self._pending, []

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from actors.env import Env
 from actors.handlers import implement
-from actors.services.webhook_delivery import refused_address
+from actors.services.webhook_delivery import forget_webhook_orgs, refused_address
 from protocol import webhooks as proto
 from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
@@ -84,6 +84,7 @@ async def create(env: Env, caller: Caller, data: proto.CreateWebhookInput) -> di
                                 description=data.description, created_by=caller.uid, now=env.clock.now())
         await activity.record(conn, caller.org_id, caller.uid, "webhook", row["id"], "webhook.created",
                               _audit(row))
+    forget_webhook_orgs()
     return webhook_view(row)
 
 
@@ -109,6 +110,7 @@ async def update(env: Env, caller: Caller, data: proto.UpdateWebhookInput) -> di
             raise NotFound("webhook not found")
         await activity.record(conn, caller.org_id, caller.uid, "webhook", row["id"], "webhook.updated",
                               {**_audit(row), "changed": sorted(changes)})
+    forget_webhook_orgs()
     return webhook_view(row)
 
 
@@ -119,6 +121,7 @@ async def delete(env: Env, caller: Caller, data: proto.WebhookIdInput) -> dict[s
         if row is None or not await repo.delete(conn, caller.org_id, data.id):
             raise NotFound("webhook not found")
         await activity.record(conn, caller.org_id, caller.uid, "webhook", data.id, "webhook.deleted", _audit(row))
+    forget_webhook_orgs()
     return {"success": True, "id": data.id}
 
 
@@ -145,4 +148,5 @@ async def redeliver(env: Env, caller: Caller, data: proto.WebhookIdInput) -> dic
         assert row is not None
         await activity.record(conn, caller.org_id, caller.uid, "webhook", data.id, "webhook.redelivered",
                               {**_audit(row), "requeued": requeued})
+    forget_webhook_orgs()
     return {**webhook_view(row), "requeued": requeued}
