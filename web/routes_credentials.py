@@ -12,7 +12,7 @@ from protocol.credentials import CREATE_TOKEN
 from web.dispatch import call_procedure
 from web.envelopes import json_response, rpc_result
 from web.rest import RestRoute, add_rest_routes, json_body
-from web.rpc import _unwrap
+from web.rpc import unwrap_input
 
 CREDENTIAL_ROUTES = [
     RestRoute("POST", "/api/v1/auth/api-keys", "apiKeys.create", status=201),
@@ -26,7 +26,7 @@ CREDENTIAL_ROUTES = [
 
 
 async def create_personal_token(request: web.Request) -> web.Response:
-    result = await call_procedure(request, CREATE_TOKEN, _unwrap(await json_body(request)))
+    result = await call_procedure(request, CREATE_TOKEN, unwrap_input(await json_body(request)))
     return json_response(rpc_result(result))
 
 

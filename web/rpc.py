@@ -71,7 +71,7 @@ def _drop_undefined(value: Any, tree: Any) -> Any:
     return value
 
 
-def _unwrap(value: Any) -> Any:
+def unwrap_input(value: Any) -> Any:
     """The call's input: tRPC sends `{"json": x}` (superjson may add `meta`); a bare value is taken as is."""
     if isinstance(value, dict) and "json" in value and set(value) <= {"json", "meta"}:
         meta = value.get("meta")
@@ -105,7 +105,7 @@ async def _one(request: web.Request, name: str, raw: Any) -> tuple[int, dict[str
         expected = "GET" if procedure.is_query else "POST"
         if request.method != expected:
             raise MethodNotSupported(f"{name} is a {procedure.kind}: call it with {expected}")
-        result = await call_procedure(request, procedure, _unwrap(raw))
+        result = await call_procedure(request, procedure, unwrap_input(raw))
         return 200, rpc_result(result)
     except ApiError as error:
         return error.status, rpc_error(error, name)
