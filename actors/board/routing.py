@@ -3,13 +3,13 @@ id of a group, column, item or comment), check the caller may see it, and ask th
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from actors.board.actor import BoardActor
 from actors.board.commands import Command
 from actors.env import Env
 from actors.services.access import require_board_access
+from actors.ttl_cache import TtlCache
 from protocol.caller import Caller
 from protocol.errors import NotFound, ServiceUnavailable
 from storage import access as repo
@@ -22,7 +22,7 @@ _MAX_LOCATIONS = 100_000
 MEMBERS_CACHE_SECONDS = 5.0
 
 _locations: dict[str, str] = {}
-_members: dict[str, tuple[float, frozenset[str]]] = {}
+_members: TtlCache[str, frozenset[str]] = TtlCache(MEMBERS_CACHE_SECONDS)
 
 
 def remember_board(row_id: str, board_id: str) -> None:
@@ -44,12 +44,10 @@ async def board_for(env: Env, caller: Caller, row_id: str, what: str = "item") -
 
 
 async def org_members(env: Env, org_id: str) -> frozenset[str]:
-    cached = _members.get(org_id)
-    if cached is not None and time.monotonic() - cached[0] < MEMBERS_CACHE_SECONDS:
-        return cached[1]
-    members = frozenset(await repo.member_ids(env.pool, org_id))
-    _members[org_id] = (time.monotonic(), members)
-    return members
+    async def load() -> frozenset[str]:
+        return frozenset(await repo.member_ids(env.pool, org_id))
+
+    return await _members.get(org_id, load)
 
 
 async def ask_board(env: Env, caller: Caller, board_id: str, procedure: str, data: Any, *,

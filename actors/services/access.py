@@ -8,11 +8,10 @@ membership change shows within that time."""
 
 from __future__ import annotations
 
-import time
-
 import asyncpg
 
 from actors.env import Env
+from actors.ttl_cache import TtlCache
 from protocol.caller import Caller
 from protocol.errors import Forbidden, NotFound
 from protocol.registry import Role
@@ -23,7 +22,7 @@ Conn = asyncpg.Connection | asyncpg.Pool
 # Access answers are this fresh at worst (a removed workspace member loses access within this time).
 ACCESS_CACHE_SECONDS = 5.0
 
-_cache: dict[tuple[str, str, str], tuple[float, bool]] = {}
+_answers: TtlCache[tuple[str, str, str], bool] = TtlCache(ACCESS_CACHE_SECONDS)
 
 
 def may_see_workspace(role: Role | None, visibility: str, is_member: bool) -> bool:
@@ -65,20 +64,15 @@ async def require_project_access(conn: Conn, caller: Caller, project_id: str) ->
 
 
 async def require_board_access(env: Env, caller: Caller, board_id: str) -> None:
-    key = (caller.org_id, caller.uid, board_id)
-    cached = _cache.get(key)
-    if cached is not None and time.monotonic() - cached[0] < ACCESS_CACHE_SECONDS:
-        allowed = cached[1]
-    else:
+    async def load() -> bool:
         async with env.pool.acquire() as conn:
             workspace = await repo.board_workspace(conn, caller.org_id, board_id)
-            allowed = workspace is not None and await sees_workspace(conn, caller, workspace)
-        _cache[key] = (time.monotonic(), allowed)
-    if not allowed:
+            return workspace is not None and await sees_workspace(conn, caller, workspace)
+
+    if not await _answers.get((caller.org_id, caller.uid, board_id), load):
         raise NotFound("board not found")
 
 
 def forget_board_access(board_id: str | None = None) -> None:
     """Drop cached answers (all, or one board's) after a change made on this node."""
-    for key in [k for k in _cache if board_id is None or k[2] == board_id]:
-        del _cache[key]
+    _answers.drop_where(lambda key: board_id is None or key[2] == board_id)

@@ -33,6 +33,7 @@ from actors.env import Env
 from actors.events import emit, user_stream
 from actors.handlers import HANDLERS
 from actors.services.notifications import notify
+from actors.ttl_cache import TtlCache
 from protocol import items as item_spec
 from protocol.caller import Caller, Organization
 from protocol.errors import ApiError
@@ -116,20 +117,15 @@ def trigger_matches(trigger: dict[str, Any], event: StoredEvent) -> bool:
 # Every board event looks up its board's rules: cached so that a board without rules costs no query. A rule
 # changed on this node is seen at once (`forget_rules`), one changed on another node within this time.
 RULES_CACHE_SECONDS = 5.0
-_rules: dict[tuple[str, str], tuple[float, list[asyncpg.Record]]] = {}
+_rules: TtlCache[tuple[str, str], list[asyncpg.Record]] = TtlCache(RULES_CACHE_SECONDS)
 
 
 async def enabled_rules(env: Env, org_id: str, board_id: str) -> list[asyncpg.Record]:
-    cached = _rules.get((org_id, board_id))
-    if cached is not None and time.monotonic() - cached[0] < RULES_CACHE_SECONDS:
-        return cached[1]
-    rules = await repo.enabled_for_board(env.pool, org_id, board_id)
-    _rules[(org_id, board_id)] = (time.monotonic(), rules)
-    return rules
+    return await _rules.get((org_id, board_id), lambda: repo.enabled_for_board(env.pool, org_id, board_id))
 
 
 def forget_rules(org_id: str, board_id: str) -> None:
-    _rules.pop((org_id, board_id), None)
+    _rules.drop((org_id, board_id))
 
 
 class AutomationEngine:

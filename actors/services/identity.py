@@ -4,12 +4,12 @@ credential (API key or personal access token), with the user's role in that orga
 from __future__ import annotations
 
 import asyncio
-import time
 
 from actors.env import Env
 from actors.services.accounts import session_digest
 from actors.services.credential_cache import VerifiedCredential, secret_digest
 from actors.services.passwords import verify_secret
+from actors.ttl_cache import TtlCache
 from protocol.caller import Caller, CredentialKind, Organization
 from protocol.errors import NotFound, Unauthorized
 from protocol.registry import Role
@@ -27,8 +27,8 @@ ORG_CACHE_SECONDS = 5.0
 # another node it shows within this many seconds.
 ROLE_CACHE_SECONDS = 5.0
 
-_org_cache: dict[str, tuple[float, Organization | None]] = {}
-_role_cache: dict[tuple[str, str], tuple[float, str | None]] = {}
+_organizations: TtlCache[str, Organization | None] = TtlCache(ORG_CACHE_SECONDS)
+_roles: TtlCache[tuple[str, str], str | None] = TtlCache(ROLE_CACHE_SECONDS)
 # Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
 _verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = {}
 
@@ -43,36 +43,29 @@ def bearer_kind(token: str) -> tuple[str, str] | None:
 
 async def organization_for_slug(env: Env, slug: str) -> Organization:
     key = slug.lower()
-    cached = _org_cache.get(key)
-    if cached is not None and time.monotonic() - cached[0] < ORG_CACHE_SECONDS:
-        org = cached[1]
-    else:
+
+    async def load() -> Organization | None:
         row = await repo.organization_by_slug(env.pool, key)
-        org = Organization(row["id"], row["slug"], row["name"], row["plan"]) if row else None
-        _org_cache[key] = (time.monotonic(), org)
+        return Organization(row["id"], row["slug"], row["name"], row["plan"]) if row else None
+
+    org = await _organizations.get(key, load)
     if org is None:
         raise NotFound(f"organization {slug} not found")
     return org
 
 
 async def member_role(env: Env, org_id: str, user_id: str) -> str | None:
-    key = (org_id, user_id)
-    cached = _role_cache.get(key)
-    if cached is not None and time.monotonic() - cached[0] < ROLE_CACHE_SECONDS:
-        return cached[1]
-    role = await repo.membership_role(env.pool, org_id, user_id)
-    _role_cache[key] = (time.monotonic(), role)
-    return role
+    return await _roles.get((org_id, user_id), lambda: repo.membership_role(env.pool, org_id, user_id))
 
 
 def forget_member(org_id: str, user_id: str) -> None:
     """Drop a cached role after the member's role changed or they left, on this node."""
-    _role_cache.pop((org_id, user_id), None)
+    _roles.drop((org_id, user_id))
 
 
 def forget_organization(slug: str) -> None:
     """Drop a cached organization after it changed on this node."""
-    _org_cache.pop(slug.lower(), None)
+    _organizations.drop(slug.lower())
 
 
 async def _verify_cold(env: Env, token: str, digest: str, kind: str, prefix: str) -> VerifiedCredential | None:

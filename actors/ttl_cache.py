@@ -1,0 +1,46 @@
+"""A per-node cache whose answers are at most a fixed number of seconds old: what the hot path reads on
+every request (organizations, roles, board access, members, automation rules) without a query each time.
+A change made on this node drops its entry at once; another node's change shows within the TTL."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+# Entries kept at most; past this the stale ones go, and if none is stale, all of them (a burst of
+# distinct keys must not grow memory without bound).
+MAX_ENTRIES = 100_000
+
+
+class TtlCache(Generic[K, V]):
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self._entries: dict[K, tuple[float, V]] = {}
+
+    async def get(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
+        """The cached value while fresh, else `await load()` stored under `key`."""
+        entry = self._entries.get(key)
+        if entry is not None and time.monotonic() - entry[0] < self._seconds:
+            return entry[1]
+        value = await load()
+        if len(self._entries) >= MAX_ENTRIES:
+            self._evict()
+        self._entries[key] = (time.monotonic(), value)
+        return value
+
+    def drop(self, key: K) -> None:
+        self._entries.pop(key, None)
+
+    def drop_where(self, condition: Callable[[K], bool]) -> None:
+        for key in [k for k in self._entries if condition(k)]:
+            del self._entries[key]
+
+    def _evict(self) -> None:
+        now = time.monotonic()
+        self._entries = {k: e for k, e in self._entries.items() if now - e[0] < self._seconds}
+        if len(self._entries) >= MAX_ENTRIES:
+            self._entries.clear()

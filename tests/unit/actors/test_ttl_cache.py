@@ -1,0 +1,45 @@
+"""The per-node TTL cache: loads once while fresh, again when stale or dropped, and stays bounded."""
+
+from __future__ import annotations
+
+import pytest
+
+from actors import ttl_cache
+from actors.ttl_cache import TtlCache
+
+
+class Loader:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def __call__(self) -> int:
+        self.calls += 1
+        return self.calls
+
+
+async def test_fresh_values_load_once() -> None:
+    cache: TtlCache[str, int] = TtlCache(60)
+    load = Loader()
+    assert [await cache.get("a", load) for _ in range(3)] == [1, 1, 1]
+    assert load.calls == 1
+
+
+async def test_stale_or_dropped_values_load_again() -> None:
+    load = Loader()
+    stale: TtlCache[str, int] = TtlCache(0)
+    assert [await stale.get("a", load), await stale.get("a", load)] == [1, 2]
+    fresh: TtlCache[tuple[str, str], int] = TtlCache(60)
+    await fresh.get(("org", "b1"), load)
+    await fresh.get(("org", "b2"), load)
+    fresh.drop_where(lambda key: key[1] == "b1")
+    assert await fresh.get(("org", "b1"), load) == 5 and await fresh.get(("org", "b2"), load) == 4
+    fresh.drop(("org", "b2"))
+    assert await fresh.get(("org", "b2"), load) == 6
+
+
+async def test_the_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ttl_cache, "MAX_ENTRIES", 10)
+    cache: TtlCache[int, int] = TtlCache(60)
+    for key in range(25):
+        await cache.get(key, Loader())
+    assert len(cache._entries) <= 10
