@@ -42,8 +42,12 @@ def changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, Any
 
 def event_payload(name: str, org_id: str, data: dict[str, Any], caller: Caller | None,
                   moment: datetime) -> dict[str, Any]:
+    """The stored payload. A change an automation made also carries `data.automation` (`id`, `depth`)."""
+    data = {**data, "actor": actor_of(caller)}
+    if caller is not None and caller.automation is not None:
+        data["automation"] = {"id": caller.automation.automation_id, "depth": caller.automation.depth}
     return {"event": name, "timestamp": iso(moment), "apiVersion": API_VERSION, "organizationId": org_id,
-            "data": {**data, "actor": actor_of(caller)}}
+            "data": data}
 
 
 async def emit(conn: asyncpg.Connection, *, org_id: str, stream: str, name: str, data: dict[str, Any],

@@ -74,6 +74,10 @@ class UpdateInput(msgspec.Struct):
     actions: Actions | None = None
 
 
+# The fields of a rule that automations.update may change.
+RULE_FIELDS = ("name", "enabled", "trigger", "conditions", "actions")
+
+
 class IdInput(msgspec.Struct):
     id: Id
 
@@ -120,6 +124,8 @@ UPDATE = _write("automations.update", UpdateInput, "Change an automation's name,
 DELETE = _write("automations.delete", IdInput, "Delete an automation and its execution records",
                 token_scope="delete")
 TOGGLE = _write("automations.toggle", ToggleInput, "Enable or disable an automation")
+RUN_NOW = _write("automations.runNow", RunNowInput, "Run an automation now on every item of its board (top-level, "
+                 "not archived): answers at once with how many runs were queued")
 LOG = _read("automations.log", LogInput, "An automation's runs, newest first")
 HISTORY = _read("automations.getExecutionHistory", HistoryInput, "A board's automation runs, newest first")
 EXECUTION = _read("automations.getExecutionById", IdInput, "One automation run")

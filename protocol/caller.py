@@ -24,6 +24,15 @@ class Organization:
 
 
 @dataclass(frozen=True)
+class AutomationRun:
+    """Set on the caller an automation acts as: the events of its changes name the rule and how deep in a
+    cascade of automations they are, which is how the next rule's run knows its depth."""
+
+    automation_id: str
+    depth: int
+
+
+@dataclass(frozen=True)
 class Caller:
     request_id: str
     organization: Organization | None = None
@@ -33,6 +42,7 @@ class Caller:
     credential: CredentialKind = CredentialKind.NONE
     credential_id: str | None = None
     scopes: tuple[str, ...] = field(default=())
+    automation: AutomationRun | None = None
 
     @property
     def org_id(self) -> str:

@@ -11,22 +11,24 @@ import asyncpg
 Conn = asyncpg.Connection | asyncpg.Pool
 
 _COLUMNS = ("id, board_id, name, enabled, trigger, conditions, actions, execution_count, last_executed_at, "
-            "created_by, created_at, updated_at")
+            "created_by, created_at, updated_at, next_fire_at, hook_secret")
 _EXECUTION_COLUMNS = ("id, automation_id, board_id, organization_id, status, trigger_type, item_id, user_id, "
                       "event_id, condition_results, action_results, error, duration_ms, executed_at")
 # Fields an update may change, with their SQL column.
 _CHANGEABLE = {"name": "name", "enabled": "enabled", "trigger": "trigger", "conditions": "conditions",
-               "actions": "actions"}
+               "actions": "actions", "next_fire_at": "next_fire_at", "checked_through": "checked_through",
+               "hook_secret": "hook_secret"}
 
 
 async def insert(conn: Conn, *, automation_id: str, org_id: str, board_id: str, name: str, enabled: bool,
                  trigger: dict[str, Any], conditions: list[Any], actions: list[Any], created_by: str | None,
-                 now: datetime) -> asyncpg.Record:
+                 now: datetime, next_fire_at: datetime | None, hook_secret: str | None) -> asyncpg.Record:
     row: asyncpg.Record = await conn.fetchrow(
         f"""INSERT INTO automations (id, organization_id, board_id, name, enabled, trigger, conditions, actions,
-                                     created_by, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING {_COLUMNS}""",
-        automation_id, org_id, board_id, name, enabled, trigger, conditions, actions, created_by, now)
+                                     created_by, created_at, updated_at, next_fire_at, hook_secret)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12) RETURNING {_COLUMNS}""",
+        automation_id, org_id, board_id, name, enabled, trigger, conditions, actions, created_by, now,
+        next_fire_at, hook_secret)
     return row
 
 
@@ -58,9 +60,12 @@ async def get(conn: Conn, org_id: str, automation_id: str) -> asyncpg.Record | N
 
 
 async def update(conn: Conn, org_id: str, automation_id: str, changes: dict[str, Any],
-                 now: datetime) -> asyncpg.Record | None:
-    """Apply `changes` (keys of _CHANGEABLE); None when the automation is not in the organization."""
+                 now: datetime, *, rearm: bool = False) -> asyncpg.Record | None:
+    """Apply `changes` (keys of _CHANGEABLE); None when the automation is not in the organization. `rearm`:
+    the rule runs only on events committed from now on (it was enabled again, or its trigger changed)."""
     sets = [f"{_CHANGEABLE[key]} = ${index}" for index, key in enumerate(changes, start=4)]
+    if rearm:
+        sets.append("armed_at = clock_timestamp()")
     row: asyncpg.Record | None = await conn.fetchrow(
         f"""UPDATE automations SET {", ".join([*sets, "updated_at = $3"])}
              WHERE organization_id = $1 AND id = $2 RETURNING {_COLUMNS}""",
@@ -133,3 +138,33 @@ async def names(conn: Conn, org_id: str, board_id: str, group_id: str | None,
                     WHERE m.organization_id = $1 AND u.id = $4) AS "user" """,
         org_id, board_id, group_id, user_id)
     return row
+
+
+async def done_labels(conn: Conn, board_id: str) -> set[tuple[str, str]]:
+    """(status column id, label id) of every label marked `isDone` on the board."""
+    rows = await conn.fetch(
+        """SELECT c.id AS column_id, label->>'id' AS label_id
+             FROM board_columns c, jsonb_array_elements(c.config->'labels') AS label
+            WHERE c.board_id = $1 AND c.type = 'status' AND (label->>'isDone')::boolean""", board_id)
+    return {(row["column_id"], row["label_id"]) for row in rows}
+
+
+async def subitem_values(conn: Conn, board_id: str, parent_id: str) -> list[dict[str, Any]]:
+    """The values of an item's sub-items that are neither archived nor in the trash."""
+    rows = await conn.fetch(
+        """SELECT "values" FROM items WHERE board_id = $1 AND parent_id = $2 AND archived_at IS NULL
+              AND deleted_at IS NULL""", board_id, parent_id)
+    return [row["values"] for row in rows]
+
+
+async def get_any(conn: Conn, automation_id: str) -> asyncpg.Record | None:
+    """A rule by id alone, with its organization: for the engine and the inbound webhook route."""
+    return await conn.fetchrow(f"SELECT {_COLUMNS}, organization_id FROM automations WHERE id = $1",
+                               automation_id)
+
+
+async def item_on_board(conn: Conn, board_id: str, item_id: str) -> bool:
+    """Whether the item is on the board and neither archived nor in the trash."""
+    found = await conn.fetchval("SELECT 1 FROM items WHERE board_id = $1 AND id = $2 AND archived_at IS NULL "
+                                "AND deleted_at IS NULL", board_id, item_id)
+    return found is not None

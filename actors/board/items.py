@@ -41,7 +41,8 @@ def _check_version(item: ItemRow, expected: int | None) -> None:
 
 def webhook_item(state: BoardState, item: ItemRow) -> dict[str, Any]:
     """The `data.item` of `item.updated` (platform 6.1): id, name, boardId, groupId, status, priority,
-    assigneeId, read from the board's first status, priority and people columns."""
+    assigneeId, read from the board's first status, priority and people columns; and parentId (null for a
+    top-level item), which sub-item automations need."""
     def first(column_type: str) -> Any:
         for column in state.ordered_columns():
             if column.type == column_type:
@@ -52,7 +53,7 @@ def webhook_item(state: BoardState, item: ItemRow) -> dict[str, Any]:
     people = first("people")
     return {"id": item.id, "name": item.name, "boardId": item.board_id, "groupId": item.group_id,
             "status": status.get("label") if isinstance(status, dict) else status, "priority": first("priority"),
-            "assigneeId": people[0] if isinstance(people, list) and people else None}
+            "assigneeId": people[0] if isinstance(people, list) and people else None, "parentId": item.parent_id}
 
 
 def _bump(item: ItemRow, command: Command, **fields: Any) -> ItemRow:

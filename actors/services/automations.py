@@ -1,21 +1,27 @@
-"""Automation rules (domain 2.3, 4.3): list, create, update, delete, toggle, and the two views of their
-execution records (a board's history and one rule's log). A rule belongs to a board the caller can see;
-the plan's `automations_per_board` caps how many a board may hold (403 at the cap). Running rules is
-actors/services/automation_engine.py's work."""
+"""Automation rules (domain 2.3, 4.3): list, create, update, delete, toggle, runNow, and the two views of
+their execution records (a board's history and one rule's log). A rule belongs to a board the caller can
+see; the plan's `automations_per_board` caps how many a board may hold (403 at the cap). Running rules is
+actors/services/automation_engine.py's work; this module keeps a rule's schedule (next cron firing, days
+checked) and inbound secret in step with its trigger."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import asyncpg
 import msgspec
+from croniter import croniter
 
 from actors.env import Env
 from actors.handlers import implement
 from actors.services.access import require_board_access
 from actors.services.automation_engine import forget_rules
+from actors.services.automation_outbound import METHODS
+from actors.services.automation_schedule import next_fire
+from actors.services.webhooks import check_url
 from protocol import automations as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, FieldError, Forbidden, NotFound, ValidationFailed
@@ -23,17 +29,30 @@ from protocol.ids import iso, new_id
 from protocol.pagination import Page, page_limit
 from protocol.plans import plan
 from storage import activity
+from storage import automation_jobs as jobs
 from storage import automations as repo
 
 HISTORY_MAX_LIMIT = 100
+MAX_OFFSET_DAYS = 365
 
 
-def automation_view(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": row["id"], "boardId": row["board_id"], "name": row["name"], "enabled": row["enabled"],
+def inbound_url(env: Env, slug: str, automation_id: str) -> str:
+    """Where a webhook.received rule's external webhooks go (docs/decisions.md "Inbound webhooks")."""
+    return f"{env.base_url(slug)}/api/v1/automations/{automation_id}/webhook"
+
+
+def automation_view(env: Env, caller: Caller, row: Mapping[str, Any]) -> dict[str, Any]:
+    view = {"id": row["id"], "boardId": row["board_id"], "name": row["name"], "enabled": row["enabled"],
             "trigger": row["trigger"], "conditions": row["conditions"], "actions": row["actions"],
             "executionCount": row["execution_count"], "lastExecutedAt": iso(row["last_executed_at"]),
             "createdBy": row["created_by"], "createdAt": iso(row["created_at"]),
             "updatedAt": iso(row["updated_at"])}
+    if row["trigger"]["type"] == "recurring":
+        view["nextRunAt"] = iso(row["next_fire_at"])
+    if row["trigger"]["type"] == "webhook.received" and caller.organization is not None:
+        view["inbound"] = {"url": inbound_url(env, caller.organization.slug, row["id"]),
+                           "secret": row["hook_secret"]}
+    return view
 
 
 def execution_view(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -53,6 +72,10 @@ def log_view(row: Mapping[str, Any]) -> dict[str, Any]:
             "duration": row["duration_ms"], "executedAt": iso(row["executed_at"])}
 
 
+def _invalid(field: str, message: str) -> ValidationFailed:
+    return ValidationFailed(f"{field}: {message}", details=[FieldError(field, message)])
+
+
 def _require_config(field: str, config: dict[str, Any], keys: Sequence[str]) -> None:
     missing = [key for key in keys if config.get(key) in (None, "", [])]
     if missing:
@@ -60,12 +83,48 @@ def _require_config(field: str, config: dict[str, Any], keys: Sequence[str]) -> 
         raise ValidationFailed("; ".join(f"{d.field}: {d.message}" for d in details), details=details)
 
 
-def _check_definition(trigger: proto.Trigger | None, actions: Sequence[proto.Action] | None) -> None:
-    """Each type's required config keys (domain 4.3 tables), named by field when missing."""
+def _check_trigger(trigger: proto.Trigger) -> None:
+    _require_config("trigger", trigger.config, proto.TRIGGER_REQUIRES.get(trigger.type, ()))
+    config = trigger.config
+    if trigger.type == "recurring" and not (isinstance(config["cron"], str) and croniter.is_valid(config["cron"])):
+        raise _invalid("trigger.config.cron", "must be a cron expression of five fields (UTC)")
+    offset = config.get("offsetDays")
+    if trigger.type == "date.arrived" and offset is not None and (
+            not isinstance(offset, int) or isinstance(offset, bool) or abs(offset) > MAX_OFFSET_DAYS):
+        raise _invalid("trigger.config.offsetDays", f"must be a whole number from -{MAX_OFFSET_DAYS} to "
+                       f"{MAX_OFFSET_DAYS}")
+
+
+async def _check_action(env: Env, index: int, action: proto.Action) -> None:
+    field = f"actions.{index}.config"
+    _require_config(f"actions.{index}", action.config, proto.ACTION_REQUIRES.get(action.type, ()))
+    if action.type != "call_webhook":
+        return
+    method, url = action.config["method"], action.config["url"]
+    if not isinstance(method, str) or method.upper() not in METHODS:
+        raise _invalid(f"{field}.method", f"must be one of {', '.join(sorted(METHODS))}")
+    if not isinstance(url, str):
+        raise _invalid(f"{field}.url", "must be a URL")
+    if "{" not in url:  # a URL with template variables is checked when it is called
+        await check_url(env, url, f"{field}.url")
+
+
+async def _check_definition(env: Env, trigger: proto.Trigger | None, actions: Sequence[proto.Action] | None) -> None:
+    """Each type's required config keys (domain 4.3 tables), a cron expression, an offset, a webhook's URL
+    and method: named by field when wrong."""
     if trigger is not None:
-        _require_config("trigger", trigger.config, proto.TRIGGER_REQUIRES.get(trigger.type, ()))
+        _check_trigger(trigger)
     for index, action in enumerate(actions or ()):
-        _require_config(f"actions.{index}", action.config, proto.ACTION_REQUIRES.get(action.type, ()))
+        await _check_action(env, index, action)
+
+
+def _schedule(trigger: dict[str, Any], now: datetime, secret: str | None) -> dict[str, Any]:
+    """The scheduling columns a rule with this trigger starts (or starts again) with: its next cron firing,
+    no day checked yet, an inbound secret (kept when it had one)."""
+    kind = trigger["type"]
+    return {"next_fire_at": next_fire(trigger["config"]["cron"], now) if kind == "recurring" else None,
+            "checked_through": None,
+            "hook_secret": (secret or "ahs_" + secrets.token_urlsafe(32)) if kind == "webhook.received" else None}
 
 
 async def _rule(env: Env, caller: Caller, automation_id: str) -> asyncpg.Record:
@@ -89,46 +148,55 @@ def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
 async def list_automations(env: Env, caller: Caller, data: proto.BoardInput) -> dict[str, Any]:
     await require_board_access(env, caller, data.boardId)
     rows = await repo.list_for_board(env.pool, caller.org_id, data.boardId)
-    return {"automations": [automation_view(row) for row in rows]}
+    return {"automations": [automation_view(env, caller, row) for row in rows]}
 
 
 @implement(proto.CREATE)
 async def create(env: Env, caller: Caller, data: proto.CreateInput) -> dict[str, Any]:
-    _check_definition(data.trigger, data.actions)
+    await _check_definition(env, data.trigger, data.actions)
     await require_board_access(env, caller, data.boardId)
     assert caller.organization is not None
     limit = plan(caller.organization.plan).automations_per_board
+    trigger = msgspec.to_builtins(data.trigger)
+    schedule = _schedule(trigger, env.clock.now(), None)
     async with env.pool.acquire() as conn, conn.transaction():
         await repo.lock_board(conn, data.boardId)
         if limit is not None and await repo.count_for_board(conn, caller.org_id, data.boardId) >= limit:
             raise Forbidden(f"the {caller.organization.plan} plan allows {limit} automations per board")
         row = await repo.insert(conn, automation_id=new_id("aut"), org_id=caller.org_id, board_id=data.boardId,
-                                name=data.name, enabled=data.enabled, trigger=msgspec.to_builtins(data.trigger),
+                                name=data.name, enabled=data.enabled, trigger=trigger,
                                 conditions=msgspec.to_builtins(data.conditions),
                                 actions=msgspec.to_builtins(data.actions), created_by=caller.uid,
-                                now=env.clock.now())
+                                now=env.clock.now(), next_fire_at=schedule["next_fire_at"],
+                                hook_secret=schedule["hook_secret"])
         await activity.record(conn, caller.org_id, caller.uid, "automation", row["id"], "automation.created",
                               _audit(row))
     forget_rules(caller.org_id, data.boardId)
-    return automation_view(row)
+    return automation_view(env, caller, row)
 
 
 async def _change(env: Env, caller: Caller, automation_id: str, changes: dict[str, Any]) -> dict[str, Any]:
-    await _rule(env, caller, automation_id)
+    """Apply `changes`. A rule enabled again or given a new trigger starts afresh: it runs on events from
+    now on, its cron counts from now, its date days are checked from today."""
+    before = await _rule(env, caller, automation_id)
+    restarted = ("trigger" in changes or (changes.get("enabled") is True and not before["enabled"]))
+    if restarted:
+        changes = {**changes, **_schedule(changes.get("trigger", before["trigger"]), env.clock.now(),
+                                          before["hook_secret"])}
     async with env.pool.acquire() as conn, conn.transaction():
-        row = await repo.update(conn, caller.org_id, automation_id, changes, env.clock.now())
+        row = await repo.update(conn, caller.org_id, automation_id, changes, env.clock.now(), rearm=restarted)
         if row is None:
             raise NotFound("automation not found")
         await activity.record(conn, caller.org_id, caller.uid, "automation", automation_id, "automation.updated",
-                              {**_audit(row), "changed": sorted(changes)})
+                              {**_audit(row), "changed": sorted(set(changes) & set(proto.RULE_FIELDS))})
     forget_rules(caller.org_id, row["board_id"])
-    return automation_view(row)
+    return automation_view(env, caller, row)
 
 
 @implement(proto.UPDATE)
 async def update(env: Env, caller: Caller, data: proto.UpdateInput) -> dict[str, Any]:
-    _check_definition(data.trigger, data.actions)
-    changes = {key: msgspec.to_builtins(value) for key in ("name", "enabled", "trigger", "conditions", "actions")
+    await _check_definition(env, data.trigger, data.actions)
+    changes = {key: msgspec.to_builtins(value) for key in proto.RULE_FIELDS
                if (value := getattr(data, key)) is not None}
     if not changes:
         raise BadRequest("nothing to change", details=[FieldError("input", "give at least one field to change")])
@@ -150,6 +218,21 @@ async def delete(env: Env, caller: Caller, data: proto.IdInput) -> dict[str, Any
                               _audit(row))
     forget_rules(caller.org_id, row["board_id"])
     return {"success": True, "id": data.id}
+
+
+@implement(proto.RUN_NOW)
+async def run_now(env: Env, caller: Caller, data: proto.RunNowInput) -> dict[str, Any]:
+    """Queue one run per top-level item of the rule's board that is neither archived nor trashed (disabled
+    rules too: running by hand is deliberate); the engine runs them in the background."""
+    row = await _rule(env, caller, data.ruleId)
+    async with env.pool.acquire() as conn, conn.transaction():
+        queued = await jobs.add_for_items(conn, org_id=caller.org_id, automation_id=row["id"],
+                                          board_id=row["board_id"], trigger_type="manual",
+                                          key=f"run:{new_id('run')}", user_id=caller.uid, now=env.clock.now())
+        await jobs.wake_engines(conn)
+        await activity.record(conn, caller.org_id, caller.uid, "automation", row["id"], "automation.run_now",
+                              {**_audit(row), "queued": queued})
+    return {"executedCount": queued, "ruleId": row["id"], "ruleName": row["name"]}
 
 
 def _time_cursor(cursor: str | None) -> datetime | None:

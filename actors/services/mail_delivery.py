@@ -10,9 +10,7 @@ send one at once; a node that dies mid-send leaves its claim to run out and the 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from datetime import datetime, timedelta
-from typing import Any
 
 import aiosmtplib
 import asyncpg
@@ -21,6 +19,7 @@ import structlog
 from actors.env import Env
 from actors.runtime.clock import Clock
 from actors.services import mailer
+from actors.wake import woken_by_notify
 from storage import mail
 
 log = structlog.get_logger("obeya.mail")
@@ -82,23 +81,13 @@ async def deliver_forever(env: Env) -> None:
     assert target is not None
     log.info("email_sending_on", host=target.hostname, port=target.port, tls=target.use_tls, sender=target.sender)
     wake = asyncio.Event()
-
-    def notified(*_: Any) -> None:
-        wake.set()
-
-    async with env.pool.acquire() as listener:
-        await listener.add_listener(mail.WAKE_CHANNEL, notified)
-        try:
-            while True:
-                wake.clear()
-                due: datetime | None = None
-                try:
-                    await deliver_due(env, target)
-                    due = await mail.next_due(env.pool, env.clock.now())
-                except (OSError, TimeoutError, asyncpg.PostgresError) as error:
-                    log.warning("email_delivery_pass_failed", error=repr(error))
-                await _wait(env.clock, wake, due)
-        finally:
-            # The pool resets nothing on release: the LISTEN must not outlive this worker.
-            with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
-                await listener.remove_listener(mail.WAKE_CHANNEL, notified)
+    async with woken_by_notify(env.pool, mail.WAKE_CHANNEL, wake):
+        while True:
+            wake.clear()
+            due: datetime | None = None
+            try:
+                await deliver_due(env, target)
+                due = await mail.next_due(env.pool, env.clock.now())
+            except (OSError, TimeoutError, asyncpg.PostgresError) as error:
+                log.warning("email_delivery_pass_failed", error=repr(error))
+            await _wait(env.clock, wake, due)

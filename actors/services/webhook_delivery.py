@@ -34,6 +34,7 @@ from aiohttp.resolver import DefaultResolver
 
 from actors.env import Env
 from actors.events import wire_payload
+from actors.wake import pause
 from protocol.webhooks import EVENT_NAMES
 from storage import webhooks as repo
 from storage.events import StoredEvent
@@ -182,20 +183,6 @@ class WebhookWorker:
                 await repo.mark_failed(conn, row["webhook_id"], now)
         log.info("webhook_delivery_failed", delivery=row["id"], attempt=failures, status=code, error=error)
 
-    async def _wait(self, step_started: float) -> None:
-        """Sleep until woken by the bus or a finished send, or for POLL_SECONDS of clock time."""
-        clock = self.env.clock
-        sleeper = asyncio.ensure_future(clock.sleep(POLL_SECONDS))
-        waker = asyncio.ensure_future(self._wake.wait())
-        try:
-            await asyncio.sleep(0)  # the sleeper takes its deadline now, before the clock is read again
-            # A clock moved past a poll while we worked (a test's ManualClock) must not be slept through.
-            if clock.monotonic() - step_started < POLL_SECONDS:
-                await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            sleeper.cancel()
-            waker.cancel()
-
     async def run(self) -> None:
         clock = self.env.clock
         connector = aiohttp.TCPConnector(resolver=PublicOnlyResolver()) if self.env.production else None
@@ -213,7 +200,7 @@ class WebhookWorker:
                     await self.step()
                 except (OSError, asyncpg.PostgresError) as error:
                     log.warning("webhook_worker_step_failed", error=repr(error))
-                await self._wait(step_started)
+                await pause(clock, self._wake, POLL_SECONDS, step_started)
         finally:
             self.env.bus.unsubscribe(self.on_events)
             for task in list(self._sending):

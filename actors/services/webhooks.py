@@ -29,30 +29,31 @@ from storage import activity
 from storage import webhooks as repo
 
 
-def _refuse(message: str) -> ValidationFailed:
-    return ValidationFailed(f"url {message}", details=[FieldError("url", message)])
+def _refuse(message: str, field: str) -> ValidationFailed:
+    return ValidationFailed(f"{field} {message}", details=[FieldError(field, message)])
 
 
-async def check_url(env: Env, url: str) -> str:
-    """The URL if a webhook may post to it, else ValidationFailed naming `url`."""
+async def check_url(env: Env, url: str, field: str = "url") -> str:
+    """The URL if a webhook (or an automation's call_webhook) may post to it, else ValidationFailed naming
+    `field`."""
     try:
         parts = urlsplit(url)
         host = parts.hostname
         parts.port  # noqa: B018  (raises ValueError on a malformed port)
     except ValueError:
-        raise _refuse("is not a valid URL") from None
+        raise _refuse("is not a valid URL", field) from None
     if parts.scheme not in ("http", "https") or not host:
-        raise _refuse("must be an http or https URL with a host")
+        raise _refuse("must be an http or https URL with a host", field)
     if not env.production:
         return url
     if parts.scheme != "https":
-        raise _refuse("must use HTTPS")
+        raise _refuse("must use HTTPS", field)
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
-        raise _refuse("host does not resolve") from None
+        raise _refuse("host does not resolve", field) from None
     if any(refused_address(ipaddress.ip_address(info[4][0].split("%")[0])) for info in infos):
-        raise _refuse("must not point to a private, loopback, link-local or reserved address")
+        raise _refuse("must not point to a private, loopback, link-local or reserved address", field)
     return url
 
 

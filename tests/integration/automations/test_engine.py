@@ -4,29 +4,9 @@ creator, execution records in both views, template variables and the cascade dep
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-from tests.integration.automations.conftest import rule
+from tests.integration.automations.conftest import create, runs
 from tests.integration.boards.conftest import Board
-
-WAIT_SECONDS = 10.0
-
-
-async def runs(board: Board, count: int, **filters: Any) -> list[dict[str, Any]]:
-    """The board's history once it holds `count` runs (the engine works in the background)."""
-    deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
-    while True:
-        reply = await board.api.query("automations.getExecutionHistory", {"boardId": board.id, **filters})
-        assert reply.status == 200, reply.body
-        if len(reply.data["items"]) >= count or asyncio.get_running_loop().time() > deadline:
-            return list(reply.data["items"])
-        await asyncio.sleep(0.02)
-
-
-async def create(board: Board, **fields: Any) -> dict[str, Any]:
-    reply = await board.api.mutate("automations.create", rule(board.id, **fields))
-    assert reply.status == 200, reply.body
-    return dict(reply.data)
 
 
 async def test_item_created_notifies_with_template_variables(board: Board) -> None:

@@ -78,7 +78,7 @@ async def test_set_value_emits_item_updated_with_changes(board: Board) -> None:
                                   f"board:{board.id}")
     data = row["payload"]["data"]
     assert data["item"]["status"] == "Done" and data["item"]["id"] == item["id"]
-    assert set(data["item"]) == {"id", "name", "boardId", "groupId", "status", "priority", "assigneeId"}
+    assert set(data["item"]) == {"id", "name", "boardId", "groupId", "status", "priority", "assigneeId", "parentId"}
     assert data["changes"][status["id"]]["new"]["label"] == "Done"
     assert data["actor"]["id"] == board.org.owner_id
 

@@ -106,7 +106,8 @@ async def test_item_changes_arrive_live_with_the_spec_payload(org: Org, screens:
     assert stuck["label"] == "Stuck"
     assert on_status["data"]["changes"] == {status: {"old": None, "new": stuck}}
     item = {"id": created["id"], "name": "Guard missing on press 4", "boardId": board.id,
-            "groupId": board.group_id, "status": "Stuck", "priority": None, "assigneeId": None}
+            "groupId": board.group_id, "status": "Stuck", "priority": None, "assigneeId": None,
+            "parentId": None}
     assert on_status["data"]["item"] == item
     assert on_rename["data"]["changes"] == {"name": {"old": "Guard missing on press 4",
                                                      "new": "Guard missing on press 4B"}}
