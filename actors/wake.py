@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import asyncpg
@@ -28,12 +28,12 @@ async def pause(clock: Clock, wake: asyncio.Event, seconds: float, step_started:
 
 
 @contextlib.asynccontextmanager
-async def woken_by_notify(pool: asyncpg.Pool, channel: str, wake: asyncio.Event) -> AsyncIterator[None]:
-    """While inside, a Postgres NOTIFY on `channel` (from any node, delivered at its commit) sets `wake`.
+async def woken_by_notify(pool: asyncpg.Pool, channel: str, wake: Callable[[], None]) -> AsyncIterator[None]:
+    """While inside, a Postgres NOTIFY on `channel` (from any node, delivered at its commit) calls `wake`.
     Holds one pooled connection for the LISTEN."""
 
     def notified(*_: Any) -> None:
-        wake.set()
+        wake()
 
     async with pool.acquire() as listener:
         await listener.add_listener(channel, notified)

@@ -68,6 +68,13 @@ class AutomationEngine:
         self.env = env
         self._pending: list[StoredEvent] = []
         self.wake = asyncio.Event()
+        # Whether jobs may be waiting: a step only looks (a statement) when some were made or announced, or
+        # once per poll interval (leases run out, another node's jobs), not on every board event.
+        self._jobs_waiting = True
+
+    def _jobs_announced(self) -> None:
+        self._jobs_waiting = True
+        self.wake.set()
 
     def on_events(self, events: Sequence[StoredEvent]) -> None:
         """Bus subscriber: note the board events that may trigger a rule and wake the worker (no I/O here)."""
@@ -83,12 +90,13 @@ class AutomationEngine:
             rules = await enabled_rules(self.env, event.organization_id, event.stream.removeprefix("board:"))
             if any(rule["trigger"]["type"] in TRIGGERED_BY[event.name] for rule in rules):
                 wanted.append(event.id)
-        if wanted:
-            await jobs.fan_out(self.env.pool, wanted, self.env.clock.now())
+        if wanted and await jobs.fan_out(self.env.pool, wanted, self.env.clock.now()):
+            self._jobs_waiting = True
 
-    async def sweep(self) -> int:
+    async def sweep(self) -> None:
         async with self.env.pool.acquire() as conn, conn.transaction():
-            return await jobs.sweep(conn, self.env.clock.now(), SWEEP_OVERLAP)
+            if await jobs.sweep(conn, self.env.clock.now(), SWEEP_OVERLAP):
+                self._jobs_waiting = True
 
     async def run_due(self) -> int:
         """Claim a batch of due jobs and run it; how many were claimed."""
@@ -131,17 +139,21 @@ class AutomationEngine:
         await jobs.purge_done(self.env.pool, now - DONE_JOBS_KEPT)
 
     async def schedule(self) -> None:
-        await schedule_due(self.env)
+        if await schedule_due(self.env):
+            self._jobs_waiting = True
+
+    async def poll(self) -> None:
+        self._jobs_waiting = True
 
     async def run(self) -> None:
         clock = self.env.clock
         self.session = outbound.open_session(self.env)
         self.env.bus.subscribe(self.on_events)
-        periodic = {"sweep": (SWEEP_SECONDS, self.sweep), "schedule": (SCHEDULE_SECONDS, self.schedule),
-                    "purge": (PURGE_SECONDS, self.purge)}
+        periodic = {"poll": (POLL_SECONDS, self.poll), "sweep": (SWEEP_SECONDS, self.sweep),
+                    "schedule": (SCHEDULE_SECONDS, self.schedule), "purge": (PURGE_SECONDS, self.purge)}
         last: dict[str, float] = {}
         try:
-            async with woken_by_notify(self.env.pool, jobs.WAKE_CHANNEL, self.wake):
+            async with woken_by_notify(self.env.pool, jobs.WAKE_CHANNEL, self._jobs_announced):
                 while True:
                     step_started = clock.monotonic()
                     self.wake.clear()
@@ -152,8 +164,10 @@ class AutomationEngine:
                                 last[name] = step_started
                         if self._pending:
                             await self._fan_out()
-                        while await self.run_due() == BATCH:
-                            pass
+                        while self._jobs_waiting:
+                            self._jobs_waiting = False  # an announcement during the run sets it again
+                            if await self.run_due() == BATCH:
+                                self._jobs_waiting = True
                     except Exception:  # a database outage or a bug: log it, keep the engine running
                         log.exception("automation_step_failed")
                     await pause(clock, self.wake, POLL_SECONDS, step_started)

@@ -81,7 +81,7 @@ async def deliver_forever(env: Env) -> None:
     assert target is not None
     log.info("email_sending_on", host=target.hostname, port=target.port, tls=target.use_tls, sender=target.sender)
     wake = asyncio.Event()
-    async with woken_by_notify(env.pool, mail.WAKE_CHANNEL, wake):
+    async with woken_by_notify(env.pool, mail.WAKE_CHANNEL, wake.set):
         while True:
             wake.clear()
             due: datetime | None = None
