@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import email
-import email.policy
-import socket
 from collections.abc import Callable, Iterator
 from datetime import timedelta
-from email.message import EmailMessage
 from typing import Any
 
 import aiohttp
 import asyncpg
 import pytest
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import AuthResult, LoginPassword
 
 from actors.runtime.clock import ManualClock
 from actors.services.mail_delivery import RETRY_BACKOFF_SECONDS
@@ -24,61 +18,10 @@ from server.app import create_app
 from server.config import Settings
 from storage import mail
 from tests.harness import make_org
+from tests.smtp_sink import QUIET_PLAIN_AUTH, Sink, _running, sink_fixture, smtp_url_fixture  # noqa: F401  (fixtures)
 from web.keys import ENV
 
-pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS:UserWarning")
-
-
-class Sink:
-    """Records every message it accepts, or refuses each one with `refusal`."""
-
-    def __init__(self, refusal: str | None = None) -> None:
-        self.refusal = refusal
-        self.messages: list[tuple[list[str], EmailMessage]] = []
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        if self.refusal:
-            return self.refusal
-        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        self.messages.append((list(envelope.rcpt_tos), parsed))  # type: ignore[arg-type]
-        return "250 OK"
-
-    def to(self, recipient: str) -> list[EmailMessage]:
-        return [message for rcpt_tos, message in self.messages if rcpt_tos == [recipient]]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _only_the_configured_login(server: Any, session: Any, envelope: Any, mechanism: str, auth_data: Any) -> AuthResult:
-    return AuthResult(success=isinstance(auth_data, LoginPassword)
-                      and (auth_data.login, auth_data.password) == (b"mailer", b"s3cret!"))
-
-
-def _running(sink: Sink) -> Iterator[str]:
-    """Serve `sink` on a free local port, requiring the login the yielded OBEYA_SMTP_URL carries."""
-    port = _free_port()
-    # No TLS on a local test port, so AUTH is allowed over plain text here.
-    controller = Controller(sink, hostname="127.0.0.1", port=port, authenticator=_only_the_configured_login,
-                            auth_required=True, auth_require_tls=False)
-    controller.start()
-    try:
-        yield f"smtp://mailer:s3cret%21@127.0.0.1:{port}"
-    finally:
-        controller.stop()
-
-
-@pytest.fixture
-def sink() -> Sink:
-    return Sink()
-
-
-@pytest.fixture
-def smtp_url(sink: Sink) -> Iterator[str]:
-    yield from _running(sink)
+pytestmark = QUIET_PLAIN_AUTH
 
 
 def _settings(smtp_url: str | None) -> Settings:
