@@ -112,8 +112,11 @@ class AutomationEngine:
         for job in board_jobs:
             try:
                 await self.run_job(job)
-            except Exception:
+            except (OSError, asyncpg.PostgresError) as error:  # left to run again when its lease ends
+                log.warning("automation_job_interrupted", job=job["id"], error=repr(error))
+            except Exception:  # a fault of ours outside the actions: logged once, not retried every lease
                 log.exception("automation_job_failed", job=job["id"], automation=job["automation_id"])
+                await jobs.finish(self.env.pool, job["id"])
 
     async def run_job(self, job: asyncpg.Record) -> None:
         """Run one job, or finish it without a record when the trigger does not hold after all (a config the

@@ -17,6 +17,7 @@ from typing import Any
 import aiohttp
 import asyncpg
 import msgspec
+import structlog
 
 from actors.board.routing import org_members
 from actors.env import Env
@@ -31,6 +32,8 @@ from protocol.ids import new_id
 from protocol.registry import Role
 from storage import automation_jobs as jobs
 from storage import automations as repo
+
+log = structlog.get_logger("obeya.automations")
 
 MAX_DEPTH = 3
 # Actions that act on the triggering item: a run without one (recurring, an inbound webhook without
@@ -176,6 +179,12 @@ class Run:
             except ActionFailed as error:
                 errors.append(f"{action['type']}: {error}")
                 self.actions.append({"type": action["type"], "success": False, "error": str(error)})
+            except (OSError, asyncpg.PostgresError):
+                raise  # the database or network is away: the job runs again when its lease ends
+            except Exception:  # a fault of ours: recorded, so the job does not come back every lease
+                log.exception("automation_action_crashed", automation=self.rule["id"], action=action["type"])
+                errors.append(f"{action['type']}: internal error")
+                self.actions.append({"type": action["type"], "success": False, "error": "internal error"})
         status = "success" if not errors else "failure" if len(errors) == len(self.actions) else "partial_failure"
         await self._record(status, "; ".join(errors) or None)
 

@@ -46,7 +46,9 @@ async def deliver_due(env: Env, target: mailer.SmtpTarget) -> int:
 async def _attempt(env: Env, target: mailer.SmtpTarget, row: asyncpg.Record) -> int:
     try:
         await mailer.send(target, to=row["recipient"], subject=row["subject"], body=row["body"])
-    except (aiosmtplib.SMTPException, OSError, TimeoutError) as error:
+    # ValueError: a message that cannot be built (a header the e-mail library refuses) fails like a refusal
+    # instead of stopping the sender.
+    except (aiosmtplib.SMTPException, OSError, TimeoutError, ValueError) as error:
         attempts = row["attempts"] + 1
         retry_at = (env.clock.now() + timedelta(seconds=RETRY_BACKOFF_SECONDS[attempts - 1])
                     if attempts < MAX_ATTEMPTS else None)
