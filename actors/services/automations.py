@@ -28,6 +28,7 @@ from protocol.errors import BadRequest, FieldError, Forbidden, NotFound, Validat
 from protocol.ids import iso, new_id
 from protocol.pagination import Page, page_limit
 from protocol.plans import plan
+from protocol.registry import Role
 from storage import activity
 from storage import automation_jobs as jobs
 from storage import automations as repo
@@ -50,8 +51,10 @@ def automation_view(env: Env, caller: Caller, row: Mapping[str, Any]) -> dict[st
     if row["trigger"]["type"] == "recurring":
         view["nextRunAt"] = iso(row["next_fire_at"])
     if row["trigger"]["type"] == "webhook.received" and caller.organization is not None:
+        # The secret lets anyone run the rule: shown to those who may change rules anyway, not to guests.
+        may_edit = caller.role is not None and caller.role >= Role.MEMBER
         view["inbound"] = {"url": inbound_url(env, caller.organization.slug, row["id"]),
-                           "secret": row["hook_secret"]}
+                           "secret": row["hook_secret"] if may_edit else None}
     return view
 
 

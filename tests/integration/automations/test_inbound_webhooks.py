@@ -72,6 +72,12 @@ async def test_a_signed_webhook_runs_the_rule(board: Board) -> None:
     assert inbound["secret"].startswith("ahs_") and len(inbound["secret"]) > 30
     listed = await board.api.query("automations.list", {"boardId": board.id})
     assert listed.data["automations"][0]["inbound"] == inbound
+    guest_id, guest = await board.org.add_user("guest")
+    project = await board.api.query("projects.get", {"id": board.project_id})
+    await board.api.mutate("workspaces.members.add", {"workspaceId": project.data["workspaceId"], "userId": guest_id})
+    seen_by_guest = await guest.query("automations.list", {"boardId": board.id})
+    assert seen_by_guest.status == 200, seen_by_guest.body
+    assert seen_by_guest.data["automations"][0]["inbound"] == {"url": inbound["url"], "secret": None}
 
     reply = await signed(board, automation, {"source": "mes", "line": 4})
     assert reply.status == 202 and reply.body == ACCEPTED
