@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import socket
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
@@ -129,3 +130,10 @@ async def make_org(client: TestClient, plan: str = "business") -> Org:
     host = f"{slug}.localhost"
     anonymous = Api(client, host)
     return Org(org_id, slug, host, owner_id, email, await login(anonymous, email), anonymous)
+
+
+def free_port() -> int:
+    """A local TCP port nothing listens on (for a server to start on, or a refused connection)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import email
 import email.policy
-import socket
 from collections.abc import Iterator
 from email.message import EmailMessage
 from typing import Any
@@ -13,6 +12,8 @@ from typing import Any
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
+
+from tests.harness import free_port
 
 # No TLS on a local test port, so the sink allows AUTH over plain text; aiosmtpd warns about that.
 QUIET_PLAIN_AUTH = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS:UserWarning")
@@ -36,12 +37,6 @@ class Sink:
         return [message for rcpt_tos, message in self.messages if rcpt_tos == [recipient]]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _only_the_configured_login(server: Any, session: Any, envelope: Any, mechanism: str, auth_data: Any) -> AuthResult:
     return AuthResult(success=isinstance(auth_data, LoginPassword)
                       and (auth_data.login, auth_data.password) == (b"mailer", b"s3cret!"))
@@ -49,7 +44,7 @@ def _only_the_configured_login(server: Any, session: Any, envelope: Any, mechani
 
 def _running(sink: Sink) -> Iterator[str]:
     """Serve `sink` on a free local port, requiring the login the yielded OBEYA_SMTP_URL carries."""
-    port = _free_port()
+    port = free_port()
     controller = Controller(sink, hostname="127.0.0.1", port=port, authenticator=_only_the_configured_login,
                             auth_required=True, auth_require_tls=False)
     controller.start()

@@ -14,10 +14,7 @@ from urllib.parse import urlsplit
 from tests.harness import Reply, make_org
 from tests.integration.automations.conftest import create, runs
 from tests.integration.boards.conftest import Board, make_board
-from tests.integration.webhooks import conftest as webhook_fixtures
 from tests.integration.webhooks.conftest import Receiver
-
-receiver = webhook_fixtures.receiver  # the real HTTP receiver fixture, for call_webhook from a webhook run
 
 
 def signature(secret: str, body: bytes) -> str:

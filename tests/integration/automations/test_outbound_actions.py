@@ -5,74 +5,17 @@ execution record says when it cannot be done."""
 from __future__ import annotations
 
 import asyncio
-import json
-import socket
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-from aiohttp import web
-from multidict import CIMultiDictProxy
-
-from tests.harness import make_org
+from tests.harness import free_port, make_org
 from tests.integration.automations.conftest import create, rule, runs
 from tests.integration.boards.conftest import Board, make_board
 from tests.integration.mail.test_mail_delivery import _client, _email
+from tests.integration.webhooks.conftest import Receiver
 from tests.smtp_sink import QUIET_PLAIN_AUTH, Sink, sink_fixture, smtp_url_fixture  # noqa: F401  (fixtures)
 from web.keys import ENV
 
 pytestmark = QUIET_PLAIN_AUTH
-
-
-# --- a receiver for any method -------------------------------------------------------------------------
-
-
-@dataclass
-class Request:
-    method: str
-    path_qs: str
-    headers: CIMultiDictProxy[str]
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-@dataclass
-class Endpoint:
-    """Records every request to any path under its base URL and answers `status`."""
-
-    url: str
-    status: int = 200
-    requests: asyncio.Queue[Request] = field(default_factory=asyncio.Queue)
-
-    async def next(self, timeout: float = 5.0) -> Request:
-        return await asyncio.wait_for(self.requests.get(), timeout)
-
-
-@pytest.fixture
-async def endpoint() -> AsyncIterator[Endpoint]:
-    app = web.Application()
-    box: list[Endpoint] = []
-
-    async def record(request: web.Request) -> web.Response:
-        box[0].requests.put_nowait(Request(request.method, request.path_qs, request.headers, await request.read()))
-        return web.Response(status=box[0].status)
-
-    app.router.add_route("*", "/{tail:.*}", record)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    box.append(Endpoint(f"http://127.0.0.1:{runner.addresses[0][1]}/hook"))
-    yield box[0]
-    await runner.cleanup()
-
-
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def webhook(url: str, method: str = "POST", **config: Any) -> dict[str, Any]:
@@ -196,17 +139,17 @@ async def test_a_subject_or_body_that_is_not_text_fails_the_action_with_a_record
 # --- call_webhook ----------------------------------------------------------------------------------------
 
 
-async def test_call_webhook_sends_templated_url_headers_and_bodies(board: Board, endpoint: Endpoint) -> None:
+async def test_call_webhook_sends_templated_url_headers_and_bodies(board: Board, receiver: Receiver) -> None:
     await create(board, name="Tell the MES", actions=[
-        webhook(endpoint.url + "?item={item.id}", "post",
+        webhook(receiver.url + "?item={item.id}", "post",
                 headers={"X-Item": "{item.name}", "X-Board": "{board.name}", "Authorization": "Bearer abc"},
                 body={"text": "{item.name} in {group.name}", "count": 3, "tags": ["{item.id}", "fixed"],
                       "nested": {"by": "{user.name}"}, "none": None}),
-        webhook(endpoint.url + "/text", "PUT", body="name={item.name}"),
-        webhook(endpoint.url + "/get?name={item.name}", "GET")])
+        webhook(receiver.url + "/text", "PUT", body="name={item.name}"),
+        webhook(receiver.url + "/get?name={item.name}", "GET")])
     item = await board.add_item("Valve-3")
 
-    posted, put, got = await endpoint.next(), await endpoint.next(), await endpoint.next()
+    posted, put, got = await receiver.next(), await receiver.next(), await receiver.next()
     group = board.view["groups"][0]["name"]
     assert (posted.method, posted.path_qs) == ("POST", f"/hook?item={item['id']}")
     assert posted.headers["X-Item"] == "Valve-3" and posted.headers["X-Board"] == "Tier 1 board"
@@ -223,10 +166,10 @@ async def test_call_webhook_sends_templated_url_headers_and_bodies(board: Board,
     assert run["actionResults"] == [{"type": "call_webhook", "success": True}] * 3
 
 
-async def test_call_webhook_without_a_body_sends_a_summary_of_the_run(board: Board, endpoint: Endpoint) -> None:
-    automation = await create(board, name="Summary", actions=[webhook(endpoint.url)])
+async def test_call_webhook_without_a_body_sends_a_summary_of_the_run(board: Board, receiver: Receiver) -> None:
+    automation = await create(board, name="Summary", actions=[webhook(receiver.url)])
     item = await board.add_item("Conveyor")
-    request = await endpoint.next()
+    request = await receiver.next()
     [run] = await runs(board, 1)
     assert run["status"] == "success"
 
@@ -240,11 +183,11 @@ async def test_call_webhook_without_a_body_sends_a_summary_of_the_run(board: Boa
     assert body["item"] == current.data and body["item"]["name"] == "Conveyor"
 
 
-async def test_a_receiver_answering_500_makes_the_run_a_failure(board: Board, endpoint: Endpoint) -> None:
-    endpoint.status = 500
-    await create(board, actions=[webhook(endpoint.url)])
+async def test_a_receiver_answering_500_makes_the_run_a_failure(board: Board, receiver: Receiver) -> None:
+    receiver.status = 500
+    await create(board, actions=[webhook(receiver.url)])
     await board.add_item()
-    await endpoint.next()
+    await receiver.next()
     [run] = await runs(board, 1)
     assert run["status"] == "failure"
     assert run["error"] == "call_webhook: the receiver answered 500"
@@ -252,11 +195,11 @@ async def test_a_receiver_answering_500_makes_the_run_a_failure(board: Board, en
                                      "error": "the receiver answered 500"}]
 
 
-async def test_one_failing_action_of_two_makes_a_partial_failure(board: Board, endpoint: Endpoint) -> None:
-    nowhere = f"http://127.0.0.1:{_closed_port()}/hook"
-    await create(board, actions=[webhook(endpoint.url), webhook(nowhere)])
+async def test_one_failing_action_of_two_makes_a_partial_failure(board: Board, receiver: Receiver) -> None:
+    nowhere = f"http://127.0.0.1:{free_port()}/hook"
+    await create(board, actions=[webhook(receiver.url), webhook(nowhere)])
     await board.add_item()
-    assert (await endpoint.next()).method == "POST"
+    assert (await receiver.next()).method == "POST"
     [run] = await runs(board, 1)
     assert run["status"] == "partial_failure"
     ok, failed = run["actionResults"]
@@ -264,24 +207,24 @@ async def test_one_failing_action_of_two_makes_a_partial_failure(board: Board, e
     assert failed["type"] == "call_webhook" and failed["success"] is False
     assert failed["error"].startswith("request failed: ")
     assert run["error"] == f"call_webhook: {failed['error']}"
-    assert endpoint.requests.empty()
+    assert receiver.requests.empty()
 
 
 async def test_a_header_the_http_client_refuses_fails_the_action_with_a_record(board: Board,
-                                                                              endpoint: Endpoint) -> None:
+                                                                              receiver: Receiver) -> None:
     """A header value with a line break (an item name may hold one) cannot be sent: the run still ends in a
     record instead of an endless retry of a job that never finishes."""
-    await create(board, actions=[webhook(endpoint.url, headers={"X-Item": "{item.name}"}),
-                                 webhook(endpoint.url, body="after")])
+    await create(board, actions=[webhook(receiver.url, headers={"X-Item": "{item.name}"}),
+                                 webhook(receiver.url, body="after")])
     await board.add_item("Two\nlines")
     [run] = await runs(board, 1)
     assert run["status"] == "partial_failure", run
     refused, sent = run["actionResults"]
     assert refused["success"] is False and refused["error"].startswith("request failed: ")
     assert sent == {"type": "call_webhook", "success": True}
-    request = await endpoint.next()
+    request = await receiver.next()
     assert request.body == b"after" and "X-Item" not in request.headers
-    assert endpoint.requests.empty()
+    assert receiver.requests.empty()
 
 
 async def test_create_refuses_a_webhook_with_a_bad_method_or_url_naming_the_field(board: Board) -> None:

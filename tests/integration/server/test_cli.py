@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.harness import free_port
 
 OBEYA = [sys.executable, "-m", "server.cli"]
 
@@ -50,12 +51,6 @@ def test_org_and_user_create_print_json(database_url: str) -> None:
     assert migrated.returncode == 0 and json.loads(migrated.stdout) == {"applied": []}
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _get(url: str, host: str | None = None) -> tuple[int, bytes]:
     request = urllib.request.Request(url, headers={"Host": host} if host else {})
     try:
@@ -89,7 +84,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 @pytest.mark.timeout(240)
 def test_embedded_default_serves_and_keeps_data_across_restart(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    port = _free_port()
+    port = free_port()
     server = _serve(data_dir, port)
     try:
         assert _get(f"http://127.0.0.1:{port}/healthz") == (200, b'{"status":"ok"}')

@@ -1,8 +1,10 @@
-"""A real HTTP receiver on 127.0.0.1 that records every webhook POST, and helpers to drive webhooks."""
+"""A real HTTP receiver on 127.0.0.1 that records every request to any path under its URL (webhook POSTs,
+automations' call_webhook with any method), and helpers to drive webhooks."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,8 +18,13 @@ from tests.harness import Api
 
 @dataclass
 class Received:
+    method: str
+    path_qs: str
     headers: CIMultiDictProxy[str]
     body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
 
 
 @dataclass
@@ -37,10 +44,10 @@ async def receiver() -> AsyncIterator[Receiver]:
     box: list[Receiver] = []
 
     async def record(request: web.Request) -> web.Response:
-        box[0].requests.put_nowait(Received(request.headers, await request.read()))
+        box[0].requests.put_nowait(Received(request.method, request.path_qs, request.headers, await request.read()))
         return web.Response(status=box[0].status)
 
-    app.router.add_post("/hook", record)
+    app.router.add_route("*", "/{tail:.*}", record)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
