@@ -10,6 +10,8 @@ from typing import Any
 
 import asyncpg
 
+from storage import log_sweep
+
 Conn = asyncpg.Connection | asyncpg.Pool
 
 # Postgres delivers a NOTIFY when the making transaction commits: every node's engine wakes then.
@@ -54,15 +56,8 @@ async def fan_out(conn: Conn, event_ids: list[str], now: datetime) -> int:
 
 
 async def sweep(conn: asyncpg.Connection, now: datetime, overlap: timedelta) -> int:
-    """Make the jobs of every event created since the watermark (less `overlap`: a transaction may commit an
-    event stamped before one already swept), then move the watermark to the present. Call in a transaction:
-    the watermark row's lock makes the sweeps of several nodes take turns."""
-    since: datetime = await conn.fetchval("SELECT fanned_out_until FROM automation_cursor FOR UPDATE")
-    until: datetime = await conn.fetchval("SELECT clock_timestamp()")
-    result: str = await conn.execute(
-        _FAN_OUT.format(where="e.created_at > $2 AND e.created_at <= $3"), now, since - overlap, until)
-    await conn.execute("UPDATE automation_cursor SET fanned_out_until = $1", until)
-    return int(result.split()[-1])
+    """Make the jobs of every event created since the watermark (storage/log_sweep.py)."""
+    return await log_sweep.sweep(conn, "automation_cursor", _FAN_OUT, now, overlap)
 
 
 async def add_for_items(conn: Conn, *, org_id: str, automation_id: str, board_id: str, trigger_type: str,

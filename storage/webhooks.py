@@ -9,6 +9,8 @@ from typing import Any
 
 import asyncpg
 
+from storage import log_sweep
+
 Conn = asyncpg.Connection | asyncpg.Pool
 
 _COLUMNS = "id, url, events, secret, description, active, failed, created_at, updated_at"
@@ -103,15 +105,8 @@ async def fan_out(conn: Conn, event_ids: list[str], now: datetime) -> int:
 
 
 async def sweep(conn: asyncpg.Connection, now: datetime, overlap: timedelta) -> int:
-    """Fan out every event created since the watermark (less `overlap`, which catches transactions that
-    committed after a later-stamped one), then move the watermark to the present. Call in a transaction:
-    the watermark row's lock makes concurrent sweeps of several nodes take turns."""
-    since: datetime = await conn.fetchval("SELECT fanned_out_until FROM webhook_cursor FOR UPDATE")
-    until: datetime = await conn.fetchval("SELECT clock_timestamp()")
-    result: str = await conn.execute(
-        _FAN_OUT.format(where="e.created_at > $2 AND e.created_at <= $3"), now, since - overlap, until)
-    await conn.execute("UPDATE webhook_cursor SET fanned_out_until = $1", until)
-    return int(result.split()[-1])
+    """Fan out every event created since the watermark (storage/log_sweep.py)."""
+    return await log_sweep.sweep(conn, "webhook_cursor", _FAN_OUT, now, overlap)
 
 
 async def claim_due(conn: Conn, now: datetime, lease_until: datetime, limit: int) -> list[asyncpg.Record]:
