@@ -15,6 +15,7 @@ from actors.env import Env
 from actors.handlers import unimplemented
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem
+from actors.services.action_escalation import escalate_overdue_forever
 from actors.services.automation_engine import run_automations
 from actors.services.idempotency import purge_periodically
 from actors.services.last_used import flushing
@@ -103,5 +104,6 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
         app.cleanup_ctx.append(background("mail-sender", deliver_forever))
     app.cleanup_ctx.append(background("webhook-sender", deliver_webhooks_forever))
     app.cleanup_ctx.append(background("automations", run_automations))
+    app.cleanup_ctx.append(background("action-escalation", escalate_overdue_forever))
     app.cleanup_ctx.append(lambda app: flushing(app[ENV]))
     return app

@@ -12,10 +12,12 @@ from web.idempotency import idempotent_writes
 from web.openapi import add_openapi_route
 from web.rate_limit import rate_limit, rate_limit_refusals
 from web.rest import add_rest_routes
+from web.routes_actions import ACTION_ROUTES
 from web.routes_automation_hooks import add_automation_hook_routes
 from web.routes_credentials import add_credential_routes
 from web.routes_events import EVENT_ROUTES
 from web.routes_items import ITEM_ROUTES
+from web.routes_kpis import KPI_ROUTES
 from web.routes_notifications import NOTIFICATION_ROUTES
 from web.routes_platform import PLATFORM_ROUTES
 from web.routes_webhooks import WEBHOOK_ROUTES
@@ -39,6 +41,8 @@ def build_web_app() -> web.Application:
     add_credential_routes(app)
     add_rest_routes(app, NOTIFICATION_ROUTES)
     add_rest_routes(app, ITEM_ROUTES)
+    add_rest_routes(app, KPI_ROUTES)
+    add_rest_routes(app, ACTION_ROUTES)
     add_rest_routes(app, EVENT_ROUTES)
     add_rest_routes(app, WEBHOOK_ROUTES)
     add_automation_hook_routes(app)

@@ -2,6 +2,7 @@
 
 from actors.services import (  # noqa: F401  (imported for their @implement registrations)
     accounts,
+    actions,
     activity,
     api_keys,
     automations,
