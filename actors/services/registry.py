@@ -5,6 +5,7 @@ from actors.services import (  # noqa: F401  (imported for their @implement regi
     actions,
     activity,
     api_keys,
+    audits,
     automations,
     boards,
     comments,
