@@ -14,6 +14,7 @@ from actors.services import (  # noqa: F401  (imported for their @implement regi
     notifications,
     organizations,
     personal_tokens,
+    problem_solving,
     projects,
     webhooks,
     workspaces,
