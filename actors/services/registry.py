@@ -8,6 +8,7 @@ from actors.services import (  # noqa: F401  (imported for their @implement regi
     audits,
     automations,
     boards,
+    checklists,
     comments,
     event_feed,
     items,
