@@ -116,3 +116,5 @@ LIST_AUDITS = _read("audits.listAudits", ListAuditsInput, "A board's audit sessi
 GET_AUDIT = _read("audits.getAuditById", IdInput, "An audit session with its scores")
 SCORE_HISTORY = _read("audits.getScoreHistory", ScoreHistoryInput, "A board's completed audits, newest first, "
                       "with percentages and per-category scores")
+GENERATE_ACTIONS = _write("audits.generateActions", GenerateActionsInput, "Turn a completed audit's items "
+                          "scoring below a threshold into actions (each item at most once)")

@@ -4,30 +4,42 @@ cannot see is 404. Writes to a session lock its row, so concurrent score submiss
 one after another and the total is always the sum of the stored scores.
 
 Session changes are events on the board's stream (`audit.started`, `audit.scored`, `audit.completed`) so that
-a tier-board screen follows an audit entered on a tablet; they are not webhook events (spec 6.1 lists none)."""
+a tier-board screen follows an audit entered on a tablet; they are not webhook events (spec 6.1 lists none).
+generateActions opens its actions through the actions module's `create_action`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC
+from datetime import UTC, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import asyncpg
 
+from actors.authorization import key_scope_granted
 from actors.env import Env
 from actors.events import emit
 from actors.handlers import implement
 from actors.services.access import require_board_access
+from actors.services.actions import create_action, today
+from actors.services.projects import board_stream
 from protocol import audits as proto
-from protocol.caller import Caller
-from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
+from protocol.actions import CreateActionInput, Priority
+from protocol.caller import Caller, CredentialKind
+from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.pagination import page_limit
 from storage import activity
 from storage import audits as repo
+from storage import organizations as members
 
 HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT = 20, 100
+# generateActions: the priority of an action by the item's score; a 3 or 4 below the threshold is "low".
+PRIORITY_BY_SCORE: dict[int, Priority] = {0: "critical", 1: "high", 2: "medium"}
+# A generated action is due a week after the day it is generated, so that it is never born overdue.
+ACTION_DUE_DAYS = 7
+CATEGORY_NAMES = {"sort": "Sort", "set_in_order": "Set in order", "shine": "Shine", "standardize": "Standardize",
+                  "sustain": "Sustain"}
 
 
 def _invalid(details: list[FieldError]) -> ValidationFailed:
@@ -136,7 +148,7 @@ async def _commit_event(env: Env, conn: asyncpg.Connection, caller: Caller, sess
     await activity.record(conn, caller.org_id, caller.uid, "audit", session_id, name,
                           {"boardId": row["board_id"], "checklistId": row["checklist_id"],
                            "totalScore": row["total_score"], **(extra or {})})
-    event = await emit(conn, org_id=caller.org_id, stream=f"board:{row['board_id']}", name=name,
+    event = await emit(conn, org_id=caller.org_id, stream=board_stream(row["board_id"]), name=name,
                        data={"audit": _summary(row), **(extra or {})}, caller=caller, moment=env.clock.now())
     return view, event
 
@@ -168,10 +180,10 @@ async def get_checklist(env: Env, caller: Caller, data: proto.IdInput) -> dict[s
 
 
 @implement(proto.LIST_CHECKLISTS)
-async def list_checklists(env: Env, caller: Caller, data: proto.BoardInput) -> dict[str, Any]:
+async def list_checklists(env: Env, caller: Caller, data: proto.BoardInput) -> list[dict[str, Any]]:
     await require_board_access(env, caller, data.boardId)
     rows = await repo.checklists_for_board(env.pool, caller.org_id, data.boardId)
-    return {"checklists": [checklist_view(row) for row in rows]}
+    return [checklist_view(row) for row in rows]
 
 
 @implement(proto.START_AUDIT)
@@ -275,3 +287,62 @@ async def score_history(env: Env, caller: Caller, data: proto.ScoreHistoryInput)
                                             status="completed", limit=limit, offset=0)
     scores = _by_session(await repo.scores(env.pool, [row["id"] for row in rows]))
     return [history_entry(row, scores.get(row["id"], [])) for row in rows]
+
+
+async def _assignee(env: Env, caller: Caller, auditor_id: str | None) -> str:
+    """The auditor, who saw the finding; whoever generates the actions when the auditor has left."""
+    if auditor_id is not None:
+        auditor = await members.member(env.pool, caller.org_id, auditor_id)
+        if auditor is not None and auditor["status"] == "active":
+            return auditor_id
+    return caller.uid
+
+
+def _finding(session: Mapping[str, Any], item: Mapping[str, Any], score: Mapping[str, Any]) -> str:
+    """The action's description: what was found, where, and the auditor's own words."""
+    lines = [f"Scored {score['score']} of {item['maxScore']} ({CATEGORY_NAMES[item['category']]}) in the 5S audit "
+             f"\"{session['checklist_name']}\" of {session['date'].isoformat()}."]
+    if score["comment"]:
+        lines.append(f"Auditor's comment: {score['comment']}")
+    if score["photo_url"]:
+        lines.append(f"Photo: {score['photo_url']}")
+    return "\n\n".join(lines)
+
+
+@implement(proto.GENERATE_ACTIONS)
+async def generate_actions(env: Env, caller: Caller, data: proto.GenerateActionsInput) -> dict[str, Any]:
+    """One action per item of a completed audit scoring below the threshold, each item at most once: a second
+    call makes actions only for items not yet turned into one (say, with a higher threshold). Items are claimed
+    before their action is made, so concurrent calls never make two actions of one item; a claim whose action
+    could not be made is given back for the next call."""
+    if caller.credential is CredentialKind.API_KEY and not key_scope_granted("write:actions", caller.scopes):
+        raise Forbidden("API key lacks scope write:actions: generating actions creates actions")
+    session = await _session(env, caller, data.sessionId)
+    if session["status"] != "completed":
+        raise BadRequest("only a completed audit generates actions",
+                         details=[FieldError("sessionId", "the audit is not completed")])
+    async with env.pool.acquire() as conn, conn.transaction():
+        claimed = await repo.claim_low_scores(conn, data.sessionId, data.threshold, env.clock.now())
+    items = {item["id"]: item for item in session["checklist_items"]}
+    order = {item_id: index for index, item_id in enumerate(items)}
+    claimed = sorted(claimed, key=lambda score: order[score["item_id"]])
+    assignee = await _assignee(env, caller, session["auditor_id"])
+    due = (today(env) + timedelta(days=ACTION_DUE_DAYS)).isoformat()
+    pending = [score["item_id"] for score in claimed]
+    made: list[str] = []
+    try:
+        for score in claimed:
+            item = items[score["item_id"]]
+            action = await create_action(env, caller, CreateActionInput(
+                boardId=session["board_id"], title=proto.ACTION_TITLE_TAG + item["question"],
+                priority=PRIORITY_BY_SCORE.get(score["score"], "low"), assigneeId=assignee, dueDate=due,
+                description=_finding(session, item, score), sourceType="audit", sourceId=session["id"]))
+            pending.remove(score["item_id"])  # made: the claim stays even if linking it fails below
+            made.append(action["id"])
+            await repo.set_action(env.pool, session["id"], score["item_id"], action["id"])
+    finally:
+        if pending:
+            await repo.release_claims(env.pool, session["id"], pending)
+    await activity.record(env.pool, caller.org_id, caller.uid, "audit", session["id"], "audit.actions_generated",
+                          {"boardId": session["board_id"], "threshold": data.threshold, "actionIds": made})
+    return {"actionsCreated": len(made), "threshold": data.threshold, "actionIds": made}

@@ -29,8 +29,8 @@ async def test_create_get_and_list(board: Board) -> None:
                                  name="Daily")
     listed = await board.api.query("audits.listChecklists", {"boardId": board.id})
     assert listed.status == 200
-    assert [c["id"] for c in listed.data["checklists"]] == [later["id"], created["id"]]
-    assert listed.data["checklists"][0]["items"][0]["maxScore"] == 5
+    assert [c["id"] for c in listed.data] == [later["id"], created["id"]]
+    assert listed.data[0]["items"][0]["maxScore"] == 5
 
 
 async def test_every_mutation_is_on_the_activity_trail(board: Board) -> None:
@@ -67,7 +67,7 @@ async def test_bad_input_is_400_naming_the_field(board: Board) -> None:
     missing = await board.api.mutate("audits.createChecklist", {"boardId": board.id, "name": "Walk", "type": "5s"})
     assert missing.status == 400 and missing.error["data"]["details"][0]["field"] == "items"
     listed = await board.api.query("audits.listChecklists", {"boardId": board.id})
-    assert listed.data["checklists"] == []
+    assert listed.data == []
 
 
 async def test_another_organizations_checklist_and_board_are_not_found(client: TestClient, board: Board) -> None:
@@ -79,7 +79,7 @@ async def test_another_organizations_checklist_and_board_are_not_found(client: T
                                                                   "items": QUESTIONS})
     assert refused.status == 404
     other_board = await make_board(other)
-    assert (await other.owner.query("audits.listChecklists", {"boardId": other_board.id})).data["checklists"] == []
+    assert (await other.owner.query("audits.listChecklists", {"boardId": other_board.id})).data == []
 
 
 async def test_creating_needs_the_member_role(board: Board) -> None:
