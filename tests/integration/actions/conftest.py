@@ -3,6 +3,7 @@ action change left behind (board events, a user's notifications, the activity tr
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from tests.harness import Api
@@ -57,3 +58,16 @@ async def trail(on: Board, action_id: str) -> list[str]:
 def field_of(reply: Any) -> str:
     """The field an RPC error names."""
     return str(reply.error["data"]["details"][0]["field"])
+
+
+WAIT_SECONDS = 10.0
+
+
+async def level_reaches(on: Board, action_id: str, level: int) -> dict[str, Any]:
+    """The action once the overdue scheduler (working in the background) has raised it to `level`."""
+    deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
+    while True:
+        action = await get(on, action_id)
+        if action["escalationLevel"] >= level or asyncio.get_running_loop().time() > deadline:
+            return action
+        await asyncio.sleep(0.02)

@@ -6,8 +6,17 @@ from __future__ import annotations
 import pytest
 
 from tests.harness import make_org
-from tests.integration.actions.conftest import (DUE, action_input, board_events, create, field_of, get,
-                                                notifications, trail, update)
+from tests.integration.actions.conftest import (
+    DUE,
+    action_input,
+    board_events,
+    create,
+    field_of,
+    get,
+    notifications,
+    trail,
+    update,
+)
 from tests.integration.boards.conftest import Board, make_board
 
 
@@ -167,9 +176,10 @@ async def test_another_organization_sees_nothing(board: Board) -> None:
 async def test_guests_are_refused_writes_and_members_need_the_board(board: Board) -> None:
     action = await create(board)
     _, guest = await board.org.add_user("guest")
+    target = board.org.owner_id
     for name, data in (("actions.create", action_input(board)), ("actions.update", {"id": action["id"], "title": "x"}),
                        ("actions.delete", {"id": action["id"]}),
-                       ("actions.escalate", {"id": action["id"], "reason": "r", "escalateToUserId": board.org.owner_id}),
+                       ("actions.escalate", {"id": action["id"], "reason": "r", "escalateToUserId": target}),
                        ("actions.deescalate", {"id": action["id"], "reason": "r"}),
                        ("actions.verify", {"id": action["id"], "verified": True})):
         reply = await guest.mutate(name, data)
@@ -193,9 +203,11 @@ async def test_api_keys_need_the_action_scopes(board: Board) -> None:
 
     reader = board.api.with_bearer(await key("read:actions"))
     writer = board.api.with_bearer(await key("write:actions"))
-    items_only = board.api.with_bearer(await key("write:items"))
     assert (await reader.query("actions.list", {"boardId": board.id})).status == 200
     assert (await reader.mutate("actions.create", action_input(board))).status == 403
     assert (await writer.mutate("actions.create", action_input(board))).status == 200
     assert (await writer.query("actions.list", {"boardId": board.id})).status == 200
-    assert (await items_only.mutate("actions.create", action_input(board))).status == 403
+    assert (await writer.mutate("actions.delete", {"id": "acn_missing"})).status == 404
+    assert (await reader.mutate("actions.delete", {"id": "acn_missing"})).status == 403
+    kpis_only = board.api.with_bearer(await key("read:kpis"))
+    assert (await kpis_only.query("actions.list", {"boardId": board.id})).status == 403
