@@ -3,13 +3,14 @@ Socket.IO gateway's `subscribe`).
 
 Stream names: `board:<id>` (anyone who may see the board), `org:<organization id>` or just `org` (members
 of that organization, guests excluded), `user:<own id>` or just `user` (the caller's notifications),
-`kpi:<id>` (refused as not found until KPIs exist). Streams are read within the caller's organization."""
+`kpi:<id>` (anyone who may see the KPI's board). Streams are read within the caller's organization."""
 
 from __future__ import annotations
 
 from actors.env import Env
 from actors.events import org_stream, user_stream, wire_payload
 from actors.handlers import implement
+from actors.kpi.routing import kpi_board
 from actors.services.access import require_board_access
 from protocol import events as spec
 from protocol.caller import Caller
@@ -25,6 +26,9 @@ async def stream_of(env: Env, caller: Caller, name: str, field: str = "stream") 
     if kind == "board" and ident:
         await require_board_access(env, caller, ident)
         return name
+    if kind == "kpi" and ident:
+        await kpi_board(env, caller, ident)
+        return name
     if kind == "org" and ident in ("", caller.org_id):
         # Organization events name members and e-mail addresses; guests see only their workspaces.
         if caller.role is None or caller.role < Role.MEMBER:
@@ -32,9 +36,8 @@ async def stream_of(env: Env, caller: Caller, name: str, field: str = "stream") 
         return org_stream(caller.org_id)
     if kind == "user" and ident in ("", caller.uid):
         return user_stream(caller.uid)
-    if kind in ("org", "user") or (kind == "kpi" and ident):
-        # Another organization's or user's stream does not exist here. KPIs arrive with the KPI actor;
-        # until then no KPI id exists, so every `kpi:<id>` is not found.
+    if kind in ("org", "user"):
+        # Another organization's or user's stream does not exist here.
         raise NotFound(f"{name} not found")
     raise BadRequest(f"unknown stream {name!r}: expected board:<id>, kpi:<id> or org",
                      details=[FieldError(field, "expected board:<id>, kpi:<id> or org")])

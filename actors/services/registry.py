@@ -12,6 +12,7 @@ from actors.services import (  # noqa: F401  (imported for their @implement regi
     comments,
     event_feed,
     items,
+    kpis,
     notifications,
     organizations,
     personal_tokens,
