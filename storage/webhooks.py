@@ -84,12 +84,18 @@ async def redeliver(conn: Conn, org_id: str, webhook_id: str, now: datetime) -> 
 # Fan-out: a delivery per (active webhook subscribed to the event's name, event), in one statement. A
 # webhook only receives events committed after it was created (`subscribed_at`, database time like the
 # events' `created_at`). Duplicates from the bus and the sweep meet the unique (webhook, event) pair.
+# Some events are logged on two streams so that both live rooms see them: a KPI's on `kpi:<id>` and on its
+# board, an item moved across boards on both boards. A webhook gets each once: from the KPI's stream, and
+# from the board the item left.
 _FAN_OUT = """INSERT INTO webhook_deliveries (id, organization_id, webhook_id, event_id, event, next_attempt_at,
                                               created_at)
               SELECT webhook_delivery_id(), e.organization_id, w.id, e.id, e.name, $1, $1
                 FROM events e JOIN webhooks w ON w.organization_id = e.organization_id AND w.active
                  AND e.name = ANY (w.events) AND e.created_at >= w.subscribed_at
                WHERE {where}
+                 AND (e.name NOT LIKE 'kpi.%' OR e.stream LIKE 'kpi:%')
+                 AND (e.name <> 'item.moved' OR e.payload->'data'->'from'->>'boardId' IS NULL
+                      OR e.stream = 'board:' || (e.payload->'data'->'from'->>'boardId'))
               ON CONFLICT (webhook_id, event_id) DO NOTHING"""
 
 

@@ -17,7 +17,7 @@ from actors.runtime.clock import ManualClock
 from server.app import create_app
 from storage.pool import create_pool
 from tests.harness import Api, Org, make_org
-from tests.integration.boards.conftest import make_project
+from tests.integration.boards.conftest import make_board, make_project
 from tests.integration.webhooks.conftest import Receiver, create_webhook, deliveries, delivery_settled
 from web.keys import ENV
 
@@ -167,3 +167,26 @@ async def test_delivery_log_is_newest_first_and_paged(org: Org, receiver: Receiv
     assert len(rest.data) == 1 and rest.data[0]["eventId"] != newest and rest.body["meta"]["has_more"] is False
     rpc = await org.owner.query("webhooks.deliveries", {"id": hook["id"]})
     assert [entry["eventId"] for entry in rpc.data["deliveries"]][0] == newest
+
+
+async def test_an_event_logged_on_two_streams_is_delivered_once(org: Org, receiver: Receiver) -> None:
+    """A KPI's events are logged on its stream and its board's, an item moved across boards on both boards:
+    a webhook gets each of them once."""
+    hook = await create_webhook(org.owner, receiver.url, ["kpi.value_entered", "item.moved"])
+    source, target = await make_board(org), await make_board(org)
+    kpi = await org.owner.mutate("kpis.define", {"boardId": source.id, "name": "Scrap", "category": "quality",
+                                                 "direction": "lower_is_better", "frequency": "daily"})
+    assert kpi.status == 200, kpi.body
+    assert (await org.owner.mutate("kpis.setValue", {"kpiId": kpi.data["id"], "value": 3})).status == 200
+    item = await source.add_item("Moves to line B")
+    moved = await org.owner.mutate("items.move", {"id": item["id"], "groupId": target.group_id,
+                                                  "boardId": target.id})
+    assert moved.status == 200, moved.body
+
+    first, second = json.loads((await receiver.next()).body), json.loads((await receiver.next()).body)
+    assert (first["event"], second["event"]) == ("kpi.value_entered", "item.moved")
+    assert second["data"]["from"]["boardId"] == source.id
+    await delivery_settled(org.owner, hook["id"], 1, "succeeded")
+    assert sorted(entry["event"] for entry in await deliveries(org.owner, hook["id"])) == [
+        "item.moved", "kpi.value_entered"]
+    assert receiver.requests.empty()
