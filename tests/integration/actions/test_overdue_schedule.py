@@ -48,10 +48,12 @@ async def test_overdue_actions_climb_one_level_a_day_up_the_boards_chain(org: Or
     lead_owns = await create(board, title="Lead's own", assigneeId=lead_id, dueDate=DUE)
     finished = await create(board, title="Finished", dueDate=DUE)
     await update(board, finished["id"], status="completed")
-    scheduler = Env(pool=pool, clock=ManualClock(START))
+    # This scheduler runs on a clock of its own; the app's loop runs on the real clock, years before DUE.
+    scheduler_clock = ManualClock(START)
+    scheduler = Env(pool=pool, clock=scheduler_clock)
 
     async def level_after(seconds: float) -> int:
-        scheduler.clock.advance(seconds)  # type: ignore[attr-defined]
+        scheduler_clock.advance(seconds)
         await escalate_overdue(scheduler)
         return int((await get(board, action["id"]))["escalationLevel"])
 
