@@ -11,17 +11,26 @@ from protocol.registry import Access, Procedure
 BEARER = (CredentialKind.API_KEY, CredentialKind.PERSONAL_TOKEN)
 
 
+# Spec 5.2: `read:items` reads "boards, items, KPIs, actions", `write:items` creates and modifies them.
+_COVERED_BY = {"kpis": "items", "actions": "items"}
+
+
 def key_scope_granted(needed: str | None, granted: tuple[str, ...], *, is_query: bool = True) -> bool:
-    """Empty scopes are full access; a `write:x` scope includes `read:x`. A procedure that names no key
-    scope concerns the key's own user: any key may read, only a full-access key may change."""
+    """Empty scopes are full access; a `write:x` scope includes `read:x`; the items scopes include the KPI and
+    action scopes of the same verb. A procedure that names no key scope concerns the key's own user: any key
+    may read, only a full-access key may change."""
     if not granted:
         return True
     if needed is None:
         return is_query
     if needed in granted:
         return True
-    area = needed.split(":", 1)
-    return len(area) == 2 and area[0] == "read" and f"write:{area[1]}" in granted
+    verb, _, area = needed.partition(":")
+    if not area:
+        return False
+    verbs = ("read", "write") if verb == "read" else (verb,)
+    areas = (area, _COVERED_BY[area]) if area in _COVERED_BY else (area,)
+    return any(f"{v}:{a}" in granted for v in verbs for a in areas)
 
 
 def authorize(procedure: Procedure, caller: Caller) -> None:

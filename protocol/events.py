@@ -1,6 +1,6 @@
 """The event feed (DESIGN.md "One sequence everywhere"): paging through one stream of the event log, and
-the Socket.IO `subscribe` input. A stream is `board:<id>`, `org:<organization id>` (room `org`) or, once
-KPIs exist, `kpi:<id>`."""
+the Socket.IO `subscribe` input. A stream is `board:<id>`, `org:<organization id>` (room `org`) or
+`kpi:<id>`."""
 
 from __future__ import annotations
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import asyncpg
 
-from actors.authorization import key_scope_granted
 from actors.env import Env
 from actors.events import emit
 from actors.handlers import implement
@@ -25,8 +24,8 @@ from actors.services.actions import create_action, today
 from actors.services.projects import board_stream
 from protocol import audits as proto
 from protocol.actions import CreateActionInput, Priority
-from protocol.caller import Caller, CredentialKind
-from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFound, ValidationFailed
+from protocol.caller import Caller
+from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.pagination import page_limit
 from storage import activity
@@ -315,8 +314,6 @@ async def generate_actions(env: Env, caller: Caller, data: proto.GenerateActions
     call makes actions only for items not yet turned into one (say, with a higher threshold). Items are claimed
     before their action is made, so concurrent calls never make two actions of one item; a claim whose action
     could not be made is given back for the next call."""
-    if caller.credential is CredentialKind.API_KEY and not key_scope_granted("write:actions", caller.scopes):
-        raise Forbidden("API key lacks scope write:actions: generating actions creates actions")
     session = await _session(env, caller, data.sessionId)
     if session["status"] != "completed":
         raise BadRequest("only a completed audit generates actions",

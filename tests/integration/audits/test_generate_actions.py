@@ -142,7 +142,8 @@ async def test_bad_calls_are_refused_naming_the_field(client: TestClient, board:
     assert await board_actions(board) == []
 
 
-async def test_an_api_key_needs_write_actions_too(board: Board) -> None:
+async def test_an_items_key_may_generate_actions_and_an_actions_key_may_not(board: Board) -> None:
+    """Spec 5.2: `write:items` covers actions, so it is enough; `write:actions` alone does not reach audits."""
     checklist = await make_checklist(board, items=QUESTIONS[:1])
     session = await completed_audit(board, checklist, [1])
 
@@ -151,10 +152,10 @@ async def test_an_api_key_needs_write_actions_too(board: Board) -> None:
         assert reply.status == 200, reply.body
         return str(reply.data["key"])
 
-    items_only = board.api.with_bearer(await key(["write:items"]))
-    refused = await items_only.mutate("audits.generateActions", {"sessionId": session["id"]})
-    assert refused.status == 403 and "write:actions" in refused.error["message"]
+    actions_only = board.api.with_bearer(await key(["write:actions"]))
+    refused = await actions_only.mutate("audits.generateActions", {"sessionId": session["id"]})
+    assert refused.status == 403 and "write:items" in refused.error["message"]
     assert await board_actions(board) == []
-    both = board.api.with_bearer(await key(["write:items", "write:actions"]))
-    made = await both.mutate("audits.generateActions", {"sessionId": session["id"]})
+    items_only = board.api.with_bearer(await key(["write:items"]))
+    made = await items_only.mutate("audits.generateActions", {"sessionId": session["id"]})
     assert made.status == 200 and made.data["actionsCreated"] == 1
