@@ -11,6 +11,7 @@ from actors.services import (  # noqa: F401  (imported for their @implement regi
     checklists,
     comments,
     event_feed,
+    exports,
     items,
     kpis,
     notifications,
