@@ -9,7 +9,7 @@ from actors.board.actor import BoardActor
 from actors.board.commands import Command
 from actors.env import Env
 from actors.services.access import require_board_access
-from actors.ttl_cache import TtlCache
+from actors.services.membership_cache import org_members
 from protocol.caller import Caller
 from protocol.errors import NotFound, ServiceUnavailable
 from storage import access as repo
@@ -18,11 +18,7 @@ from storage import access as repo
 _TABLES = {"grp": "board_groups", "col": "board_columns", "itm": "items", "cmt": "comments"}
 # Rows move between boards only when an item moves; the cache is refreshed by `remember_board`.
 _MAX_LOCATIONS = 100_000
-# The organization's member ids (people values) are this fresh at worst.
-MEMBERS_CACHE_SECONDS = 5.0
-
 _locations: dict[str, str] = {}
-_members: TtlCache[str, frozenset[str]] = TtlCache(MEMBERS_CACHE_SECONDS)
 
 
 def remember_board(row_id: str, board_id: str) -> None:
@@ -41,13 +37,6 @@ async def board_for(env: Env, caller: Caller, row_id: str, what: str = "item") -
             raise NotFound(f"{what} not found")
         remember_board(row_id, board_id)
     return board_id
-
-
-async def org_members(env: Env, org_id: str) -> frozenset[str]:
-    async def load() -> frozenset[str]:
-        return frozenset(await repo.member_ids(env.pool, org_id))
-
-    return await _members.get(org_id, load)
 
 
 async def ask_board(env: Env, caller: Caller, board_id: str, procedure: str, data: Any, *,

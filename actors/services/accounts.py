@@ -13,6 +13,7 @@ import asyncpg
 
 from actors.env import Env
 from actors.handlers import implement
+from actors.services.membership_cache import forget_member
 from actors.services.passwords import hash_secret, verify_secret
 from protocol import auth
 from protocol.caller import Caller
@@ -60,6 +61,7 @@ async def create_organization(env: Env, *, slug: str, name: str, owner_email: st
         org_id = new_id("org")
         await repo.insert_organization(conn, org_id, slug, name, plan)
         await repo.insert_membership(conn, org_id, user_id, "owner")
+    forget_member(org_id, user_id)
     return org_id, user_id
 
 
@@ -74,6 +76,7 @@ async def create_user(env: Env, *, org_slug: str, email: str, password: str, nam
         user_id = new_id("usr")
         await repo.insert_user(conn, user_id, email, name, await hash_secret(password))
         await repo.insert_membership(conn, org["id"], user_id, role)
+    forget_member(org["id"], user_id)
     return user_id
 
 

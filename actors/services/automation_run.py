@@ -19,11 +19,11 @@ import asyncpg
 import msgspec
 import structlog
 
-from actors.board.routing import org_members
 from actors.env import Env
 from actors.events import emit, user_stream
 from actors.handlers import HANDLERS
 from actors.services import automation_outbound as outbound
+from actors.services.membership_cache import org_members
 from actors.services.notifications import notify
 from protocol import items as item_spec
 from protocol.caller import AutomationRun, Caller, Organization

@@ -8,6 +8,7 @@ import asyncio
 from actors.env import Env
 from actors.services.accounts import session_digest
 from actors.services.credential_cache import VerifiedCredential, secret_digest
+from actors.services.membership_cache import member_role
 from actors.services.passwords import verify_secret
 from actors.ttl_cache import TtlCache
 from protocol.caller import Caller, CredentialKind, Organization
@@ -23,12 +24,7 @@ LOOKUP_LENGTH = 8
 # Organizations are looked up on every request; a plan or name change shows within this many seconds.
 ORG_CACHE_SECONDS = 5.0
 
-# A member's role is read on every request; a role change or removal on this node drops it at once, on
-# another node it shows within this many seconds.
-ROLE_CACHE_SECONDS = 5.0
-
 _organizations: TtlCache[str, Organization | None] = TtlCache(ORG_CACHE_SECONDS)
-_roles: TtlCache[tuple[str, str], str | None] = TtlCache(ROLE_CACHE_SECONDS)
 # Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
 _verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = {}
 
@@ -52,15 +48,6 @@ async def organization_for_slug(env: Env, slug: str) -> Organization:
     if org is None:
         raise NotFound(f"organization {slug} not found")
     return org
-
-
-async def member_role(env: Env, org_id: str, user_id: str) -> str | None:
-    return await _roles.get((org_id, user_id), lambda: repo.membership_role(env.pool, org_id, user_id))
-
-
-def forget_member(org_id: str, user_id: str) -> None:
-    """Drop a cached role after the member's role changed or they left, on this node."""
-    _roles.drop((org_id, user_id))
 
 
 def forget_organization(slug: str) -> None:

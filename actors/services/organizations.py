@@ -13,8 +13,9 @@ from actors.env import Env
 from actors.events import emit, org_stream
 from actors.handlers import implement
 from actors.services import accounts
-from actors.services.identity import forget_member, forget_organization
+from actors.services.identity import forget_organization
 from actors.services.mailer import queue_mail
+from actors.services.membership_cache import forget_member
 from actors.services.passwords import hash_secret, verify_secret
 from actors.services.reassignment import reassign_items
 from protocol import organizations as spec
@@ -215,5 +216,6 @@ async def accept_invitation(env: Env, data: spec.AcceptInvitationInput) -> accou
                            stream=org_stream(invitation["organization_id"]), name="member.joined",
                            data={"userId": user_id, "email": invitation["email"], "role": invitation["role"]},
                            caller=joined, moment=env.clock.now())
+    forget_member(invitation["organization_id"], user_id)
     await env.bus.publish([event])
     return await accounts.open_session(env, user_id)

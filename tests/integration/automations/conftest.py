@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 from tests.integration.boards.conftest import Board, board  # noqa: F401  (fixture re-exported for these tests)
+from tests.integration.live.conftest import screens  # noqa: F401  (fixture re-exported for these tests)
 from tests.integration.webhooks.conftest import receiver  # noqa: F401  (fixture re-exported for these tests)
 
 

@@ -4,6 +4,7 @@ creator, execution records in both views, template variables and the cascade dep
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from tests.integration.automations.conftest import create, runs
 from tests.integration.boards.conftest import Board
@@ -104,3 +105,22 @@ async def test_a_rule_created_after_the_boards_rules_were_cached_runs_at_once(bo
     item = await board.add_item("After the rule")
     [run] = await runs(board, 1)
     assert run["itemId"] == item["id"] and run["status"] == "success"
+
+
+async def test_send_notification_reaches_the_users_private_room(board: Board, screens: Any) -> None:
+    """Spec issue 4: send_notification emits `notification.created` to the user's private Socket.IO room."""
+    member_id, member = await board.org.add_user("member", name="Mia Member")
+    screen = screens()
+    await screen.connect(member)  # every socket is in its user's private room
+    await create(board, name="Tell Mia", actions=[{"type": "send_notification", "config": {
+        "userIds": [member_id], "message": "{item.name} needs you"}}])
+    await board.add_item("Jammed feeder")
+
+    [run] = await runs(board, 1)
+    assert run["status"] == "success", run["error"]
+    await screen.wait_for_seq(1)
+    [(name, payload)] = screen.received
+    assert name == "notification.created" and payload["seq"] == 1
+    note = payload["data"]
+    assert (note["type"], note["title"], note["body"]) == ("automation", "Tell Mia", "Jammed feeder needs you")
+    assert payload["data"]["automation"]["depth"] == 1
