@@ -31,7 +31,6 @@ Score = Annotated[int, msgspec.Meta(ge=0, le=MAX_ITEM_SCORE)]
 Comment = Annotated[str, msgspec.Meta(max_length=2000)]
 PhotoUrl = Annotated[str, msgspec.Meta(max_length=2048, pattern=r"^https?://\S+$")]
 Threshold = Annotated[int, msgspec.Meta(ge=1, le=5)]
-Offset = Annotated[int, msgspec.Meta(ge=0)]
 
 
 class ChecklistItemInput(msgspec.Struct):
@@ -78,7 +77,7 @@ class ListAuditsInput(msgspec.Struct):
     checklistId: Id | None = None
     status: Status | None = None
     limit: int | None = None
-    offset: Offset = 0
+    offset: int | None = None
 
 
 class ScoreHistoryInput(msgspec.Struct):

@@ -22,7 +22,6 @@ Description = Annotated[str, msgspec.Meta(max_length=2000)]
 ItemText = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
 Comment = Annotated[str, msgspec.Meta(max_length=2000)]
 DeadlineHour = Annotated[int, msgspec.Meta(ge=0, le=23)]
-Offset = Annotated[int, msgspec.Meta(ge=0)]
 
 # A checklist is read and ticked on a tablet at the line: a hundred steps is already far past useful.
 MAX_ITEMS = 100
@@ -97,7 +96,7 @@ class HistoryInput(msgspec.Struct):
     startDate: date | None = None
     endDate: date | None = None
     limit: int | None = None
-    offset: Offset = 0
+    offset: int | None = None
 
 
 class RateInput(msgspec.Struct):

@@ -18,6 +18,9 @@ from protocol.errors import BadRequest, FieldError
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
+# Offset-paged lists (sheets, checklist completions, audits): beyond this no list reaches, and PostgreSQL's
+# OFFSET is a bigint, so a larger number is refused (400) rather than sent.
+MAX_OFFSET = 1_000_000_000
 
 
 def page_limit(limit: int | None, *, default: int = DEFAULT_LIMIT, maximum: int = MAX_LIMIT) -> int:
@@ -27,6 +30,15 @@ def page_limit(limit: int | None, *, default: int = DEFAULT_LIMIT, maximum: int 
         raise BadRequest(f"limit must be an integer from 1 to {maximum}",
                          details=[FieldError("limit", f"must be from 1 to {maximum}")])
     return limit
+
+
+def page_offset(offset: int | None) -> int:
+    if offset is None:
+        return 0
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= MAX_OFFSET:
+        raise BadRequest(f"offset must be an integer from 0 to {MAX_OFFSET}",
+                         details=[FieldError("offset", f"must be from 0 to {MAX_OFFSET}")])
+    return offset
 
 
 def encode_cursor(*key: Any) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from protocol.errors import BadRequest, FieldError, ValidationFailed
+from protocol.storable import nul_paths
 
 _AT_PATH = re.compile(r"\s*- at `\$(?P<path>[^`]*)`$")
 # Pagination fields are checked with 400 in both styles (spec 7.3), not as schema failures.
@@ -48,6 +49,10 @@ def decode_input(struct_type: type[msgspec.Struct], raw: Any, *, from_query: boo
         raw = {}
     if not isinstance(raw, dict):
         raise ValidationFailed("input must be a JSON object", details=[FieldError("input", "must be an object")])
+    unstorable = nul_paths(raw)
+    if unstorable:
+        details = [FieldError(path, "must not contain the character U+0000") for path in unstorable]
+        raise ValidationFailed("; ".join(f"{d.field}: {d.message}" for d in details), details=details)
     strict = not from_query
     try:
         return msgspec.convert(raw, struct_type, strict=strict)

@@ -27,7 +27,7 @@ from protocol.actions import CreateActionInput, Priority
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
-from protocol.pagination import page_limit
+from protocol.pagination import page_limit, page_offset
 from storage import activity
 from storage import audits as repo
 from storage import organizations as members
@@ -263,13 +263,14 @@ async def complete_audit(env: Env, caller: Caller, data: proto.IdInput) -> dict[
 @implement(proto.LIST_AUDITS)
 async def list_audits(env: Env, caller: Caller, data: proto.ListAuditsInput) -> dict[str, Any]:
     limit = page_limit(data.limit)
+    offset = page_offset(data.offset)
     await require_board_access(env, caller, data.boardId)
     rows, total = await repo.sessions_for_board(env.pool, caller.org_id, data.boardId,
                                                 checklist_id=data.checklistId, status=data.status, limit=limit,
-                                                offset=data.offset)
+                                                offset=offset)
     scores = _by_session(await repo.scores(env.pool, [row["id"] for row in rows]))
     return {"items": [session_view(row, scores.get(row["id"], [])) for row in rows], "total": total,
-            "hasMore": data.offset + len(rows) < total}
+            "hasMore": offset + len(rows) < total}
 
 
 @implement(proto.GET_AUDIT)

@@ -23,6 +23,7 @@ from actors.services.webhook_delivery import sign_hex
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, PayloadTooLarge, Unauthorized
 from protocol.ids import new_id
+from protocol.storable import nul_paths
 from storage import automation_jobs as jobs
 from storage import automations as repo
 from storage.events import StoredEvent
@@ -44,21 +45,6 @@ def _authentic(secret: str, body: bytes, signature: str | None, token: str | Non
     return token is not None and hmac.compare_digest(_header_bytes(token), secret.encode())
 
 
-def _holds_nul(payload: dict[str, Any]) -> bool:
-    """Whether a key or text anywhere in the payload holds U+0000, which PostgreSQL text and jsonb cannot."""
-    pending: list[Any] = [payload]
-    while pending:
-        value = pending.pop()
-        if isinstance(value, str) and "\x00" in value:
-            return True
-        if isinstance(value, dict):
-            pending.extend(value)
-            pending.extend(value.values())
-        elif isinstance(value, list):
-            pending.extend(value)
-    return False
-
-
 def _payload(body: bytes) -> dict[str, Any]:
     if not body.strip():
         return {}
@@ -70,7 +56,7 @@ def _payload(body: bytes) -> dict[str, Any]:
         raise BadRequest("body nests too deeply", details=[FieldError("body", "nests too deeply")]) from None
     if not isinstance(payload, dict):
         raise BadRequest("body must be a JSON object", details=[FieldError("body", "must be a JSON object")])
-    if _holds_nul(payload):
+    if nul_paths(payload):
         raise BadRequest("body must not hold the character U+0000",
                          details=[FieldError("body", "must not hold the character U+0000")])
     return payload

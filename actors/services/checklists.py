@@ -27,7 +27,7 @@ from protocol import checklists as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
-from protocol.pagination import page_limit
+from protocol.pagination import page_limit, page_offset
 from storage import access as access_repo
 from storage import activity
 from storage import checklists as repo
@@ -294,15 +294,16 @@ async def complete(env: Env, caller: Caller, data: proto.CompleteInput) -> dict[
 @implement(proto.HISTORY)
 async def history(env: Env, caller: Caller, data: proto.HistoryInput) -> dict[str, Any]:
     limit = page_limit(data.limit)
+    offset = page_offset(data.offset)
     _check_range(data.startDate, data.endDate)
     await _checklist(env, caller, data.checklistId)
     async with env.pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
         total = await repo.count_completions(conn, caller.org_id, data.checklistId, start=data.startDate,
                                              end=data.endDate)
         rows = await repo.completions(conn, caller.org_id, data.checklistId, start=data.startDate,
-                                      end=data.endDate, limit=limit, offset=data.offset)
+                                      end=data.endDate, limit=limit, offset=offset)
     return {"items": [completion_view(row) for row in rows], "total": total,
-            "hasMore": data.offset + len(rows) < total}
+            "hasMore": offset + len(rows) < total}
 
 
 @implement(proto.RATE)

@@ -18,7 +18,7 @@ from protocol import problem_solving as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, FieldError, NotFound
 from protocol.ids import iso, new_id
-from protocol.pagination import page_limit
+from protocol.pagination import page_limit, page_offset
 from storage import actions as actions_repo
 from storage import activity
 from storage import problem_sheets as repo
@@ -132,9 +132,7 @@ async def get_by_id(env: Env, caller: Caller, data: proto.IdInput) -> dict[str, 
 @implement(proto.LIST)
 async def list_sheets(env: Env, caller: Caller, data: proto.ListInput) -> dict[str, Any]:
     limit = page_limit(data.limit)
-    offset = data.offset or 0
-    if offset < 0:
-        raise BadRequest("offset must be 0 or more", details=[FieldError("offset", "must be 0 or more")])
+    offset = page_offset(data.offset)
     await require_board_access(env, caller, data.boardId)
     filters = {"action_id": data.actionId, "type": data.type, "status": data.status}
     rows, total = await repo.page(env.pool, caller.org_id, data.boardId, limit=limit, offset=offset,
