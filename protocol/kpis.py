@@ -96,7 +96,7 @@ class KpiIdInput(msgspec.Struct):
 
 class HistoryInput(msgspec.Struct):
     kpiId: Id
-    # ISO 8601 timestamps or dates (a date is its midnight UTC), both ends included.
+    # ISO 8601 timestamps or dates (a date is its whole UTC day), both ends included.
     from_: Annotated[str, msgspec.Meta(max_length=40)] | None = msgspec.field(default=None, name="from")
     to: Annotated[str, msgspec.Meta(max_length=40)] | None = None
     limit: int | None = None

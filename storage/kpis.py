@@ -140,11 +140,11 @@ async def member_name(conn: Conn, org_id: str, user_id: str, *, active: bool = T
 
 async def history(conn: Conn, org_id: str, kpi_id: str, *, start: datetime | None, end: datetime | None,
                   limit: int) -> list[asyncpg.Record]:
-    """Values recorded from `start` to `end` (both included), newest first, at most `limit`."""
+    """Values recorded from `start` (included) until `end` (excluded), newest first, at most `limit`."""
     return await conn.fetch(
         f"""SELECT {_list(VALUE_COLUMNS)} FROM kpi_values
              WHERE organization_id = $1 AND kpi_id = $2
-               AND ($3::timestamptz IS NULL OR recorded_at >= $3) AND ($4::timestamptz IS NULL OR recorded_at <= $4)
+               AND ($3::timestamptz IS NULL OR recorded_at >= $3) AND ($4::timestamptz IS NULL OR recorded_at < $4)
              ORDER BY recorded_at DESC, position DESC LIMIT $5""", org_id, kpi_id, start, end, limit)
 
 

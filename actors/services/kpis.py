@@ -6,7 +6,7 @@ entry is answered separately (docs/decisions.md, "KPIs")."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -116,18 +116,32 @@ async def get_value(env: Env, caller: Caller, data: spec.KpiIdInput) -> dict[str
     return value
 
 
+def _is_date(text: str) -> bool:
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _moment(field: str, text: str | None, *, end: bool) -> datetime | None:
-    """A bound of the history window as an instant: `from` is included; `to` is included too, so the
-    exclusive end is the next millisecond, or the next midnight for a bare date."""
+    """A bound of the history window as an instant: `from` is the first included; `to` is included too, so
+    the window ends before the next millisecond, or the next midnight for a bare date (None: no end, when
+    that is past the last instant a timestamp can name)."""
     if text is None:
         return None
     try:
         moment = parse_iso(text)
     except ValueError:
         raise _invalid(field, "must be an ISO 8601 date or timestamp") from None
+    except OverflowError:
+        raise _invalid(field, "must fall within the years 1 to 9999 in UTC") from None
     if not end:
         return moment
-    return moment + (timedelta(days=1) if len(text.strip()) == len("YYYY-MM-DD") else timedelta(milliseconds=1))
+    try:
+        return moment + (timedelta(days=1) if _is_date(text) else timedelta(milliseconds=1))
+    except OverflowError:
+        return None
 
 
 @implement(spec.GET_HISTORY)

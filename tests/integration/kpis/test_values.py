@@ -4,7 +4,7 @@ milestones, and the export helper's rows."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from actors.runtime.clock import ManualClock
@@ -108,6 +108,38 @@ async def test_history_window_and_limit(clocked_client: Any, clock: ManualClock)
         reply = await org.owner.query("kpis.getHistory", {"kpiId": kpi["id"], **payload})
         assert reply.status == 400 and reply.error["data"]["details"][0]["field"] == field, payload
     assert (await org.owner.query("kpis.getHistory", {"kpiId": kpi["id"], "limit": 1000})).status == 200
+
+
+async def test_history_bounds_end_where_they_say(clocked_client: Any, clock: ManualClock) -> None:
+    """`to` includes its day or its millisecond and nothing after; any date or timestamp answers 200 or 400."""
+    org = await make_org(clocked_client)
+    board = await make_board(org)
+    kpi = await define(board)
+    first_day = clock.now().date()
+    midnight = datetime.combine(first_day + timedelta(days=1), time.min, tzinfo=UTC)
+    clock.advance((midnight - clock.now()).total_seconds() - 1)
+    await set_value(org.owner, kpi["id"], 91)  # 23:59:59 of the first day
+    clock.advance(1)
+    at_midnight = await set_value(org.owner, kpi["id"], 92)  # 00:00:00.000 of the next day
+    clock.advance(0.001)
+    await set_value(org.owner, kpi["id"], 93)  # one millisecond later
+
+    async def values(**window: str) -> list[float]:
+        reply = await org.owner.query("kpis.getHistory", {"kpiId": kpi["id"], **window})
+        assert reply.status == 200, (window, reply.body)
+        return [v["value"] for v in reply.data["history"]]
+
+    day = first_day.isoformat()
+    assert await values(**{"from": day, "to": day}) == [91]
+    assert await values(to=at_midnight["recordedAt"]) == [92, 91]
+    basic = first_day.strftime("%Y%m%d")  # ISO 8601 basic format: still a whole day
+    assert await values(**{"from": basic, "to": basic}) == [91]
+    assert await values(**{"from": "0001-01-01", "to": "9999-12-31"}) == [93, 92, 91]
+    assert await values(to="9999-12-31T23:59:59.999Z") == [93, 92, 91]
+    for payload, field in (({"from": "0001-01-01T00:00:00+05:00"}, "from"),
+                           ({"to": "9999-12-31T23:00:00-05:00"}, "to")):
+        reply = await org.owner.query("kpis.getHistory", {"kpiId": kpi["id"], **payload})
+        assert reply.status == 400 and reply.error["data"]["details"][0]["field"] == field, payload
 
 
 async def test_history_defaults_to_the_latest_hundred(board: Board) -> None:
