@@ -85,6 +85,17 @@ async def test_values_in_the_date_range_round_trip(clocked_client: TestClient, c
     assert await kpi_export(api, board, before, before + timedelta(days=1)) == [HEADER]
 
 
+async def test_the_widest_date_range_is_served(board: Board) -> None:
+    """From the first to the last day a date can name: every value, and no server error at either end."""
+    kpi_id = await define(board, "Scrap")
+    await set_value(board.api, kpi_id, 4.5)
+    window = {"boardId": board.id, "startDate": "0001-01-01", "endDate": "9999-12-31"}
+    everything = parse(await export(board.api, "exportKpiData", window))
+    assert [(row[0], row[4]) for row in everything[1:]] == [("Scrap", "4.5")]
+    last_day = parse(await export(board.api, "exportKpiData", window | {"startDate": "9999-12-31"}))
+    assert last_day == [HEADER]
+
+
 async def test_bad_dates_are_refused_naming_the_field(board: Board) -> None:
     api = board.api
     for fields, field in [({"startDate": "2026-02-30"}, "startDate"), ({"endDate": "21/11/2026"}, "endDate"),
