@@ -1,5 +1,5 @@
-"""5S audit checklists, sessions and scores (domain 2.8, 4.8). Every query is scoped by organization id; the
-score queries take a session id the caller has already found in its organization."""
+"""5S audit checklists, sessions and scores (domain 2.8, 4.8). Every query is scoped by organization id; scores
+have none of their own and are scoped through their session's."""
 
 from __future__ import annotations
 
@@ -16,8 +16,11 @@ _CHECKLIST_COLUMNS = "id, board_id, name, type, items, max_score, created_by, cr
 _SESSION_SELECT = """SELECT s.id, s.board_id, s.checklist_id, s.auditor_id, s.date, s.status, s.total_score,
                             s.max_score, s.completed_at, s.created_at, s.updated_at,
                             c.items AS checklist_items, c.name AS checklist_name
-                       FROM audit_sessions s JOIN audit_checklists c ON c.id = s.checklist_id"""
+                       FROM audit_sessions s
+                       JOIN audit_checklists c ON c.id = s.checklist_id AND c.organization_id = s.organization_id"""
 _SCORE_COLUMNS = "session_id, item_id, score, comment, photo_url, scored_by, scored_at, action_id"
+# The condition that a score's session (audit_scores.session_id = $1) is in the organization $2.
+_IN_ORG = "EXISTS (SELECT 1 FROM audit_sessions a WHERE a.id = $1 AND a.organization_id = $2)"
 
 
 async def insert_checklist(conn: Conn, *, checklist_id: str, org_id: str, board_id: str, name: str, kind: str,
@@ -64,43 +67,47 @@ async def lock_session(conn: asyncpg.Connection, org_id: str, session_id: str) -
     return status
 
 
-async def upsert_scores(conn: asyncpg.Connection, session_id: str, scores: Sequence[tuple[str, int, str | None,
-                                                                                          str | None]],
-                        scored_by: str, now: datetime) -> None:
+async def upsert_scores(conn: asyncpg.Connection, org_id: str, session_id: str,
+                        scores: Sequence[tuple[str, int, str | None, str | None]], scored_by: str,
+                        now: datetime) -> None:
     """Write `(item id, score, comment, photo url)` rows; an item scored before gets the new score."""
     await conn.execute(
-        """INSERT INTO audit_scores (session_id, item_id, score, comment, photo_url, scored_by, scored_at)
-           SELECT $1, s.item_id, s.score, s.comment, s.photo_url, $2, $3
-             FROM unnest($4::text[], $5::int[], $6::text[], $7::text[]) AS s(item_id, score, comment, photo_url)
-           ON CONFLICT (session_id, item_id) DO UPDATE
-              SET score = EXCLUDED.score, comment = EXCLUDED.comment, photo_url = EXCLUDED.photo_url,
-                  scored_by = EXCLUDED.scored_by, scored_at = EXCLUDED.scored_at""",
-        session_id, scored_by, now, [s[0] for s in scores], [s[1] for s in scores], [s[2] for s in scores],
+        f"""INSERT INTO audit_scores (session_id, item_id, score, comment, photo_url, scored_by, scored_at)
+            SELECT $1, s.item_id, s.score, s.comment, s.photo_url, $3, $4
+              FROM unnest($5::text[], $6::int[], $7::text[], $8::text[]) AS s(item_id, score, comment, photo_url)
+             WHERE {_IN_ORG}
+            ON CONFLICT (session_id, item_id) DO UPDATE
+               SET score = EXCLUDED.score, comment = EXCLUDED.comment, photo_url = EXCLUDED.photo_url,
+                   scored_by = EXCLUDED.scored_by, scored_at = EXCLUDED.scored_at""",
+        session_id, org_id, scored_by, now, [s[0] for s in scores], [s[1] for s in scores], [s[2] for s in scores],
         [s[3] for s in scores])
 
 
-async def recompute_total(conn: asyncpg.Connection, session_id: str, now: datetime) -> None:
+async def recompute_total(conn: asyncpg.Connection, org_id: str, session_id: str, now: datetime) -> None:
     """Set the session's total to the sum of its stored scores (under the session's lock)."""
     await conn.execute(
         """UPDATE audit_sessions
               SET total_score = (SELECT coalesce(sum(score), 0) FROM audit_scores WHERE session_id = $1),
-                  updated_at = $2
-            WHERE id = $1""", session_id, now)
+                  updated_at = $3
+            WHERE id = $1 AND organization_id = $2""", session_id, org_id, now)
 
 
-async def scored_item_ids(conn: Conn, session_id: str) -> set[str]:
-    return {row["item_id"] for row in await conn.fetch("SELECT item_id FROM audit_scores WHERE session_id = $1",
-                                                         session_id)}
+async def scored_item_ids(conn: Conn, org_id: str, session_id: str) -> set[str]:
+    rows = await conn.fetch(f"SELECT item_id FROM audit_scores WHERE session_id = $1 AND {_IN_ORG}", session_id,
+                            org_id)
+    return {row["item_id"] for row in rows}
 
 
-async def complete(conn: asyncpg.Connection, session_id: str, now: datetime) -> None:
-    await conn.execute("UPDATE audit_sessions SET status = 'completed', completed_at = $2, updated_at = $2 "
-                       "WHERE id = $1", session_id, now)
+async def complete(conn: asyncpg.Connection, org_id: str, session_id: str, now: datetime) -> None:
+    await conn.execute("UPDATE audit_sessions SET status = 'completed', completed_at = $3, updated_at = $3 "
+                       "WHERE id = $1 AND organization_id = $2", session_id, org_id, now)
 
 
-async def scores(conn: Conn, session_ids: Sequence[str]) -> list[asyncpg.Record]:
-    return await conn.fetch(f"SELECT {_SCORE_COLUMNS} FROM audit_scores WHERE session_id = ANY($1::text[])",
-                            list(session_ids))
+async def scores(conn: Conn, org_id: str, session_ids: Sequence[str]) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        f"""SELECT {_SCORE_COLUMNS} FROM audit_scores
+             WHERE session_id IN (SELECT id FROM audit_sessions WHERE organization_id = $1 AND id = ANY($2::text[]))""",
+        org_id, list(session_ids))
 
 
 def _session_filter(checklist_id: str | None, status: str | None) -> tuple[str, list[Any]]:
@@ -125,22 +132,24 @@ async def sessions_for_board(conn: Conn, org_id: str, board_id: str, *, checklis
     return rows, total
 
 
-async def claim_low_scores(conn: asyncpg.Connection, session_id: str, threshold: int,
+async def claim_low_scores(conn: asyncpg.Connection, org_id: str, session_id: str, threshold: int,
                            now: datetime) -> list[asyncpg.Record]:
     """Claim the scores below `threshold` that no action was made from (nor is being made from)."""
     return await conn.fetch(
-        f"""UPDATE audit_scores SET action_claimed_at = $3
-             WHERE session_id = $1 AND score < $2 AND action_claimed_at IS NULL RETURNING {_SCORE_COLUMNS}""",
-        session_id, threshold, now)
+        f"""UPDATE audit_scores SET action_claimed_at = $4
+             WHERE session_id = $1 AND {_IN_ORG} AND score < $3 AND action_claimed_at IS NULL
+         RETURNING {_SCORE_COLUMNS}""",
+        session_id, org_id, threshold, now)
 
 
-async def set_action(conn: Conn, session_id: str, item_id: str, action_id: str) -> None:
-    await conn.execute("UPDATE audit_scores SET action_id = $3 WHERE session_id = $1 AND item_id = $2",
-                       session_id, item_id, action_id)
+async def set_action(conn: Conn, org_id: str, session_id: str, item_id: str, action_id: str) -> None:
+    await conn.execute(f"UPDATE audit_scores SET action_id = $4 WHERE session_id = $1 AND {_IN_ORG} AND item_id = $3",
+                       session_id, org_id, item_id, action_id)
 
 
-async def release_claims(conn: Conn, session_id: str, item_ids: Sequence[str]) -> None:
+async def release_claims(conn: Conn, org_id: str, session_id: str, item_ids: Sequence[str]) -> None:
     """Give back claims whose action was not made, so that the next call makes it."""
-    await conn.execute("""UPDATE audit_scores SET action_claimed_at = NULL
-                           WHERE session_id = $1 AND item_id = ANY($2::text[]) AND action_id IS NULL""",
-                       session_id, list(item_ids))
+    await conn.execute(f"""UPDATE audit_scores SET action_claimed_at = NULL
+                            WHERE session_id = $1 AND {_IN_ORG} AND item_id = ANY($3::text[])
+                              AND action_id IS NULL""",
+                       session_id, org_id, list(item_ids))

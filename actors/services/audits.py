@@ -143,7 +143,7 @@ async def _commit_event(env: Env, conn: asyncpg.Connection, caller: Caller, sess
     """Read the session back inside the transaction, write its activity entry and event; the view and event."""
     row = await repo.session(conn, caller.org_id, session_id)
     assert row is not None  # locked or inserted by this transaction
-    view = session_view(row, await repo.scores(conn, [session_id]))
+    view = session_view(row, await repo.scores(conn, caller.org_id, [session_id]))
     await activity.record(conn, caller.org_id, caller.uid, "audit", session_id, name,
                           {"boardId": row["board_id"], "checklistId": row["checklist_id"],
                            "totalScore": row["total_score"], **(extra or {})})
@@ -231,8 +231,8 @@ async def submit_score(env: Env, caller: Caller, data: proto.SubmitScoreInput) -
     rows = [(score.itemId, score.score, score.comment, score.photoUrl) for score in data.scores]
     async with env.pool.acquire() as conn, conn.transaction():
         await _locked_in_progress(conn, caller, data.sessionId)
-        await repo.upsert_scores(conn, data.sessionId, rows, caller.uid, env.clock.now())
-        await repo.recompute_total(conn, data.sessionId, env.clock.now())
+        await repo.upsert_scores(conn, caller.org_id, data.sessionId, rows, caller.uid, env.clock.now())
+        await repo.recompute_total(conn, caller.org_id, data.sessionId, env.clock.now())
         view, event = await _commit_event(env, conn, caller, data.sessionId, "audit.scored",
                                           {"itemIds": [score.itemId for score in data.scores]})
     await env.bus.publish([event])
@@ -248,13 +248,13 @@ async def complete_audit(env: Env, caller: Caller, data: proto.IdInput) -> dict[
     session = await _session(env, caller, data.id)
     async with env.pool.acquire() as conn, conn.transaction():
         await _locked_in_progress(conn, caller, data.id)
-        scored = await repo.scored_item_ids(conn, data.id)
+        scored = await repo.scored_item_ids(conn, caller.org_id, data.id)
         unscored = [item["id"] for item in session["checklist_items"] if item["id"] not in scored]
         if unscored:
             raise BadRequest(_unscored_message(len(unscored)),
                              details=[FieldError("id", _unscored_message(len(unscored)))],
                              data={"unscoredCount": len(unscored), "unscoredItemIds": unscored})
-        await repo.complete(conn, data.id, env.clock.now())
+        await repo.complete(conn, caller.org_id, data.id, env.clock.now())
         view, event = await _commit_event(env, conn, caller, data.id, "audit.completed")
     await env.bus.publish([event])
     return view
@@ -268,7 +268,7 @@ async def list_audits(env: Env, caller: Caller, data: proto.ListAuditsInput) -> 
     rows, total = await repo.sessions_for_board(env.pool, caller.org_id, data.boardId,
                                                 checklist_id=data.checklistId, status=data.status, limit=limit,
                                                 offset=offset)
-    scores = _by_session(await repo.scores(env.pool, [row["id"] for row in rows]))
+    scores = _by_session(await repo.scores(env.pool, caller.org_id, [row["id"] for row in rows]))
     return {"items": [session_view(row, scores.get(row["id"], [])) for row in rows], "total": total,
             "hasMore": offset + len(rows) < total}
 
@@ -276,7 +276,7 @@ async def list_audits(env: Env, caller: Caller, data: proto.ListAuditsInput) -> 
 @implement(proto.GET_AUDIT)
 async def get_audit(env: Env, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     row = await _session(env, caller, data.id)
-    return session_view(row, await repo.scores(env.pool, [data.id]))
+    return session_view(row, await repo.scores(env.pool, caller.org_id, [data.id]))
 
 
 @implement(proto.SCORE_HISTORY)
@@ -285,7 +285,7 @@ async def score_history(env: Env, caller: Caller, data: proto.ScoreHistoryInput)
     await require_board_access(env, caller, data.boardId)
     rows, _ = await repo.sessions_for_board(env.pool, caller.org_id, data.boardId, checklist_id=data.checklistId,
                                             status="completed", limit=limit, offset=0)
-    scores = _by_session(await repo.scores(env.pool, [row["id"] for row in rows]))
+    scores = _by_session(await repo.scores(env.pool, caller.org_id, [row["id"] for row in rows]))
     return [history_entry(row, scores.get(row["id"], [])) for row in rows]
 
 
@@ -320,7 +320,7 @@ async def generate_actions(env: Env, caller: Caller, data: proto.GenerateActions
         raise BadRequest("only a completed audit generates actions",
                          details=[FieldError("sessionId", "the audit is not completed")])
     async with env.pool.acquire() as conn, conn.transaction():
-        claimed = await repo.claim_low_scores(conn, data.sessionId, data.threshold, env.clock.now())
+        claimed = await repo.claim_low_scores(conn, caller.org_id, data.sessionId, data.threshold, env.clock.now())
     items = {item["id"]: item for item in session["checklist_items"]}
     order = {item_id: index for index, item_id in enumerate(items)}
     claimed = sorted(claimed, key=lambda score: order[score["item_id"]])
@@ -337,10 +337,10 @@ async def generate_actions(env: Env, caller: Caller, data: proto.GenerateActions
                 description=_finding(session, item, score), sourceType="audit", sourceId=session["id"]))
             pending.remove(score["item_id"])  # made: the claim stays even if linking it fails below
             made.append(action["id"])
-            await repo.set_action(env.pool, session["id"], score["item_id"], action["id"])
+            await repo.set_action(env.pool, caller.org_id, session["id"], score["item_id"], action["id"])
     finally:
         if pending:
-            await repo.release_claims(env.pool, session["id"], pending)
+            await repo.release_claims(env.pool, caller.org_id, session["id"], pending)
     await activity.record(env.pool, caller.org_id, caller.uid, "audit", session["id"], "audit.actions_generated",
                           {"boardId": session["board_id"], "threshold": data.threshold, "actionIds": made})
     return {"actionsCreated": len(made), "threshold": data.threshold, "actionIds": made}

@@ -7,12 +7,14 @@ another organization's sessions are 404."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import asyncpg
 from aiohttp.test_utils import TestClient
 
 from actors.runtime.clock import ManualClock
+from storage import audits as repo
 from tests.harness import make_org
 from tests.integration.audits.conftest import QUESTIONS, completed_audit, make_checklist, score, start
 from tests.integration.boards.conftest import Board, make_board
@@ -232,6 +234,29 @@ async def test_another_organizations_sessions_are_not_found(client: TestClient, 
     assert [reply.status for reply in await asyncio.gather(*calls)] == [404] * 6
     got = await board.api.query("audits.getAuditById", {"id": session["id"]})
     assert got.data["scores"] == []
+
+
+async def test_every_score_query_is_scoped_by_organization(board: Board, pool: asyncpg.Pool) -> None:
+    """The storage names the organization in every query: with another organization's id a real session id
+    reads, scores, completes and claims nothing."""
+    checklist = await make_checklist(board, items=[QUESTIONS[0]])
+    session = await start(board, checklist)
+    [item_id] = ids(checklist)
+    await score(board.api, session, [(item_id, 1)])
+    stranger, now = "org_stranger", datetime.now(UTC)
+    async with pool.acquire() as conn, conn.transaction():
+        assert await repo.scores(conn, stranger, [session["id"]]) == []
+        assert await repo.scored_item_ids(conn, stranger, session["id"]) == set()
+        await repo.upsert_scores(conn, stranger, session["id"], [(item_id, 5, "Moved in", None)], board.org.owner_id,
+                                 now)
+        await repo.recompute_total(conn, stranger, session["id"], now)
+        await repo.complete(conn, stranger, session["id"], now)
+        assert await repo.claim_low_scores(conn, stranger, session["id"], 5, now) == []
+        await repo.set_action(conn, stranger, session["id"], item_id, "acn_stranger")
+        await repo.release_claims(conn, stranger, session["id"], [item_id])
+    got = (await board.api.query("audits.getAuditById", {"id": session["id"]})).data
+    assert (got["status"], got["totalScore"]) == ("in_progress", 1)
+    assert [(s["score"], s["comment"], s["actionId"]) for s in got["scores"]] == [(1, None, None)]
 
 
 async def test_scoring_needs_the_member_role(board: Board) -> None:
