@@ -2,7 +2,7 @@
 action (sourceType audit, sourceId the session, title "[5S Audit] <question>", priority critical for 0, high
 for 1, medium for 2, low for 3-4, assigned to the auditor, due a week later), read back through the actions
 procedures; each item becomes at most one action, also under concurrent calls; bad input is 400 naming the
-field; an API key needs write:actions besides write:items."""
+field; an API key needs write:items, which covers the actions it creates."""
 
 from __future__ import annotations
 
