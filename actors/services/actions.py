@@ -32,7 +32,6 @@ from storage import activity
 from storage import organizations as members
 from storage.events import StoredEvent
 
-LIST_MAX_LIMIT = 100
 # The spec's field of actions.update and the column it sets.
 _UPDATABLE = {"title": "title", "description": "description", "status": "status", "priority": "priority",
               "assigneeId": "assignee_id", "dueDate": "due_date"}
@@ -254,7 +253,7 @@ async def get_action(env: Env, caller: Caller, data: proto.ActionIdInput) -> dic
 
 @implement(proto.LIST)
 async def list_actions(env: Env, caller: Caller, data: proto.ListActionsInput) -> Page:
-    limit = page_limit(data.limit, maximum=LIST_MAX_LIMIT)
+    limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)
     await require_board_access(env, caller, data.boardId)
     filters = {column: value for column, value in (("status", data.status), ("priority", data.priority),
@@ -369,7 +368,7 @@ def _due_cursor(cursor: str | None) -> tuple[date, str] | None:
 
 
 async def _across_boards(env: Env, caller: Caller, data: proto.OrganizationActionsInput, which: str) -> Page:
-    limit = page_limit(data.limit, maximum=LIST_MAX_LIMIT)
+    limit = page_limit(data.limit)
     after = _due_cursor(data.cursor)
     if data.organizationId != caller.org_id:
         raise NotFound("organization not found")

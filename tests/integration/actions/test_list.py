@@ -63,11 +63,17 @@ async def test_cursor_paging_visits_every_action_once_newest_first(board: Board)
 
 async def test_limit_and_cursor_are_checked(board: Board) -> None:
     await create(board)
-    for bad in ({"limit": 0}, {"limit": 101}, {"cursor": "not a cursor"}):
-        reply = await board.api.query("actions.list", {"boardId": board.id, **bad})
-        assert reply.status == 400 and reply.error["data"]["code"] == "BAD_REQUEST", bad
-    full = await board.api.query("actions.list", {"boardId": board.id, "limit": 100})
-    assert full.status == 200 and len(full.data["actions"]) == 1
+    # Spec 7.3 and 8: a page holds 1 to 200.
+    in_org = {"organizationId": board.org.id}
+    for name, where in (("actions.list", {"boardId": board.id}), ("actions.getOverdue", in_org),
+                        ("actions.getEscalated", in_org)):
+        for bad in ({"limit": 0}, {"limit": 201}, {"cursor": "not a cursor"}):
+            reply = await board.api.query(name, {**where, **bad})
+            assert reply.status == 400 and reply.error["data"]["code"] == "BAD_REQUEST", (name, bad)
+            assert field_of(reply) == next(iter(bad)), (name, bad)
+        full = await board.api.query(name, {**where, "limit": 200})
+        assert full.status == 200 and full.data["nextCursor"] is None, (name, full.body)
+    assert len((await board.api.query("actions.list", {"boardId": board.id, "limit": 200})).data["actions"]) == 1
     missing = await board.api.query("actions.list", {})
     assert missing.status == 400 and field_of(missing) == "boardId"
     unknown = await board.api.query("actions.list", {"boardId": "brd_nope"})

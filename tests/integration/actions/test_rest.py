@@ -43,8 +43,10 @@ async def test_the_list_pages_with_rest_meta(board: Board) -> None:
     assert sorted(a["id"] for a in first.data + rest.data) == sorted(ids)
     filtered = await board.api.rest("GET", "/api/v1/actions", params={"boardId": board.id, "priority": "low"})
     assert filtered.status == 200 and filtered.data == []
-    too_many = await board.api.rest("GET", "/api/v1/actions", params={"boardId": board.id, "limit": "101"})
+    too_many = await board.api.rest("GET", "/api/v1/actions", params={"boardId": board.id, "limit": "201"})
     assert too_many.status == 400 and too_many.error["code"] == "BAD_REQUEST"
+    most = await board.api.rest("GET", "/api/v1/actions", params={"boardId": board.id, "limit": "200"})
+    assert most.status == 200 and len(most.data) == 3 and most.body["meta"]["limit"] == 200
 
 
 async def test_invalid_input_is_422_naming_the_field(board: Board) -> None:
