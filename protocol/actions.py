@@ -45,15 +45,15 @@ class CreateActionInput(msgspec.Struct):
 
 
 class UpdateActionInput(msgspec.Struct):
-    """Absent fields stay as they are; `description` may be set to null to clear it."""
+    """Absent fields stay as they are; only `description` may be set to null (cleared)."""
 
     id: Id
-    title: Title | None = None
+    title: Title | UnsetType = UNSET
     description: Description | None | UnsetType = UNSET
-    status: Status | None = None
-    priority: Priority | None = None
-    assigneeId: Id | None = None
-    dueDate: IsoDate | None = None
+    status: Status | UnsetType = UNSET
+    priority: Priority | UnsetType = UNSET
+    assigneeId: Id | UnsetType = UNSET
+    dueDate: IsoDate | UnsetType = UNSET
     expectedVersion: Version | None = None
 
 

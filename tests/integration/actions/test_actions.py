@@ -144,6 +144,9 @@ async def test_update_refuses_bad_values_and_an_empty_change(board: Board) -> No
     for field, value in (("status", "done"), ("priority", "urgent"), ("dueDate", "tomorrow"), ("title", "")):
         reply = await board.api.mutate("actions.update", {"id": action["id"], field: value})
         assert reply.status == 400 and field_of(reply) == field, (field, reply.body)
+    for field in ("title", "status", "priority", "assigneeId", "dueDate"):  # only `description` can be cleared
+        reply = await board.api.mutate("actions.update", {"id": action["id"], "title": "Renamed", field: None})
+        assert reply.status == 400 and field_of(reply) == field, (field, reply.body)
     empty = await board.api.mutate("actions.update", {"id": action["id"]})
     assert empty.status == 400
     same = await update(board, action["id"], title=action["title"])
