@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, TypeAlias
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
 
 KPI_COLUMNS = ("id", "organization_id", "board_id", "name", "category", "unit", "direction", "frequency",
                "thresholds", "responsible_user_id", "version", "created_by", "created_at", "updated_at")

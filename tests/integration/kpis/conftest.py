@@ -37,9 +37,9 @@ async def set_value(api: Api, kpi_id: str, value: float, **fields: Any) -> dict[
 
 async def events_on(org: Org, stream: str) -> list[tuple[str, dict[str, Any]]]:
     """(name, payload) of every event of the stream, oldest first."""
-    pool = org.owner.client.server.app[ENV].pool
+    pool = org.owner.client.app[ENV].pool
     return [(event.name, event.payload) for event in await event_log.read(pool, org.id, stream, 0, 10_000)]
 
 
 def pool_of(org: Org) -> Any:
-    return org.owner.client.server.app[ENV].pool
+    return org.owner.client.app[ENV].pool

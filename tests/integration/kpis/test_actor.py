@@ -23,7 +23,7 @@ async def test_concurrent_values_all_commit_and_memory_equals_the_database(board
     statuses = sorted((r.data["value"], r.data["status"]) for r in replies)
     assert statuses[0] == (60, "red") and statuses[-1] == (99, "green")
 
-    env = board.api.client.server.app[ENV]
+    env = board.api.client.app[ENV]
     assert env.actors is not None
     activation = env.actors.activation(KpiActor, kpi["id"])
     assert activation is not None
