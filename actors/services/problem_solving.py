@@ -85,12 +85,15 @@ async def _change(env: Env, caller: Caller, before: Mapping[str, Any], changes: 
 async def create(env: Env, caller: Caller, data: proto.CreateInput) -> dict[str, Any]:
     shaped = proto.check_data(data.type, data.data)
     await require_board_access(env, caller, data.boardId)
-    async with env.pool.acquire() as conn, conn.transaction():
-        row = await repo.insert(conn, sheet_id=new_id("ps"), org_id=caller.org_id, board_id=data.boardId,
-                                title=data.title, sheet_type=data.type, data=shaped, created_by=caller.uid,
-                                now=env.clock.now())
-        await activity.record(conn, caller.org_id, caller.uid, ENTITY, row["id"], "problem_sheet.created",
-                              _audit(row))
+    try:
+        async with env.pool.acquire() as conn, conn.transaction():
+            row = await repo.insert(conn, sheet_id=new_id("ps"), org_id=caller.org_id, board_id=data.boardId,
+                                    title=data.title, sheet_type=data.type, data=shaped, created_by=caller.uid,
+                                    now=env.clock.now())
+            await activity.record(conn, caller.org_id, caller.uid, ENTITY, row["id"], "problem_sheet.created",
+                                  _audit(row))
+    except asyncpg.ForeignKeyViolationError:
+        raise NotFound("board not found") from None  # deleted since the (cached) access check
     return sheet_view(row)
 
 

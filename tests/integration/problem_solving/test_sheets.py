@@ -3,6 +3,7 @@ trail; writes for members and up; another organization's board or sheet is 404."
 
 from __future__ import annotations
 
+import asyncpg
 from aiohttp.test_utils import TestClient
 
 from tests.harness import make_org
@@ -117,3 +118,13 @@ async def test_another_organizations_board_and_sheet_are_not_found(client: TestC
     assert created.status == 404
     # Nothing changed on the owner's side.
     assert (await board.api.query("problemSolving.getById", {"id": sheet["id"]})).data == sheet
+
+
+async def test_a_board_deleted_by_another_node_is_not_found(board: Board, pool: asyncpg.Pool) -> None:
+    """This node still remembers for a few seconds that the caller may see the board (actors/services/access.py)
+    when another node deletes it: creating a sheet there is 404, not a server error."""
+    assert (await board.api.query("problemSolving.list", {"boardId": board.id})).status == 200
+    await pool.execute("DELETE FROM boards WHERE id = $1", board.id)
+    reply = await board.api.mutate("problemSolving.create", {"boardId": board.id, "title": "Late", "type": "ishikawa"})
+    assert reply.status == 404, reply.body
+    assert reply.error["data"]["code"] == "NOT_FOUND"
