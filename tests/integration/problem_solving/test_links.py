@@ -7,6 +7,8 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from actors.runtime.clock import ManualClock
+from protocol.ids import iso
 from tests.harness import make_org
 from tests.integration.boards.conftest import Board, make_board
 from tests.integration.problem_solving.conftest import create_action, create_sheet, trail
@@ -34,6 +36,18 @@ async def test_link_sets_both_sides(board: Board) -> None:
     assert "problem_sheet.linked" in await trail(board.api, "problem_sheet", sheet["id"])
 
 
+async def test_link_stamps_both_sides_with_the_time_of_the_link(clocked_client: TestClient,
+                                                                clock: ManualClock) -> None:
+    board = await make_board(await make_org(clocked_client))
+    sheet = await create_sheet(board)
+    action = await create_action(board)
+    clock.advance(3600)
+    linked = await link(board, sheet["id"], action["id"])
+    assert linked.status == 200, linked.body
+    assert linked.data["updatedAt"] == iso(clock.now())
+    assert (await action_of(board, action["id"]))["updatedAt"] == iso(clock.now())
+
+
 async def test_get_by_action_lists_the_linked_sheets_newest_first(board: Board) -> None:
     action = await create_action(board)
     other_action = await create_action(board, "Replace the die")
@@ -53,6 +67,8 @@ async def test_get_by_action_lists_the_linked_sheets_newest_first(board: Board) 
 
     empty = await create_action(board, "Nothing linked")
     assert (await board.api.query("problemSolving.getByAction", {"actionId": empty["id"]})).data == []
+    # A read like every sheet operation (spec 4.6): on the trail of the action it was asked about.
+    assert await trail(board.api, "action", action["id"]) == ["action.created", "problem_sheet.listed"]
 
 
 async def test_relinking_moves_the_sheet_and_clears_the_old_actions_root_cause(board: Board) -> None:
