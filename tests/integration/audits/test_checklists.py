@@ -4,6 +4,7 @@ the member role."""
 
 from __future__ import annotations
 
+import asyncpg
 from aiohttp.test_utils import TestClient
 
 from tests.harness import make_org
@@ -91,3 +92,14 @@ async def test_creating_needs_the_member_role(board: Board) -> None:
     created = await make_checklist(board, api=member)
     assert created["createdBy"] == member_id
     assert (await member.query("audits.getChecklist", {"id": created["id"]})).status == 200
+
+
+async def test_a_board_deleted_by_another_node_is_not_found(board: Board, pool: asyncpg.Pool) -> None:
+    """This node still remembers for a few seconds that the caller may see the board when another node deletes
+    it: creating a checklist or starting an audit there is 404, not a server error."""
+    checklist = await make_checklist(board)
+    await pool.execute("DELETE FROM boards WHERE id = $1", board.id)
+    created = await board.api.mutate("audits.createChecklist", {"boardId": board.id, "name": "Late", "type": "5s",
+                                                                "items": QUESTIONS})
+    started = await board.api.mutate("audits.startAudit", {"boardId": board.id, "checklistId": checklist["id"]})
+    assert [(r.status, r.error["data"]["code"]) for r in (created, started)] == [(404, "NOT_FOUND")] * 2

@@ -217,3 +217,13 @@ async def test_another_organizations_checklists_and_boards_are_404(board: Board)
     # Its own board does not reveal the other organization's checklists either.
     assert (await stranger.query("checklists.list", {"boardId": other_board.id})).data == []
     assert (await board.api.query("checklists.list", {"boardId": board.id})).data[0]["name"] == "Press 4 start-up"
+
+
+async def test_a_board_deleted_by_another_node_is_not_found(board: Board, pool: Any) -> None:
+    """This node still remembers for a few seconds that the caller may see the board when another node deletes
+    it: creating a checklist there is 404, not a server error."""
+    assert (await board.api.query("checklists.list", {"boardId": board.id})).status == 200
+    await pool.execute("DELETE FROM boards WHERE id = $1", board.id)
+    reply = await board.api.mutate("checklists.create", {"boardId": board.id, "name": "Late", "frequency": "daily",
+                                                         "items": ITEMS})
+    assert (reply.status, reply.error["data"]["code"]) == (404, "NOT_FOUND"), reply.body
