@@ -1,6 +1,7 @@
 """KPIs (domain 2.4, 4.4): the SQCDP categories, directions, frequencies, threshold bands, the inputs with
 their limits and the procedure declarations. Every procedure needs the plan feature `kpis`; reading needs
-the `read:kpis` key scope, writing `write:kpis` and the member role or higher."""
+the `read:kpis` key scope; recording values `write:kpis`, changing a KPI (definition, target, alerts)
+`write:items` (spec 5.2), both with the member role or higher."""
 
 from __future__ import annotations
 
@@ -143,15 +144,17 @@ class AlertIdInput(msgspec.Struct):
     alertId: Id
 
 
-READ, WRITE = "read:kpis", "write:kpis"
+# Spec 5.2: `write:kpis` is "record KPI measurements"; creating and modifying KPIs is `write:items`.
+READ, RECORD, CHANGE = "read:kpis", "write:kpis", "write:items"
 
 
 def _read(name: str, input: type[msgspec.Struct], summary: str) -> Procedure:
     return declare(name, "query", input, key_scope=READ, feature="kpis", summary=summary)
 
 
-def _write(name: str, input: type[msgspec.Struct], summary: str, *, token_scope: str | None = None) -> Procedure:
-    return declare(name, "mutation", input, key_scope=WRITE, token_scope=token_scope, min_role=Role.MEMBER,
+def _write(name: str, input: type[msgspec.Struct], summary: str, *, key_scope: str = CHANGE,
+           token_scope: str | None = None) -> Procedure:
+    return declare(name, "mutation", input, key_scope=key_scope, token_scope=token_scope, min_role=Role.MEMBER,
                    feature="kpis", summary=summary)
 
 
@@ -166,9 +169,9 @@ LIST_BY_CATEGORY = _read("kpis.listByCategory", BoardInput, "A board's KPIs grou
 GET_VALUE = _read("kpis.getValue", KpiIdInput, "A KPI's latest value (null before the first)")
 GET_HISTORY = _read("kpis.getHistory", HistoryInput, "A KPI's values between `from` and `to`, newest first")
 SET_VALUE = _write("kpis.setValue", SetValueInput, "Record a KPI value; its status is computed from the "
-                   "thresholds, and a breach raises an alert and notifies the responsible user")
+                   "thresholds, and a breach raises an alert and notifies the responsible user", key_scope=RECORD)
 BATCH_SET_VALUES = _write("kpis.batchSetValues", BatchSetValuesInput, "Record up to 100 values of one or more "
-                          "KPIs; each entry is answered separately")
+                          "KPIs; each entry is answered separately", key_scope=RECORD)
 GET_ALERTS = _read("kpis.getAlerts", AlertsInput, "A board's KPI alerts, newest first")
 GET_TARGETS = _read("kpis.getTargets", KpiIdInput, "A KPI's current target and the targets set before it")
 SET_TARGET = _write("kpis.setTarget", SetTargetInput, "Set a KPI's target with optional milestones")

@@ -66,6 +66,33 @@ async def test_a_read_key_reads_but_does_not_record(board: Board) -> None:
     assert (await as_reader.mutate("kpis.setValue", {"kpiId": kpi["id"], "value": 1})).status == 403
 
 
+async def test_a_measurement_key_records_values_but_does_not_change_the_kpi(board: Board) -> None:
+    """Spec 5.2: `write:kpis` records measurements; changing a KPI is `write:items` ("create and modify ... KPIs")."""
+    kpi = await define(board)
+    alert = (await set_value(board.api, kpi["id"], 50))["alert"]
+    recorder, _ = await create_key(board.api, scopes=["write:kpis"])
+    logger = board.api.with_bearer(recorder)
+    assert (await logger.mutate("kpis.setValue", {"kpiId": kpi["id"], "value": 40})).status == 200
+    batch = await logger.mutate("kpis.batchSetValues", {"entries": [{"kpiId": kpi["id"], "value": 45}]})
+    assert batch.status == 200 and batch.data["recorded"] == 1
+    changes = (("kpis.define", {"boardId": board.id, "name": "Scrap", "category": "quality",
+                                "direction": "lower_is_better", "frequency": "daily"}),
+               ("kpis.update", {"id": kpi["id"], "name": "Renamed"}),
+               ("kpis.setTarget", {"kpiId": kpi["id"], "value": 95, "deadline": "2027-01-31"}),
+               ("kpis.acknowledgeAlert", {"alertId": alert["id"]}),
+               ("kpis.resolveAlert", {"alertId": alert["id"]}),
+               ("kpis.delete", {"id": kpi["id"]}))
+    for name, payload in changes:
+        reply = await logger.mutate(name, payload)
+        assert reply.status == 403 and reply.error["data"]["code"] == "FORBIDDEN", name
+    assert (await board.api.query("kpis.get", {"id": kpi["id"]})).data["version"] == 1
+
+    editor, _ = await create_key(board.api, scopes=["write:items"])
+    for name, payload in changes:
+        reply = await board.api.with_bearer(editor).mutate(name, payload)
+        assert reply.status == 200, (name, reply.body)
+
+
 async def test_bad_values_are_refused_naming_the_field(board: Board) -> None:
     kpi = await define(board)
     for payload, field in (({"kpiId": kpi["id"]}, "value"), ({"kpiId": kpi["id"], "value": "90"}, "value"),
