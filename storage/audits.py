@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypeAlias
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
 
 _CHECKLIST_COLUMNS = "id, board_id, name, type, items, max_score, created_by, created_at"
 # A session with its checklist's items and name, which every session view and check needs.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypeAlias
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
 
 _COLUMNS = ("id, board_id, name, description, frequency, items, assignee_ids, deadline_hour, is_active, "
             "created_by, created_at, updated_at")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeAlias
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
 
 _COLUMNS = ("id, board_id, title, type, status, data, action_id, created_by_id, reviewed_by_id, reviewed_at, "
             "review_comment, created_at, updated_at")

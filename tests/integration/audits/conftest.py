@@ -9,7 +9,7 @@ from tests.harness import Api
 from tests.integration.boards.conftest import Board, board  # noqa: F401  (fixture re-exported for these tests)
 
 # A checklist of four questions over three 5S categories; maxScores 5, 5, 10 and 5 (a maximum of 25).
-QUESTIONS = [
+QUESTIONS: list[dict[str, Any]] = [
     {"question": "Only needed tools at the station?", "category": "sort"},
     {"question": "Every tool on its shadow board?", "category": "set_in_order"},
     {"question": "Floor and machines clean?", "category": "shine", "maxScore": 10},

@@ -4,6 +4,8 @@ the member role."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncpg
 from aiohttp.test_utils import TestClient
 
@@ -46,7 +48,7 @@ async def test_every_mutation_is_on_the_activity_trail(board: Board) -> None:
 
 async def test_bad_input_is_400_naming_the_field(board: Board) -> None:
     valid = {"boardId": board.id, "name": "Walk", "type": "5s", "items": QUESTIONS}
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"items": []}, "items"),
         ({"items": [{"question": "Clean?", "category": "tidy"}]}, "items.0.category"),
         ({"items": [QUESTIONS[0], {"question": "Clean?", "category": "shine", "maxScore": 0}]}, "items.1.maxScore"),

@@ -4,6 +4,8 @@ checklist; limit 1-100, default 20."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.integration.audits.conftest import completed_audit, make_checklist, start
 from tests.integration.boards.conftest import Board
 
@@ -32,7 +34,7 @@ async def test_percentages_and_category_scores(board: Board) -> None:
 
 
 async def test_rounding_of_percentages_and_averages(board: Board) -> None:
-    items = [{"question": f"Standard {n} followed?", "category": "standardize"} for n in range(3)]
+    items: list[dict[str, Any]] = [{"question": f"Standard {n} followed?", "category": "standardize"} for n in range(3)]
     items.append({"question": "Audits kept up?", "category": "sustain", "maxScore": 4})
     checklist = await make_checklist(board, items=items)  # maximum 19
     await completed_audit(board, checklist, [4, 4, 5, 3])  # 16 of 19 = 84.2105...%
