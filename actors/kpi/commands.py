@@ -24,6 +24,7 @@ class Command:
     caller: Caller
     data: Any
     now: datetime
+    members: frozenset[str] = frozenset()  # the organization's active members, for commands that notify
 
 
 def board_stream(board_id: str) -> str:

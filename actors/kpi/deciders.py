@@ -132,7 +132,8 @@ def _raise_alert(out: Outcome, value: ValueRow, color: str) -> dict[str, Any]:
     out.change(KpiChange(alerts=[alert]))
     view = alert_view(alert, kpi.name)
     out.emit("kpi.target_breached", {"kpi": kpi_brief(kpi), "alert": view, "value": value_view(value)})
-    if kpi.responsible_user_id is not None:
+    # A responsible user who has left the organization stays named but is no longer notified.
+    if kpi.responsible_user_id in out.command.members:
         unit = f" {kpi.unit}" if kpi.unit else ""
         out.notify(kpi.responsible_user_id, BREACH_NOTIFICATION, f"{kpi.name} is {color}",
                    f"{value.value:g}{unit} was recorded for {kpi.name}, in its {color} threshold.")

@@ -9,6 +9,7 @@ from actors.env import Env
 from actors.kpi.actor import KpiActor
 from actors.kpi.commands import Command
 from actors.services.access import require_board_access
+from actors.services.membership_cache import org_members
 from protocol.caller import Caller
 from protocol.errors import NotFound, ServiceUnavailable
 from storage import kpis as repo
@@ -30,12 +31,13 @@ async def kpi_board(env: Env, caller: Caller, kpi_id: str) -> str:
 
 
 async def ask_kpi(env: Env, caller: Caller, kpi_id: str, procedure: str, data: Any, *,
-                  check_access: bool = True) -> Any:
+                  with_members: bool = False, check_access: bool = True) -> Any:
     if check_access:
         await kpi_board(env, caller, kpi_id)
     if env.actors is None:
         raise ServiceUnavailable("the actor system is not running")
+    members = await org_members(env, caller.org_id) if with_members else frozenset()
     # Milliseconds, as every timestamp is shown: a `to` copied from a value's `recordedAt` then includes it.
     now = env.clock.now()
-    command = Command(procedure, caller, data, now.replace(microsecond=now.microsecond // 1000 * 1000))
+    command = Command(procedure, caller, data, now.replace(microsecond=now.microsecond // 1000 * 1000), members)
     return await env.actors.ask(KpiActor, kpi_id, caller.org_id, command)

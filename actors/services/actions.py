@@ -113,8 +113,12 @@ async def _locked(conn: asyncpg.Connection, caller: Caller, action_id: str) -> a
 
 async def _notify(conn: asyncpg.Connection, caller: Caller | None, row: Mapping[str, Any], *, user_id: str | None,
                   type: str, title: str, moment: datetime) -> list[StoredEvent]:
-    """Notify `user_id` about the action, unless nobody or the caller themself."""
+    """Notify `user_id` about the action, unless nobody, the caller themself, or no longer an active member (an
+    assignee who left the organization stays named, but the organization's news are no longer theirs)."""
     if user_id is None or (caller is not None and user_id == caller.user_id):
+        return []
+    member = await members.member(conn, row["organization_id"], user_id)
+    if member is None or member["status"] != "active":
         return []
     view = await notify(conn, user_id=user_id, org_id=row["organization_id"], type=type, title=title,
                         body=row["title"], entity_type="action", entity_id=row["id"])

@@ -157,7 +157,7 @@ async def get_history(env: Env, caller: Caller, data: spec.HistoryInput) -> dict
 
 @implement(spec.SET_VALUE)
 async def set_value(env: Env, caller: Caller, data: spec.SetValueInput) -> dict[str, Any]:
-    value: dict[str, Any] = await ask_kpi(env, caller, data.kpiId, spec.SET_VALUE.name, data)
+    value: dict[str, Any] = await ask_kpi(env, caller, data.kpiId, spec.SET_VALUE.name, data, with_members=True)
     return value
 
 
@@ -177,7 +177,7 @@ async def batch_set_values(env: Env, caller: Caller, data: spec.BatchSetValuesIn
     async def record(kpi_id: str, indexes: list[int]) -> None:
         try:
             views = await ask_kpi(env, caller, kpi_id, spec.BATCH_SET_VALUES.name,
-                                  [data.entries[index] for index in indexes])
+                                  [data.entries[index] for index in indexes], with_members=True)
         except ApiError as error:
             for index in indexes:
                 results[index] = {"index": index, "kpiId": kpi_id, "recorded": False, "value": None,

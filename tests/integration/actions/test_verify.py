@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tests.integration.actions.conftest import board_events, create, get, notifications, trail, update
 from tests.integration.boards.conftest import Board
+from web.keys import ENV
 
 
 async def test_verifying_a_completed_action_records_the_note(board: Board) -> None:
@@ -55,3 +56,16 @@ async def test_only_completed_actions_can_be_verified(board: Board) -> None:
     assert (await get(board, action["id"]))["status"] == "closed"
     assert (await board.api.mutate("actions.verify", {"id": action["id"]})).status == 400
     assert (await board.api.mutate("actions.verify", {"id": "acn_missing", "verified": True})).status == 404
+
+
+async def test_an_assignee_who_left_is_not_told(board: Board) -> None:
+    worker_id, _ = await board.org.add_user("member")
+    action = await create(board, assigneeId=worker_id)
+    await update(board, action["id"], status="completed")
+    assert (await board.org.owner.mutate("organizations.members.remove", {"userId": worker_id})).status == 200
+    reply = await board.api.mutate("actions.verify", {"id": action["id"], "verified": False,
+                                                      "verificationNote": "Still leaking"})
+    assert reply.status == 200 and reply.data["status"] == "in_progress"
+    notified = await board.api.client.app[ENV].pool.fetchval(
+        "SELECT count(*) FROM notifications WHERE user_id = $1 AND type = 'action_reopened'", worker_id)
+    assert notified == 0

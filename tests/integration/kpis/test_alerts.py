@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.harness import Api, make_org
 from tests.integration.boards.conftest import Board, make_board
-from tests.integration.kpis.conftest import define, events_on, set_value
+from tests.integration.kpis.conftest import define, events_on, pool_of, set_value
 
 
 async def alerts(board: Board, **filters: Any) -> list[dict[str, Any]]:
@@ -169,3 +169,17 @@ async def test_a_breach_without_a_responsible_user_notifies_nobody(board: Board)
     kpi = await define(board)
     assert (await set_value(board.api, kpi["id"], 50))["alert"]["status"] == "active"
     assert await notifications(board.api) == []
+
+
+async def test_a_responsible_user_who_left_is_not_notified(board: Board) -> None:
+    """The KPI keeps naming them, but what it records is no longer theirs to read."""
+    org = board.org
+    user_id, _ = await org.add_user("member", name="Rita Responsible")
+    kpi = await define(board, responsibleUserId=user_id)
+    removed = await org.owner.mutate("organizations.members.remove", {"userId": user_id})
+    assert removed.status == 200, removed.body
+    value = await set_value(board.api, kpi["id"], 50)
+    assert value["alert"]["status"] == "active"
+    assert (await board.api.query("kpis.get", {"id": kpi["id"]})).data["responsibleUserId"] == user_id
+    assert await pool_of(org).fetchval("SELECT count(*) FROM notifications WHERE user_id = $1", user_id) == 0
+    assert await events_on(org, f"user:{user_id}") == []
