@@ -129,12 +129,20 @@ async def list_for_board(conn: Conn, org_id: str, board_id: str, *, limit: int |
         org_id, board_id, moment, last_id, limit)
 
 
-async def member_name(conn: Conn, org_id: str, user_id: str, *, active: bool = True) -> str | None:
-    """The name of a member of the organization (an active one unless `active` is False); None otherwise."""
+async def member_name(conn: Conn, org_id: str, user_id: str) -> str | None:
+    """The name of an active member of the organization; None otherwise."""
     name: str | None = await conn.fetchval(
         """SELECT u.name FROM memberships m JOIN users u ON u.id = m.user_id
-            WHERE m.organization_id = $1 AND m.user_id = $2 AND (m.status = 'active' OR NOT $3)""",
-        org_id, user_id, active)
+            WHERE m.organization_id = $1 AND m.user_id = $2 AND m.status = 'active'""", org_id, user_id)
+    return name
+
+
+async def responsible_name(conn: Conn, org_id: str, kpi_id: str, user_id: str) -> str | None:
+    """The name of `user_id` while the KPI names them as responsible, member or not (one who left stays
+    named); None otherwise."""
+    name: str | None = await conn.fetchval(
+        """SELECT u.name FROM kpis k JOIN users u ON u.id = k.responsible_user_id
+            WHERE k.organization_id = $1 AND k.id = $2 AND k.responsible_user_id = $3""", org_id, kpi_id, user_id)
     return name
 
 

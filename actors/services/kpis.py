@@ -42,7 +42,7 @@ async def _named(env: Env, caller: Caller, view: dict[str, Any]) -> dict[str, An
     responsible = view["responsibleUser"]
     if responsible is None:
         return view
-    name = await repo.member_name(env.pool, caller.org_id, responsible["id"], active=False)
+    name = await repo.responsible_name(env.pool, caller.org_id, view["id"], responsible["id"])
     return {**view, "responsibleUser": {**responsible, "name": name}}
 
 

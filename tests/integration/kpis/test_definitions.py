@@ -53,6 +53,20 @@ async def test_list_shows_latest_value_target_and_responsible_user(board: Board)
     assert got.data == listed
 
 
+async def test_a_responsible_user_who_left_stays_named(board: Board) -> None:
+    user_id, _ = await board.org.add_user("member", name="Rita Responsible")
+    kpi = await define(board, responsibleUserId=user_id)
+    removed = await board.org.owner.mutate("organizations.members.remove", {"userId": user_id})
+    assert removed.status == 200, removed.body
+    got = await board.api.query("kpis.get", {"id": kpi["id"]})
+    assert got.data["responsibleUser"] == {"id": user_id, "name": "Rita Responsible"}
+    assert (await board.api.query("kpis.list", {"boardId": board.id})).data["kpis"] == [got.data]
+    renamed = await board.api.mutate("kpis.update", {"id": kpi["id"], "name": "OTD"})
+    assert renamed.data["responsibleUser"] == got.data["responsibleUser"]
+    again = await board.api.mutate("kpis.update", {"id": kpi["id"], "responsibleUserId": user_id})
+    assert again.status == 400 and again.error["data"]["details"][0]["field"] == "responsibleUserId"
+
+
 async def test_list_pages_newest_first(board: Board) -> None:
     ids = [(await define(board, name=f"KPI {n}"))["id"] for n in range(3)]
     first = await board.api.query("kpis.list", {"boardId": board.id, "limit": 2})
