@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -80,6 +80,9 @@ def decode_time_cursor(cursor: str | None) -> tuple[datetime, str] | None:
     if key is None:
         return None
     try:
-        return datetime.fromisoformat(key[0]), str(key[1])
-    except (TypeError, ValueError):
+        moment = datetime.fromisoformat(key[0])
+        # In UTC, as cursors are written: a forged offset could put it outside what PostgreSQL takes.
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+        return moment, str(key[1])
+    except (TypeError, ValueError, OverflowError):
         raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")]) from None

@@ -5,16 +5,14 @@ transactions."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 from actors.env import Env
 from actors.handlers import implement
 from protocol import activity as proto
 from protocol.caller import Caller
-from protocol.errors import BadRequest, FieldError
-from protocol.ids import iso, parse_iso
-from protocol.pagination import Page, decode_cursor, encode_cursor, page_limit
+from protocol.ids import iso
+from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
 from storage import activity as repo
 
 PAGE_KEY = "entries"
@@ -30,30 +28,17 @@ def entry_view(row: Mapping[str, Any]) -> dict[str, Any]:
             "actor": actor}
 
 
-def _after(cursor: str | None) -> tuple[datetime, str] | None:
-    """The (created_at, id) sort key a cursor holds; created_at keeps microseconds so no entry is skipped."""
-    key = decode_cursor(cursor, 2)
-    if key is None:
-        return None
-    try:
-        if not isinstance(key[0], str) or not isinstance(key[1], str):
-            raise ValueError
-        return parse_iso(key[0]), key[1]
-    except ValueError:
-        raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")]) from None
-
-
 def _page(rows: list[Any], limit: int) -> Page:
     more = len(rows) > limit
     rows = rows[:limit]
-    next_cursor = encode_cursor(rows[-1]["created_at"].isoformat(), rows[-1]["id"]) if more else None
+    next_cursor = encode_time_cursor(rows[-1]["created_at"], rows[-1]["id"]) if more else None
     return Page([entry_view(row) for row in rows], next_cursor, limit, key=PAGE_KEY)
 
 
 @implement(proto.LIST_BY_ORG)
 async def list_by_org(env: Env, caller: Caller, data: proto.ListByOrgInput) -> Page:
     limit = page_limit(data.limit, default=proto.ORG_DEFAULT_LIMIT)
-    rows = await repo.list_by_org(env.pool, caller.org_id, limit + 1, _after(data.cursor))
+    rows = await repo.list_by_org(env.pool, caller.org_id, limit + 1, decode_time_cursor(data.cursor))
     return _page(rows, limit)
 
 
@@ -61,5 +46,5 @@ async def list_by_org(env: Env, caller: Caller, data: proto.ListByOrgInput) -> P
 async def list_by_entity(env: Env, caller: Caller, data: proto.ListByEntityInput) -> Page:
     limit = page_limit(data.limit, default=proto.ENTITY_DEFAULT_LIMIT)
     rows = await repo.list_by_entity(env.pool, caller.org_id, data.entityType, data.entityId, limit + 1,
-                                     _after(data.cursor))
+                                     decode_time_cursor(data.cursor))
     return _page(rows, limit)

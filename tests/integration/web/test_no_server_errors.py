@@ -9,10 +9,13 @@ from typing import Any
 import msgspec
 from msgspec import inspect
 
+from protocol.pagination import encode_cursor
 from protocol.registry import REGISTRY, Access
 from tests.harness import Org
 from tests.integration.boards.conftest import make_board
 
+# A well-formed cursor whose time, in UTC, lies before the year 1.
+FORGED_CURSOR = encode_cursor("0001-01-01T00:00:00+05:00", "x")
 # Calls that would end the test's own session or organization when they succeed.
 _LEAVE_ALONE = ("auth.logout", "organizations.delete", "organizations.leave", "organizations.transferOwnership",
                 "organizations.members.remove", "auth.deleteAccount")
@@ -139,7 +142,7 @@ async def test_no_procedure_answers_a_server_error_on_things_that_exist(org: Org
         base = _with_real_ids(name, {f.encode_name: _sample(f.type) for f in info.fields if f.required}, things)
         probes: list[Any] = [base]
         for f in info.fields:
-            for value in (_wrong_type(f.type), None, "y" * 100_000, {"nested": [1]}, -1, 10**30):
+            for value in (_wrong_type(f.type), None, "y" * 100_000, {"nested": [1]}, -1, 10**30, FORGED_CURSOR):
                 probes.append({**base, f.encode_name: value})
         for data in probes:
             reply = await call(name, data)
