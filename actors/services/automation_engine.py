@@ -119,18 +119,23 @@ class AutomationEngine:
                 await jobs.finish(self.env.pool, job["id"])
 
     async def run_job(self, job: asyncpg.Record) -> None:
-        """Run one job, or finish it without a record when the trigger does not hold after all (a config the
-        fan-out could not check, a rule since deleted or disabled; runNow runs disabled rules too)."""
+        """Run one job, or finish it without a record when it no longer applies: the rule was deleted or
+        disabled (runNow runs disabled rules too), its trigger changed since, or the event does not meet the
+        trigger's config (which the fan-out does not check)."""
         rule = await repo.get_any(self.env.pool, job["automation_id"])
         item_id = job["item_id"]
-        if rule is not None and (rule["enabled"] or job["trigger_type"] == "manual") and job["event"] is not None:
+        if rule is None or not (rule["enabled"] or job["trigger_type"] == "manual"):
+            rule = None
+        elif job["event"] is not None:
             data = job["event"]["data"]
-            if rule["trigger"]["type"] == "subitems.completed":
+            if rule["trigger"]["type"] != job["trigger_type"]:
+                rule = None
+            elif rule["trigger"]["type"] == "subitems.completed":
                 item_id = await completed_parent(self.env, rule["board_id"], data)
                 rule = rule if item_id is not None else None
             elif not trigger_matches(rule["trigger"], data):
                 rule = None
-        if rule is None or not (rule["enabled"] or job["trigger_type"] == "manual"):
+        if rule is None:
             await jobs.finish(self.env.pool, job["id"])
             return
         await Run(self.env, self.session, rule, job, item_id).execute()
