@@ -32,6 +32,13 @@ class TtlCache(Generic[K, V]):
         self._entries[key] = (time.monotonic(), value)
         return value
 
+    def peek(self, key: K) -> tuple[bool, V | None]:
+        """(True, value) while `key` holds a fresh value, else (False, None); never loads (no await)."""
+        entry = self._entries.get(key)
+        if entry is not None and time.monotonic() - entry[0] < self._seconds:
+            return True, entry[1]
+        return False, None
+
     def drop(self, key: K) -> None:
         self._entries.pop(key, None)
 

@@ -77,8 +77,16 @@ class AutomationEngine:
         self.wake.set()
 
     def on_events(self, events: Sequence[StoredEvent]) -> None:
-        """Bus subscriber: note the board events that may trigger a rule and wake the worker (no I/O here)."""
-        fresh = [event for event in events if event.name in TRIGGERED_BY and event.stream.startswith("board:")]
+        """Bus subscriber: note the board events that may trigger a rule and wake the worker (no I/O here).
+        Events of a board whose cached rules cannot fire on them are passed over without waking anyone."""
+        fresh = []
+        for event in events:
+            if event.name not in TRIGGERED_BY or not event.stream.startswith("board:"):
+                continue
+            known, rules = _rules.peek((event.organization_id, event.stream.removeprefix("board:")))
+            if known and not any(rule["trigger"]["type"] in TRIGGERED_BY[event.name] for rule in rules or ()):
+                continue
+            fresh.append(event)
         if fresh:
             self._pending.extend(fresh)
             self.wake.set()

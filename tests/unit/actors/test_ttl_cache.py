@@ -37,6 +37,17 @@ async def test_stale_or_dropped_values_load_again() -> None:
     assert await fresh.get(("org", "b2"), load) == 6
 
 
+async def test_peek_answers_only_fresh_values_and_never_loads() -> None:
+    load = Loader()
+    cache: TtlCache[str, int] = TtlCache(60)
+    assert cache.peek("a") == (False, None)
+    await cache.get("a", load)
+    assert cache.peek("a") == (True, 1) and load.calls == 1
+    stale: TtlCache[str, int] = TtlCache(0)
+    await stale.get("a", load)
+    assert stale.peek("a") == (False, None)
+
+
 async def test_the_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ttl_cache, "MAX_ENTRIES", 10)
     cache: TtlCache[int, int] = TtlCache(60)
