@@ -29,6 +29,7 @@ from protocol import items as item_spec
 from protocol.caller import AutomationRun, Caller, Organization
 from protocol.errors import ApiError
 from protocol.ids import new_id
+from protocol.plans import plan
 from protocol.registry import Role
 from storage import automation_jobs as jobs
 from storage import automations as repo
@@ -148,6 +149,9 @@ class Run:
         member = await repo.acting_member(self.env.pool, self.org_id, creator) if creator else None
         if member is None:
             await self._record("failure", "the automation's creator is no longer an active member")
+            return
+        if "automations" not in plan(member["plan"]).features:
+            await self._record("failure", f"the {member['plan']} plan does not include automations")
             return
         self.caller = Caller(request_id=f"automation:{self.rule['id']}",
                              organization=Organization(member["id"], member["slug"], member["name"], member["plan"]),

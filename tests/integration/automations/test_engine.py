@@ -8,6 +8,7 @@ from typing import Any
 
 from tests.integration.automations.conftest import create, runs
 from tests.integration.boards.conftest import Board
+from web.keys import ENV
 
 
 async def test_item_created_notifies_with_template_variables(board: Board) -> None:
@@ -124,3 +125,23 @@ async def test_send_notification_reaches_the_users_private_room(board: Board, sc
     note = payload["data"]
     assert (note["type"], note["title"], note["body"]) == ("automation", "Tell Mia", "Jammed feeder needs you")
     assert payload["data"]["automation"]["depth"] == 1
+
+
+async def test_rules_of_an_organization_whose_plan_lost_automations_do_not_act(board: Board) -> None:
+    await create(board, actions=[{"type": "send_notification", "config": {
+        "userIds": [board.org.owner_id], "message": "{item.name}"}}])
+    pool = board.api.client.server.app[ENV].pool
+    await pool.execute("UPDATE organizations SET plan = 'free' WHERE id = $1", board.org.id)  # a downgrade
+    await board.add_item("After the downgrade")
+
+    history = await pool.fetch("SELECT status, error FROM automation_executions WHERE organization_id = $1",
+                               board.org.id)
+    for _ in range(500):
+        if history:
+            break
+        await asyncio.sleep(0.02)
+        history = await pool.fetch("SELECT status, error FROM automation_executions WHERE organization_id = $1",
+                                   board.org.id)
+    assert [tuple(row) for row in history] == [("failure", "the free plan does not include automations")]
+    notes = await board.api.query("notifications.list", {"limit": 5})
+    assert notes.data["notifications"] == []
