@@ -44,6 +44,16 @@ class ValidationFailed(BadRequest):
     rest_code = "VALIDATION_ERROR"
     rest_status = 422
 
+    @classmethod
+    def naming(cls, details: list[FieldError], *, data: dict[str, Any] | None = None) -> ValidationFailed:
+        """One error for the bad fields in `details`, its message listing each as `field: message`."""
+        return cls("; ".join(f"{d.field}: {d.message}" for d in details), details=details, data=data)
+
+    @classmethod
+    def of(cls, field: str, message: str) -> ValidationFailed:
+        """One bad field."""
+        return cls.naming([FieldError(field, message)])
+
 
 class Unauthorized(ApiError):
     code = "UNAUTHORIZED"

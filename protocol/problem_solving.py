@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from protocol.errors import FieldError, ValidationFailed
+from protocol.errors import ValidationFailed
 from protocol.fields import Id
 from protocol.registry import Procedure, Role, declare
 
@@ -101,7 +101,7 @@ def check_data(sheet_type: str, data: Any) -> dict[str, Any]:
     except msgspec.ValidationError as exc:
         field = _field(str(exc))
         message = _AT.sub("", str(exc))
-        raise ValidationFailed(f"{field}: {message}", details=[FieldError(field, message)]) from None
+        raise ValidationFailed.of(field, message) from None
     result: dict[str, Any] = msgspec.to_builtins(shaped)
     return result
 

@@ -52,7 +52,7 @@ def decode_input(struct_type: type[msgspec.Struct], raw: Any, *, from_query: boo
     unstorable = nul_paths(raw)
     if unstorable:
         details = [FieldError(path, "must not contain the character U+0000") for path in unstorable]
-        raise ValidationFailed("; ".join(f"{d.field}: {d.message}" for d in details), details=details)
+        raise ValidationFailed.naming(details)
     strict = not from_query
     try:
         return msgspec.convert(raw, struct_type, strict=strict)

@@ -93,7 +93,7 @@ def _checked_values(state: BoardState, command: Command, given: dict[str, Any], 
         except (ValidationFailed, NotFound) as error:
             errors.extend(error.details or [FieldError(name, error.message)])
     if errors:
-        raise ValidationFailed("; ".join(f"{e.field}: {e.message}" for e in errors), details=errors)
+        raise ValidationFailed.naming(errors)
     return checked if keep_none else {k: v for k, v in checked.items() if v is not None}
 
 

@@ -19,7 +19,7 @@ import msgspec
 
 from actors.board.formula import FormulaError, apply_operator, compile_formula
 from protocol import columns as kinds
-from protocol.errors import FieldError, ValidationFailed
+from protocol.errors import ValidationFailed
 from protocol.fields import EMAIL_PATTERN
 from protocol.ids import iso, new_id, parse_iso
 
@@ -37,7 +37,7 @@ _COLOR = re.compile(r"^#[0-9A-Fa-f]{6}$")
 
 
 def _fail(field: str, message: str) -> NoReturn:
-    raise ValidationFailed(f"{field}: {message}", details=[FieldError(field, message)])
+    raise ValidationFailed.of(field, message)
 
 
 def _fmt(number: float) -> str:

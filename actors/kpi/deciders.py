@@ -18,7 +18,7 @@ from actors.kpi.views import alert_view, definition_view, kpi_brief, kpi_view, t
 from actors.runtime.actor import Decision
 from protocol import kpis as spec
 from protocol.caller import CredentialKind
-from protocol.errors import Conflict, FieldError, ValidationFailed
+from protocol.errors import Conflict, ValidationFailed
 from protocol.ids import new_id
 
 # Values entered with these credentials are `source: "api"`; with a session, "manual".
@@ -26,10 +26,6 @@ _API_CREDENTIALS = (CredentialKind.API_KEY, CredentialKind.PERSONAL_TOKEN)
 BREACH_NOTIFICATION = "kpi_breach"
 
 Decider = Callable[[KpiState, Command], Decision[KpiChange]]
-
-
-def _invalid(field: str, message: str) -> ValidationFailed:
-    return ValidationFailed(f"{field}: {message}", details=[FieldError(field, message)])
 
 
 def stored_thresholds(thresholds: spec.Thresholds | None) -> dict[str, Any] | None:
@@ -42,7 +38,7 @@ def stored_thresholds(thresholds: spec.Thresholds | None) -> dict[str, Any] | No
         if band is None:
             continue
         if band.min is not None and band.max is not None and band.min > band.max:
-            raise _invalid(f"thresholds.{color}.min", f"must not be greater than max ({band.max:g})")
+            raise ValidationFailed.of(f"thresholds.{color}.min", f"must not be greater than max ({band.max:g})")
         bands[color] = {"min": band.min, "max": band.max}
     return bands or None
 
@@ -174,7 +170,7 @@ def set_target(state: KpiState, command: Command) -> Decision[KpiChange]:
     kpi = _kpi(state)
     for index, milestone in enumerate(data.milestones):
         if milestone.deadline > data.deadline:
-            raise _invalid(f"milestones.{index}.deadline", "must not be after the target's deadline")
+            raise ValidationFailed.of(f"milestones.{index}.deadline", "must not be after the target's deadline")
     milestones = [{"value": m.value, "deadline": m.deadline.isoformat()}
                   for m in sorted(data.milestones, key=lambda m: m.deadline)]
     target = TargetRow(id=new_id("tgt"), kpi_id=kpi.id, value=data.value, deadline=data.deadline,

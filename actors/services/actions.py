@@ -68,27 +68,23 @@ def _escalation_view(row: Mapping[str, Any]) -> dict[str, Any]:
             "createdAt": iso(row["created_at"])}
 
 
-def _invalid(field: str, message: str) -> ValidationFailed:
-    return ValidationFailed(f"{field}: {message}", details=[FieldError(field, message)])
-
-
 def _due_date(text: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise _invalid("dueDate", "must be a date (YYYY-MM-DD)") from None
+        raise ValidationFailed.of("dueDate", "must be a date (YYYY-MM-DD)") from None
 
 
 def _title(text: str) -> str:
     if not text.strip():
-        raise _invalid("title", "must not be blank")
+        raise ValidationFailed.of("title", "must not be blank")
     return text
 
 
 async def _require_member(conn: asyncpg.Connection, org_id: str, user_id: str, field: str) -> None:
     member = await members.member(conn, org_id, user_id)
     if member is None or member["status"] != "active":
-        raise _invalid(field, "must be an active member of the organization")
+        raise ValidationFailed.of(field, "must be an active member of the organization")
 
 
 async def _action(env: Env, caller: Caller, action_id: str) -> asyncpg.Record:

@@ -41,14 +41,10 @@ CATEGORY_NAMES = {"sort": "Sort", "set_in_order": "Set in order", "shine": "Shin
                   "sustain": "Sustain"}
 
 
-def _invalid(details: list[FieldError]) -> ValidationFailed:
-    return ValidationFailed("; ".join(f"{d.field}: {d.message}" for d in details), details=details)
-
-
 def _not_blank(fields: Iterable[tuple[str, str]]) -> None:
     details = [FieldError(field, "must not be blank") for field, text in fields if not text.strip()]
     if details:
-        raise _invalid(details)
+        raise ValidationFailed.naming(details)
 
 
 def _rounded(value: Decimal, places: str) -> float:
@@ -221,7 +217,7 @@ def _check_scores(checklist_items: list[dict[str, Any]], scores: list[proto.Scor
             details.append(FieldError(f"scores.{index}.score", f"must be from 0 to {maximum[score.itemId]}"))
         seen.add(score.itemId)
     if details:
-        raise _invalid(details)
+        raise ValidationFailed.naming(details)
 
 
 @implement(proto.SUBMIT_SCORE)

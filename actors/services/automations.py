@@ -75,26 +75,22 @@ def log_view(row: Mapping[str, Any]) -> dict[str, Any]:
             "duration": row["duration_ms"], "executedAt": iso(row["executed_at"])}
 
 
-def _invalid(field: str, message: str) -> ValidationFailed:
-    return ValidationFailed(f"{field}: {message}", details=[FieldError(field, message)])
-
-
 def _require_config(field: str, config: dict[str, Any], keys: Sequence[str]) -> None:
     missing = [key for key in keys if config.get(key) in (None, "", [])]
     if missing:
         details = [FieldError(f"{field}.config.{key}", "is required") for key in missing]
-        raise ValidationFailed("; ".join(f"{d.field}: {d.message}" for d in details), details=details)
+        raise ValidationFailed.naming(details)
 
 
 def _check_trigger(trigger: proto.Trigger) -> None:
     _require_config("trigger", trigger.config, proto.TRIGGER_REQUIRES.get(trigger.type, ()))
     config = trigger.config
     if trigger.type == "recurring" and not (isinstance(config["cron"], str) and croniter.is_valid(config["cron"])):
-        raise _invalid("trigger.config.cron", "must be a cron expression of five fields (UTC)")
+        raise ValidationFailed.of("trigger.config.cron", "must be a cron expression of five fields (UTC)")
     offset = config.get("offsetDays")
     if trigger.type == "date.arrived" and offset is not None and (
             not isinstance(offset, int) or isinstance(offset, bool) or abs(offset) > MAX_OFFSET_DAYS):
-        raise _invalid("trigger.config.offsetDays", f"must be a whole number from -{MAX_OFFSET_DAYS} to "
+        raise ValidationFailed.of("trigger.config.offsetDays", f"must be a whole number from -{MAX_OFFSET_DAYS} to "
                        f"{MAX_OFFSET_DAYS}")
 
 
@@ -105,9 +101,9 @@ async def _check_action(env: Env, index: int, action: proto.Action) -> None:
         return
     method, url = action.config["method"], action.config["url"]
     if not isinstance(method, str) or method.upper() not in METHODS:
-        raise _invalid(f"{field}.method", f"must be one of {', '.join(sorted(METHODS))}")
+        raise ValidationFailed.of(f"{field}.method", f"must be one of {', '.join(sorted(METHODS))}")
     if not isinstance(url, str):
-        raise _invalid(f"{field}.url", "must be a URL")
+        raise ValidationFailed.of(f"{field}.url", "must be a URL")
     if "{" not in url:  # a URL with template variables is checked when it is called
         await check_url(env, url, f"{field}.url")
 

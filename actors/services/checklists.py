@@ -92,10 +92,6 @@ def _period_view(row: Mapping[str, Any], period: Period) -> dict[str, Any]:
             "deadlineHour": row["deadline_hour"], "periodStart": iso(period.start), "periodEnd": iso(period.end)}
 
 
-def _invalid(details: list[FieldError], data: dict[str, Any] | None = None) -> ValidationFailed:
-    return ValidationFailed("; ".join(f"{d.field}: {d.message}" for d in details), details=details, data=data)
-
-
 def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
     return {"boardId": row["board_id"], "name": row["name"], "frequency": row["frequency"]}
 
@@ -118,7 +114,7 @@ def _items(given: Sequence[proto.ItemInput], current: Sequence[Mapping[str, Any]
             errors.append(FieldError(f"items.{index}.id", "is given twice"))
         seen.add(item.id)
     if errors:
-        raise _invalid(errors)
+        raise ValidationFailed.naming(errors)
     return [{"id": item.id or new_id("cli"), "text": item.text, "required": item.required} for item in given]
 
 
@@ -126,13 +122,13 @@ async def _assignees(conn: asyncpg.Connection, org_id: str, ids: Sequence[str]) 
     unique = list(dict.fromkeys(ids))
     strangers = set(unique) - set(await access_repo.member_ids(conn, org_id))
     if strangers:
-        raise _invalid([FieldError("assigneeIds", f"not members of the organization: {', '.join(sorted(strangers))}")])
+        raise ValidationFailed.of("assigneeIds", f"not members of the organization: {', '.join(sorted(strangers))}")
     return unique
 
 
 def _check_range(start: date | None, end: date | None) -> None:
     if start is not None and end is not None and end < start:
-        raise _invalid([FieldError("endDate", "must not be before startDate")])
+        raise ValidationFailed.of("endDate", "must not be before startDate")
 
 
 async def _checklist(env: Env, caller: Caller, checklist_id: str) -> asyncpg.Record:
@@ -252,7 +248,7 @@ def _responses(row: Mapping[str, Any], responses: Sequence[proto.Response]) -> l
     errors += [FieldError("responses", f"required item {item['id']} ({item['text']}) must be checked")
                for item in missing]
     if errors:
-        raise _invalid(errors, {"missingItemIds": [item["id"] for item in missing]})
+        raise ValidationFailed.naming(errors, data={"missingItemIds": [item["id"] for item in missing]})
     return [{"itemId": r.itemId, "checked": r.checked, "comment": r.comment} for r in responses]
 
 

@@ -28,13 +28,9 @@ from protocol.registry import Procedure
 from storage import kpis as repo
 
 
-def _invalid(field: str, message: str) -> ValidationFailed:
-    return ValidationFailed(f"{field}: {message}", details=[FieldError(field, message)])
-
-
 async def _check_responsible(env: Env, caller: Caller, user_id: str | None) -> None:
     if user_id is not None and (await repo.member_name(env.pool, caller.org_id, user_id)) is None:
-        raise _invalid("responsibleUserId", "must be an active member of the organization")
+        raise ValidationFailed.of("responsibleUserId", "must be an active member of the organization")
 
 
 async def _named(env: Env, caller: Caller, view: dict[str, Any]) -> dict[str, Any]:
@@ -133,9 +129,9 @@ def _moment(field: str, text: str | None, *, end: bool) -> datetime | None:
     try:
         moment = parse_iso(text)
     except ValueError:
-        raise _invalid(field, "must be an ISO 8601 date or timestamp") from None
+        raise ValidationFailed.of(field, "must be an ISO 8601 date or timestamp") from None
     except OverflowError:
-        raise _invalid(field, "must fall within the years 1 to 9999 in UTC") from None
+        raise ValidationFailed.of(field, "must fall within the years 1 to 9999 in UTC") from None
     if not end:
         return moment
     try:
@@ -149,7 +145,7 @@ async def get_history(env: Env, caller: Caller, data: spec.HistoryInput) -> dict
     limit = page_limit(data.limit, default=spec.HISTORY_DEFAULT, maximum=spec.HISTORY_MAX)
     start, end = _moment("from", data.from_, end=False), _moment("to", data.to, end=True)
     if start is not None and end is not None and start >= end:
-        raise _invalid("from", "must not be after `to`")
+        raise ValidationFailed.of("from", "must not be after `to`")
     await kpi_board(env, caller, data.kpiId)
     rows = await repo.history(env.pool, caller.org_id, data.kpiId, start=start, end=end, limit=limit)
     return {"kpiId": data.kpiId, "history": [value_view(row_from_record(ValueRow, row)) for row in rows]}
