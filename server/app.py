@@ -11,36 +11,36 @@ import redis.asyncio as redis
 import structlog
 from aiohttp import web
 
-from actors.env import Env
-from actors.handlers import unimplemented
+from actors.actions.escalation import escalate_overdue_forever
+from actors.automations.engine import run_automations
+from actors.board.trash_sweeper import sweep_trash_forever
+from actors.delivery.mail_sender import deliver_forever
+from actors.delivery.webhook_sender import deliver_webhooks_forever
+from actors.identity.last_used import flushing
+from actors.kernel.handlers import unimplemented
+from actors.kernel.mailer import smtp_target
+from actors.kernel.node import Node
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem
-from actors.services.action_escalation import escalate_overdue_forever
-from actors.services.automation_engine import run_automations
-from actors.services.idempotency import purge_periodically
-from actors.services.last_used import flushing
-from actors.services.mail_delivery import deliver_forever
-from actors.services.mailer import smtp_target
-from actors.services.rate_limiter import InProcessLimiter, RedisLimiter
-from actors.services.trash import sweep_trash_forever
-from actors.services.webhook_delivery import deliver_webhooks_forever
 from server.config import Settings
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from web.app import build_web_app
-from web.keys import ENV
+from web.idempotency_store import purge_periodically
+from web.keys import NODE
 from web.rate_limit import RATE_LIMITER
+from web.rate_limiter import InProcessLimiter, RedisLimiter
 from web.socket_gateway import LiveGateway
 
 log = structlog.get_logger("obeya.server")
 
 
-def background(name: str, work: Callable[[Env], Awaitable[None]]) -> Callable[[web.Application],
+def background(name: str, work: Callable[[Node], Awaitable[None]]) -> Callable[[web.Application],
                                                                                AsyncIterator[None]]:
     """The lifetime of a periodic task that runs while the app serves, cancelled at shutdown."""
 
     async def lifetime(app: web.Application) -> AsyncIterator[None]:
-        task = asyncio.create_task(work(app[ENV]), name=name)
+        task = asyncio.create_task(work(app[NODE]), name=name)
         yield
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -62,7 +62,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                 applied = await apply_migrations(conn)
             if applied:
                 log.info("migrations_applied", names=applied)
-            app[ENV] = Env(pool=pool, service_host=settings.service_host, production=settings.production,
+            app[NODE] = Node(pool=pool, service_host=settings.service_host, production=settings.production,
                            clock=clock or SystemClock(),
                            smtp=smtp_target(settings.smtp_url, settings.service_host))
             yield
@@ -84,14 +84,14 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             await client.aclose()
 
     async def actor_system(app: web.Application) -> AsyncIterator[None]:
-        env = app[ENV]
-        env.actors = ActorSystem(env.pool, clock=env.clock, bus=env.bus)
-        env.actors.start()
+        node = app[NODE]
+        node.actors = ActorSystem(node.pool, clock=node.clock, bus=node.bus)
+        node.actors.start()
         try:
             yield
         finally:
             # Stopped before the pool closes: running turns finish their commits, queued ones get 503.
-            await env.actors.stop()
+            await node.actors.stop()
 
     app.cleanup_ctx.append(actor_system)
     gateway = LiveGateway(settings.redis_url)  # Redis: python-socketio's Redis manager reaches every node
@@ -105,5 +105,5 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     app.cleanup_ctx.append(background("webhook-sender", deliver_webhooks_forever))
     app.cleanup_ctx.append(background("automations", run_automations))
     app.cleanup_ctx.append(background("action-escalation", escalate_overdue_forever))
-    app.cleanup_ctx.append(lambda app: flushing(app[ENV]))
+    app.cleanup_ctx.append(lambda app: flushing(app[NODE]))
     return app

@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from actors.env import Env
+from actors.kernel.node import Node
 from protocol.errors import ApiError
 from server.config import Settings
 from server.embedded_db import embedded_postgres
@@ -57,12 +57,12 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-async def _with_env(url: str, work: Callable[[Env], Awaitable[Any]]) -> Any:
+async def _with_env(url: str, work: Callable[[Node], Awaitable[Any]]) -> Any:
     pool = await create_pool(url, min_size=1, max_size=2)
     try:
         async with pool.acquire() as conn:
             await apply_migrations(conn)
-        return await work(Env(pool=pool))
+        return await work(Node(pool=pool))
     finally:
         await pool.close()
 
@@ -83,10 +83,10 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _org_create(args: argparse.Namespace, settings: Settings) -> int:
-    from actors.services.accounts import create_organization
+    from actors.identity.accounts import create_organization
 
-    async def work(env: Env) -> tuple[str, str]:
-        return await create_organization(env, slug=args.slug, name=args.name, owner_email=args.owner_email,
+    async def work(node: Node) -> tuple[str, str]:
+        return await create_organization(node, slug=args.slug, name=args.name, owner_email=args.owner_email,
                                          owner_password=args.owner_password, plan=args.plan)
 
     with database(settings) as url:
@@ -96,10 +96,10 @@ def _org_create(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _user_create(args: argparse.Namespace, settings: Settings) -> int:
-    from actors.services.accounts import create_user
+    from actors.identity.accounts import create_user
 
-    async def work(env: Env) -> str:
-        return await create_user(env, org_slug=args.org, email=args.email, password=args.password,
+    async def work(node: Node) -> str:
+        return await create_user(node, org_slug=args.org, email=args.email, password=args.password,
                                  name=args.name, role=args.role)
 
     with database(settings) as url:

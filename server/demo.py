@@ -23,9 +23,9 @@ from typing import Any, TypeVar
 import msgspec
 from aiohttp import web
 
-from actors.env import Env
-from actors.services.accounts import create_organization, create_user
-from actors.services.identity import organization_for_slug
+from actors.identity.accounts import create_organization, create_user
+from actors.identity.callers import organization_for_slug
+from actors.kernel.node import Node
 from protocol.caller import Caller, CredentialKind, Organization
 from protocol.errors import Conflict, FieldError
 from protocol.fields import Password, Slug
@@ -36,7 +36,7 @@ from server.config import Settings
 from storage import accounts as account_repo
 from web.dispatch import run_procedure
 from web.inputs import decode_input
-from web.keys import ENV
+from web.keys import NODE
 
 T = TypeVar("T")
 
@@ -189,14 +189,14 @@ def email_of(person: Person, slug: str) -> str:
 class DemoOrganization:
     """The demo organization being built: runs procedures as one of its people."""
 
-    env: Env
+    node: Node
     organization: Organization
     callers: dict[str, Caller]
 
     async def call(self, who: str, procedure_name: str, raw: dict[str, Any]) -> Any:
         """Run a procedure as `who` the way the web edge does: authorize, decode the input, implementation."""
         caller = dataclasses.replace(self.callers[who], request_id=new_id("req"))
-        return await run_procedure(self.env, caller, REGISTRY[procedure_name], raw)
+        return await run_procedure(self.node, caller, REGISTRY[procedure_name], raw)
 
     def user_id(self, who: str) -> str:
         return self.callers[who].uid
@@ -214,7 +214,7 @@ async def _fill_board(demo: DemoOrganization, project_id: str, spec: DemoBoard) 
         "groups": [{"name": name, "color": color} for name, color in spec.groups], "columns": list(spec.columns)})
     groups = {group["name"]: group["id"] for group in board["groups"]}
     column = {col["type"]: col["id"] for col in board["columns"]}
-    today = demo.env.clock.now().date()
+    today = demo.node.clock.now().date()
     for item in spec.items:
         values = {column["status"]: spec.working if item.status == spec.done else item.status,
                   column["people"]: [demo.user_id(item.owner)],
@@ -230,23 +230,23 @@ async def _fill_board(demo: DemoOrganization, project_id: str, spec: DemoBoard) 
     return {"id": board["id"], "name": spec.name, "items": len(spec.items), "groups": list(groups)}
 
 
-async def build_demo(env: Env, slug: str, password: str) -> dict[str, Any]:
+async def build_demo(node: Node, slug: str, password: str) -> dict[str, Any]:
     """Create the demo organization `slug`; Conflict when an organization already has that slug."""
     options = decode_input(DemoOptions, {"slug": slug, "password": password})
     slug = options.slug.lower()
-    if await account_repo.slug_taken(env.pool, slug):
+    if await account_repo.slug_taken(node.pool, slug):
         raise Conflict(f"an organization with slug {slug!r} already exists; pick another with --slug",
                        details=[FieldError("slug", "already taken")])
     owner, *others = PEOPLE
-    org_id, owner_id = await create_organization(env, slug=slug, name=ORGANIZATION_NAME,
+    org_id, owner_id = await create_organization(node, slug=slug, name=ORGANIZATION_NAME,
                                                  owner_email=email_of(owner, slug), owner_password=password,
                                                  owner_name=owner.name, plan=PLAN)
     user_ids = {owner.key: owner_id}
     for person in others:
-        user_ids[person.key] = await create_user(env, org_slug=slug, email=email_of(person, slug),
+        user_ids[person.key] = await create_user(node, org_slug=slug, email=email_of(person, slug),
                                                  password=password, name=person.name, role=person.role)
-    organization = await organization_for_slug(env, slug)
-    demo = DemoOrganization(env, organization, {
+    organization = await organization_for_slug(node, slug)
+    demo = DemoOrganization(node, organization, {
         p.key: _caller(organization, user_ids[p.key], email_of(p, slug), p.role) for p in PEOPLE})
 
     workspace = await demo.call("maria", "workspaces.create", {
@@ -262,20 +262,20 @@ async def build_demo(env: Env, slug: str, password: str) -> dict[str, Any]:
     boards = [await _fill_board(demo, project["id"], spec) for spec in BOARDS]
     return {
         "organizationId": org_id, "slug": slug, "name": ORGANIZATION_NAME, "plan": PLAN,
-        "host": f"{slug}.{env.service_host}", "baseUrl": env.base_url(slug), "password": password,
+        "host": f"{slug}.{node.service_host}", "baseUrl": node.base_url(slug), "password": password,
         "users": [{"id": user_ids[p.key], "name": p.name, "email": email_of(p, slug), "role": p.role}
                   for p in PEOPLE],
         "workspaceId": workspace["id"], "projectId": project["id"], "boards": boards,
     }
 
 
-async def _in_started_app(settings: Settings, database_url: str, work: Callable[[Env], Awaitable[T]]) -> T:
+async def _in_started_app(settings: Settings, database_url: str, work: Callable[[Node], Awaitable[T]]) -> T:
     """Run `work` with the server's own environment (pool, actor system, event bus) started as `obeya serve`
     starts it, without listening on a port."""
     runner = web.AppRunner(create_app(settings, database_url), handle_signals=False)
     await runner.setup()
     try:
-        return await work(runner.app[ENV])
+        return await work(runner.app[NODE])
     finally:
         await runner.cleanup()
 
@@ -308,7 +308,7 @@ def run_demo(settings: Settings, database_url: str, *, slug: str, password: str 
     standard error."""
     # 12 random bytes: about 96 bits, URL- and shell-safe, short enough to type from a screen.
     chosen = password if password is not None else secrets.token_urlsafe(12)
-    result = asyncio.run(_in_started_app(settings, database_url, lambda env: build_demo(env, slug, chosen)))
+    result = asyncio.run(_in_started_app(settings, database_url, lambda node: build_demo(node, slug, chosen)))
     print(how_to_log_in(result), file=sys.stderr)
     print(json.dumps(result))
     return 0

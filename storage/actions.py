@@ -87,7 +87,7 @@ async def across_boards(conn: Conn, org_id: str, user_id: str, *, which: str, to
                         see_open: bool, limit: int, after: tuple[date, str] | None) -> list[asyncpg.Record]:
     """The organization's `escalated` or `overdue` actions, earliest due first, on the boards whose workspace
     the user sees: all (`see_all`), the open ones (`see_open`) and those the user is a member of (the rule of
-    actors/services/access.py)."""
+    actors/kernel/access.py)."""
     args: list[Any] = [org_id, user_id, see_all, see_open]
 
     def arg(value: Any) -> str:

@@ -12,8 +12,8 @@ from urllib.parse import quote
 
 from aiohttp.test_utils import TestClient
 
-from actors.services.accounts import create_organization, create_user
-from web.keys import ENV
+from actors.identity.accounts import create_organization, create_user
+from web.keys import NODE
 
 PASSWORD = "correct horse battery"
 
@@ -109,8 +109,8 @@ class Org:
     async def add_user(self, role: str = "member", name: str = "Test User") -> tuple[str, Api]:
         """A new member with `role`, signed in; returns (user id, their Api)."""
         email = f"{role}-{secrets.token_hex(4)}@{self.slug}.test"
-        env = self.anonymous.client.server.app[ENV]
-        user_id = await create_user(env, org_slug=self.slug, email=email, password=PASSWORD, name=name, role=role)
+        node = self.anonymous.client.server.app[NODE]
+        user_id = await create_user(node, org_slug=self.slug, email=email, password=PASSWORD, name=name, role=role)
         return user_id, await login(self.anonymous, email)
 
 
@@ -124,8 +124,8 @@ async def login(api: Api, email: str, password: str = PASSWORD) -> Api:
 async def make_org(client: TestClient, plan: str = "business") -> Org:
     slug = f"org-{secrets.token_hex(5)}"
     email = f"owner@{slug}.test"
-    env = client.server.app[ENV]
-    org_id, owner_id = await create_organization(env, slug=slug, name=f"Org {slug}", owner_email=email,
+    node = client.server.app[NODE]
+    org_id, owner_id = await create_organization(node, slug=slug, name=f"Org {slug}", owner_email=email,
                                                  owner_password=PASSWORD, owner_name="Olga Owner", plan=plan)
     host = f"{slug}.localhost"
     anonymous = Api(client, host)

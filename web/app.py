@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-import actors.services.registry  # noqa: F401  (registers every procedure implementation)
+import actors.domains  # noqa: F401  (registers every procedure implementation)
 from web.auth_routes import add_auth_routes
 from web.context import request_context, resolve_identity
 from web.health import healthz, readyz

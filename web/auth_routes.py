@@ -1,29 +1,30 @@
 """Sign-up, login and logout (DESIGN.md "Sign-up and login"): the routes that set and clear the
-`authjs.session-token` cookie. The account logic lives in actors/services/accounts.py."""
+`authjs.session-token` cookie. The account logic lives in actors/identity/accounts.py."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from actors.services import accounts, organizations
+from actors.identity import accounts
+from actors.tenancy import organizations
 from protocol.auth import LoginInput, SignupInput
 from protocol.caller import Caller
 from protocol.organizations import AcceptInvitationInput
 from web.context import SESSION_COOKIE
 from web.envelopes import json_response
 from web.inputs import decode_input
-from web.keys import CALLER, ENV
+from web.keys import CALLER, NODE
 from web.rest import json_body
 
 
 def _set_session_cookie(request: web.Request, response: web.Response, session: accounts.Session) -> None:
     response.set_cookie(SESSION_COOKIE, session.token, max_age=int(session.expires_in.total_seconds()),
-                        httponly=True, samesite="Lax", secure=request.app[ENV].production, path="/")
+                        httponly=True, samesite="Lax", secure=request.app[NODE].production, path="/")
 
 
 async def signup(request: web.Request) -> web.Response:
     data = decode_input(SignupInput, await json_body(request))
-    session = await accounts.signup(request.app[ENV], data)
+    session = await accounts.signup(request.app[NODE], data)
     response = json_response({"data": session.user}, 201)
     _set_session_cookie(request, response, session)
     return response
@@ -33,7 +34,7 @@ async def login(request: web.Request) -> web.Response:
     caller: Caller = request[CALLER]
     data = decode_input(LoginInput, await json_body(request))
     org_id = caller.organization.id if caller.organization else None
-    session = await accounts.login(request.app[ENV], org_id, data)
+    session = await accounts.login(request.app[NODE], org_id, data)
     response = json_response({"data": session.user})
     _set_session_cookie(request, response, session)
     return response
@@ -41,7 +42,7 @@ async def login(request: web.Request) -> web.Response:
 
 async def accept_invitation(request: web.Request) -> web.Response:
     data = decode_input(AcceptInvitationInput, await json_body(request))
-    session = await organizations.accept_invitation(request.app[ENV], data)
+    session = await organizations.accept_invitation(request.app[NODE], data)
     response = json_response({"data": session.user})
     _set_session_cookie(request, response, session)
     return response
@@ -50,7 +51,7 @@ async def accept_invitation(request: web.Request) -> web.Response:
 async def logout(request: web.Request) -> web.Response:
     token = request.cookies.get(SESSION_COOKIE)
     if token:
-        await accounts.logout(request.app[ENV], token)
+        await accounts.logout(request.app[NODE], token)
     response = json_response({"data": {"success": True}})
     response.del_cookie(SESSION_COOKIE, path="/")
     return response

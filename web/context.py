@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import structlog
 from aiohttp import web
 
-from actors.services.identity import resolve_caller
+from actors.identity.callers import resolve_caller
 from protocol.caller import Caller, CredentialKind
 from protocol.errors import (
     ApiError,
@@ -24,7 +24,7 @@ from protocol.errors import (
 from protocol.ids import new_id
 from web.envelopes import error_response
 from web.errors import unexpected_error
-from web.keys import CALLER, ENV, PROCEDURE, REQUEST_ID, STYLE
+from web.keys import CALLER, NODE, PROCEDURE, REQUEST_ID, STYLE
 from web.rate_limit import RATE_LIMIT_HEADERS
 
 log = structlog.get_logger("obeya.request")
@@ -125,13 +125,13 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
 async def resolve_identity(request: web.Request, handler: Handler) -> web.StreamResponse:
     if not request.path.startswith("/api/"):
         return await handler(request)
-    env = request.app[ENV]
-    caller = await resolve_caller(env, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
-                                  env.service_host), bearer=_bearer(request),
+    node = request.app[NODE]
+    caller = await resolve_caller(node, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
+                                  node.service_host), bearer=_bearer(request),
                                   session_token=request.cookies.get(SESSION_COOKIE))
     request[CALLER] = caller
     structlog.contextvars.bind_contextvars(
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)
     if caller.credential is CredentialKind.SESSION and request.method in _WRITES:
-        _check_csrf(request, env.service_host)
+        _check_csrf(request, node.service_host)
     return await handler(request)

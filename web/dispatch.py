@@ -7,25 +7,25 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from actors.authorization import authorize
-from actors.env import Env
-from actors.handlers import HANDLERS
+from actors.kernel.authorization import authorize
+from actors.kernel.handlers import HANDLERS
+from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.registry import Procedure
 from web.inputs import decode_input
-from web.keys import CALLER, ENV, PROCEDURE
+from web.keys import CALLER, NODE, PROCEDURE
 
 
-async def run_procedure(env: Env, caller: Caller, procedure: Procedure, raw_input: Any, *,
+async def run_procedure(node: Node, caller: Caller, procedure: Procedure, raw_input: Any, *,
                         from_query: bool = False) -> Any:
     """Authorize, decode the input, run the implementation: every call, from the web or from the CLI."""
     authorize(procedure, caller)
     data = decode_input(procedure.input, raw_input, from_query=from_query)
-    return await HANDLERS[procedure.name](env, caller, data)
+    return await HANDLERS[procedure.name](node, caller, data)
 
 
 async def call_procedure(request: web.Request, procedure: Procedure, raw_input: Any, *,
                          from_query: bool = False) -> Any:
     request[PROCEDURE] = procedure.name
     structlog.contextvars.bind_contextvars(procedure=procedure.name)
-    return await run_procedure(request.app[ENV], request[CALLER], procedure, raw_input, from_query=from_query)
+    return await run_procedure(request.app[NODE], request[CALLER], procedure, raw_input, from_query=from_query)

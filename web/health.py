@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from actors.services.readiness import unready_reason
 from web.envelopes import json_response
-from web.keys import ENV
+from web.keys import NODE
+from web.readiness import unready_reason
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -14,7 +14,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    reason = await unready_reason(request.app[ENV])
+    reason = await unready_reason(request.app[NODE])
     if reason is not None:
         return json_response({"status": "unavailable", "reason": reason}, 503)
     return json_response({"status": "ok"})

@@ -9,9 +9,9 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from actors.services import idempotency
+import web.idempotency_store as idempotency
 from protocol.caller import Caller
-from web.keys import CALLER, ENV
+from web.keys import CALLER, NODE
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -36,20 +36,20 @@ async def idempotent_writes(request: web.Request, handler: Handler) -> web.Strea
             or caller is None or caller.credential_id is None:
         return await handler(request)
     idempotency.check_key(key)
-    env, scope = request.app[ENV], caller.credential_id
+    node, scope = request.app[NODE], caller.credential_id
     digest = idempotency.request_hash(request.method, caller.organization.id if caller.organization else "",
                                       request.path_qs, await request.read())
-    stored = await idempotency.begin(env, scope, key, digest)
+    stored = await idempotency.begin(node, scope, key, digest)
     if stored is not None:
         return _replay(stored)
     try:
         response = await handler(request)
     except BaseException:
-        await idempotency.release(env, scope, key, digest)
+        await idempotency.release(node, scope, key, digest)
         raise
     if response.status < 400 and isinstance(response, web.Response) and isinstance(response.body, bytes):
-        await idempotency.finish(env, scope, key, digest, idempotency.StoredResponse(
+        await idempotency.finish(node, scope, key, digest, idempotency.StoredResponse(
             response.status, response.body, response.headers.get("Content-Type")))
     else:
-        await idempotency.release(env, scope, key, digest)
+        await idempotency.release(node, scope, key, digest)
     return response

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from actors.env import Env
+from actors.kernel.node import Node
 from protocol.caller import Caller
 
-ENV = web.AppKey("env", Env)
+NODE = web.AppKey("node", Node)
 CALLER = web.RequestKey("caller", Caller)
 STYLE = web.RequestKey("style", str)            # "rpc" or "rest": how errors are rendered
 PROCEDURE = web.RequestKey("procedure", str)

@@ -19,7 +19,7 @@ from protocol.errors import FieldError
 from protocol.registry import REGISTRY, Access, Procedure
 from web.context import SESSION_COOKIE, style_of
 from web.envelopes import JSON
-from web.keys import ENV
+from web.keys import NODE
 from web.rest import REST_ROUTES, RestRoute
 
 OPENAPI_PATH = "/api/v1/openapi.json"
@@ -275,7 +275,7 @@ def openapi_document(app: web.Application) -> dict[str, Any]:
             builder.hand_written(served.method, path, served.handler)
     for procedure in sorted(REGISTRY.values(), key=lambda p: p.name):
         builder.rpc(procedure)
-    env = app.get(ENV)
+    node = app.get(NODE)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -291,7 +291,7 @@ def openapi_document(app: web.Application) -> dict[str, Any]:
         "servers": [{"url": "{scheme}://{organization}.{serviceHost}", "variables": {
             "scheme": {"default": "https", "enum": ["https", "http"]},
             "organization": {"default": "acme", "description": "the organization's slug"},
-            "serviceHost": {"default": env.service_host if env else "localhost"}}}],
+            "serviceHost": {"default": node.service_host if node else "localhost"}}}],
         "security": [{"bearerAuth": []}, {"sessionCookie": []}],
         "paths": dict(sorted(builder.paths.items())),
         "components": {

@@ -14,11 +14,11 @@ from collections.abc import Awaitable, Callable
 import structlog
 from aiohttp import web
 
-from actors.services.rate_limiter import LimiterUnavailable, RateLimiter
 from protocol.caller import Caller
 from protocol.errors import ApiError, TooManyRequests
 from protocol.plans import PLANS, plan
-from web.keys import CALLER, ENV
+from web.keys import CALLER, NODE
+from web.rate_limiter import LimiterUnavailable, RateLimiter
 
 log = structlog.get_logger("obeya.rate_limit")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -40,7 +40,7 @@ def _bucket(request: web.Request, caller: Caller | None) -> tuple[str, int]:
 
 async def _count(request: web.Request, caller: Caller | None) -> None:
     key, limit = _bucket(request, caller)
-    now = request.app[ENV].clock.now().timestamp()
+    now = request.app[NODE].clock.now().timestamp()
     try:
         decision = await request.app[RATE_LIMITER].hit(key, limit, now)
     except LimiterUnavailable as error:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from actors.services.automation_triggers import receive_webhook
+from actors.automations.triggers import receive_webhook
 from protocol.caller import Caller
 from web.envelopes import json_response
-from web.keys import CALLER, ENV
+from web.keys import CALLER, NODE
 
 INBOUND_PATH = "/api/v1/automations/{automationId}/webhook"
 
@@ -17,7 +17,7 @@ INBOUND_PATH = "/api/v1/automations/{automationId}/webhook"
 async def receive(request: web.Request) -> web.Response:
     caller: Caller = request[CALLER]
     job_id = await receive_webhook(
-        request.app[ENV], automation_id=request.match_info["automationId"],
+        request.app[NODE], automation_id=request.match_info["automationId"],
         org_id=caller.organization.id if caller.organization else None, body=await request.read(),
         signature=request.headers.get("X-Svc-Signature"), token=request.headers.get("X-Svc-Token"),
         delivery_id=request.headers.get("webhook-id") or request.headers.get("X-Svc-Delivery"))

@@ -34,11 +34,11 @@ import socketio.packet
 import structlog
 from aiohttp import web
 
-from actors.authorization import authorize
-from actors.env import Env
-from actors.events import user_stream, wire_payload
-from actors.services.event_feed import stream_of
-from actors.services.identity import resolve_caller
+from actors.delivery.event_feed import stream_of
+from actors.identity.callers import resolve_caller
+from actors.kernel.authorization import authorize
+from actors.kernel.events import user_stream, wire_payload
+from actors.kernel.node import Node
 from protocol import events as spec
 from protocol.caller import Caller
 from protocol.errors import ApiError, BadRequest, Conflict, FieldError
@@ -47,7 +47,7 @@ from storage import events as event_log
 from storage.events import StoredEvent
 from web.context import SESSION_COOKIE, host_name, org_slug
 from web.inputs import decode_input
-from web.keys import ENV
+from web.keys import NODE
 
 log = structlog.get_logger("obeya.live")
 
@@ -123,7 +123,7 @@ class LiveGateway:
                    else socketio.AsyncManager())
         self._fanout_via_redis = redis_url is not None
         self.sio = socketio.AsyncServer(async_mode="aiohttp", client_manager=manager)
-        self._env: Env | None = None
+        self._env: Node | None = None
         self._callers: dict[str, Caller] = {}
         self._rooms: dict[str, RoomState] = {}  # room_of(org, stream) -> this node's state of the room
         self._subscriptions: dict[str, set[str]] = {}  # sid -> rooms
@@ -138,7 +138,7 @@ class LiveGateway:
 
     async def running(self, app: web.Application) -> AsyncIterator[None]:
         """cleanup_ctx lifetime: follow the node's event bus while the app runs."""
-        self._env = app[ENV]
+        self._env = app[NODE]
         self._env.bus.subscribe(self._on_committed)
         try:
             yield
@@ -147,7 +147,7 @@ class LiveGateway:
             await self.sio.shutdown()
 
     @property
-    def env(self) -> Env:
+    def node(self) -> Node:
         assert self._env is not None, "the gateway runs only inside the app's lifetime"
         return self._env
 
@@ -158,7 +158,7 @@ class LiveGateway:
         token = auth.get("token") if isinstance(auth, dict) else None
         try:
             caller = await resolve_caller(
-                self.env, request_id=new_id("req"), org_slug=org_slug(host_name(request), self.env.service_host),
+                self.node, request_id=new_id("req"), org_slug=org_slug(host_name(request), self.node.service_host),
                 bearer=token if isinstance(token, str) else None,
                 session_token=None if token else request.cookies.get(SESSION_COOKIE))
             if caller.organization is None:
@@ -200,7 +200,7 @@ class LiveGateway:
             return _error(BadRequest("not connected"))
         try:
             data: spec.SubscribeInput = decode_input(spec.SubscribeInput, raw)
-            stream = await stream_of(self.env, caller, data.room, field="room")
+            stream = await stream_of(self.node, caller, data.room, field="room")
             state = self._room(caller.org_id, stream)
             if sid in state.catching_up:
                 raise Conflict("a subscription to this room is already catching up")
@@ -212,7 +212,7 @@ class LiveGateway:
     async def _join(self, sid: str, state: RoomState, since: int | None) -> int:
         """Enter the room and send the socket what it missed since `since` (None: nothing, live from
         now); returns the last seq the socket has. TOO_FAR_BEHIND when it missed too much."""
-        latest = await event_log.last_seq(self.env.pool, state.org_id, state.stream)
+        latest = await event_log.last_seq(self.node.pool, state.org_id, state.stream)
         if since is None:
             since = latest
         if since > latest:
@@ -235,7 +235,7 @@ class LiveGateway:
                 await self._fill(state, latest)
         sent = since
         while state.seq is not None and sent < state.seq and sid in state.catching_up:
-            missed = await event_log.read(self.env.pool, state.org_id, state.stream, sent,
+            missed = await event_log.read(self.node.pool, state.org_id, state.stream, sent,
                                           min(REPLAY_PAGE, state.seq - sent))
             for event in missed:
                 await self._send(sid, event.name, wire_payload(event))
@@ -262,7 +262,7 @@ class LiveGateway:
         except ApiError as error:
             return _error(error)
         try:
-            stream = await stream_of(self.env, caller, data.room, field="room")
+            stream = await stream_of(self.node, caller, data.room, field="room")
         except ApiError:
             stream = data.room  # access lost since subscribing: still leave the room
         room = room_of(caller.org_id, stream)
@@ -298,7 +298,7 @@ class LiveGateway:
         """Deliver events the room missed up to `upto` from the log; call with the room's lock held."""
         assert state.seq is not None
         while state.seq < upto:
-            missed = await event_log.read(self.env.pool, state.org_id, state.stream, state.seq,
+            missed = await event_log.read(self.node.pool, state.org_id, state.stream, state.seq,
                                           min(REPLAY_PAGE, upto - state.seq))
             if not missed:
                 return  # the rest of the range belongs to another organization (a user's stream)

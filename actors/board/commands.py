@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from actors.board.changes import ActivityEntry, BoardChange, NotificationEntry, Put, Remove
 from actors.board.state import BoardState, Row
-from actors.events import event_payload, user_stream
+from actors.kernel.events import event_payload, user_stream
 from actors.runtime.actor import Decision, Event
 from protocol.caller import Caller
 from protocol.ids import iso, new_id

@@ -15,7 +15,7 @@ from actors.board.item_queries import list_items
 from actors.board.state import BoardState, ItemRow
 from actors.board.values import validate_value
 from actors.board.views import item_view
-from actors.events import changes
+from actors.kernel.events import changes
 from actors.runtime.actor import Decision
 from protocol import items as spec
 from protocol.columns import COMPUTED_TYPES

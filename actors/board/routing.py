@@ -7,9 +7,9 @@ from typing import Any
 
 from actors.board.actor import BoardActor
 from actors.board.commands import Command
-from actors.env import Env
-from actors.services.access import require_board_access
-from actors.services.membership_cache import org_members
+from actors.kernel.access import require_board_access
+from actors.kernel.membership_cache import org_members
+from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.errors import NotFound, ServiceUnavailable
 from storage import access as repo
@@ -27,24 +27,24 @@ def remember_board(row_id: str, board_id: str) -> None:
     _locations[row_id] = board_id
 
 
-async def board_for(env: Env, caller: Caller, row_id: str, what: str = "item") -> str:
+async def board_for(node: Node, caller: Caller, row_id: str, what: str = "item") -> str:
     """The board of a group, column, item or comment id; NotFound when it is not in the organization."""
     board_id = _locations.get(row_id)
     if board_id is None:
         table = _TABLES.get(row_id.split("_", 1)[0])
-        board_id = await repo.board_of(env.pool, caller.org_id, table, row_id) if table else None
+        board_id = await repo.board_of(node.pool, caller.org_id, table, row_id) if table else None
         if board_id is None:
             raise NotFound(f"{what} not found")
         remember_board(row_id, board_id)
     return board_id
 
 
-async def ask_board(env: Env, caller: Caller, board_id: str, procedure: str, data: Any, *,
+async def ask_board(node: Node, caller: Caller, board_id: str, procedure: str, data: Any, *,
                     with_members: bool = False, check_access: bool = True) -> Any:
     if check_access:
-        await require_board_access(env, caller, board_id)
-    if env.actors is None:
+        await require_board_access(node, caller, board_id)
+    if node.actors is None:
         raise ServiceUnavailable("the actor system is not running")
-    members = await org_members(env, caller.org_id) if with_members else frozenset()
-    command = Command(procedure, caller, data, env.clock.now(), members, board_id)
-    return await env.actors.ask(BoardActor, board_id, caller.org_id, command)
+    members = await org_members(node, caller.org_id) if with_members else frozenset()
+    command = Command(procedure, caller, data, node.clock.now(), members, board_id)
+    return await node.actors.ask(BoardActor, board_id, caller.org_id, command)

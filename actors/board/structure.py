@@ -12,7 +12,7 @@ from actors.board.formula import formula_references
 from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
 from actors.board.values import default_config, normalize_config, validate_value
 from actors.board.views import board_summary, board_view, column_view, group_view
-from actors.events import changes
+from actors.kernel.events import changes
 from actors.runtime.actor import Decision
 from protocol import boards as spec
 from protocol.columns import COMPUTED_TYPES

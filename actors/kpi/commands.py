@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from actors.board.changes import ActivityEntry, NotificationEntry
-from actors.events import event_payload, user_stream
+from actors.kernel.events import event_payload, user_stream
 from actors.kpi.changes import KpiChange, apply_change, merge
 from actors.kpi.state import KpiRow, KpiState
 from actors.runtime.actor import Decision, Event

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from actors.events import changes as changed_fields
+from actors.kernel.events import changes as changed_fields
 from actors.kpi.changes import KpiChange
 from actors.kpi.commands import Command, Outcome
 from actors.kpi.state import AlertRow, KpiRow, KpiState, TargetRow, ValueRow

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import asyncpg
 import structlog
 
-from actors.event_bus import EventBus, Subscriber
+from actors.kernel.bus import EventBus, Subscriber
 from actors.runtime.actor import Actor
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.directory import Directory, LocalDirectory

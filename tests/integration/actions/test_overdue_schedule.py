@@ -12,14 +12,14 @@ import aiohttp
 import asyncpg
 import pytest
 
-from actors.env import Env
+from actors.actions.escalation import escalate_overdue
+from actors.kernel.node import Node
 from actors.runtime.clock import ManualClock
-from actors.services.action_escalation import escalate_overdue
 from server.app import create_app
 from tests.harness import Org, make_org
 from tests.integration.actions.conftest import board_events, create, get, level_reaches, notifications, trail, update
 from tests.integration.boards.conftest import Board, make_board
-from web.keys import ENV
+from web.keys import NODE
 
 START = datetime(2031, 3, 10, 12, 0, tzinfo=UTC)
 DUE = "2031-03-10"
@@ -50,7 +50,7 @@ async def test_overdue_actions_climb_one_level_a_day_up_the_boards_chain(org: Or
     await update(board, finished["id"], status="completed")
     # This scheduler runs on a clock of its own; the app's loop runs on the real clock, years before DUE.
     scheduler_clock = ManualClock(START)
-    scheduler = Env(pool=pool, clock=scheduler_clock)
+    scheduler = Node(pool=pool, clock=scheduler_clock)
 
     async def level_after(seconds: float) -> int:
         scheduler_clock.advance(seconds)
@@ -92,7 +92,7 @@ async def test_two_instances_escalate_each_action_once(clocked_client: Any, aioh
     actions = [await create(board, title=f"Late {n}", dueDate=DUE) for n in range(30)]
 
     clock.advance(timedelta(days=1).total_seconds())  # both instances' schedulers wake at once
-    await asyncio.gather(escalate_overdue(clocked_client.server.app[ENV]), escalate_overdue(second.server.app[ENV]))
+    await asyncio.gather(escalate_overdue(clocked_client.server.app[NODE]), escalate_overdue(second.server.app[NODE]))
     for action in actions:
         assert (await level_reaches(board, action["id"], 1))["escalationLevel"] == 1
     escalated = [e["data"]["action"]["id"] for e in await board_events(board) if e["event"] == "action.escalated"]
@@ -113,8 +113,8 @@ async def test_after_downtime_an_overdue_action_is_escalated_once_then_daily(clo
     assert caught_up["escalatedTo"]["id"] == board.org.owner_id
 
     clock.advance(timedelta(hours=23).total_seconds())
-    await escalate_overdue(clocked_client.server.app[ENV])
+    await escalate_overdue(clocked_client.server.app[NODE])
     assert (await get(board, action["id"]))["escalationLevel"] == 1
     clock.advance(timedelta(hours=1).total_seconds())
-    await escalate_overdue(clocked_client.server.app[ENV])  # this node's check, whether or not its loop ran yet
+    await escalate_overdue(clocked_client.server.app[NODE])  # this node's check, whether or not its loop ran yet
     assert (await level_reaches(board, action["id"], 2))["escalationLevel"] == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.integration.actions.conftest import board_events, create, get, notifications, trail, update
 from tests.integration.boards.conftest import Board
-from web.keys import ENV
+from web.keys import NODE
 
 
 async def test_verifying_a_completed_action_records_the_note(board: Board) -> None:
@@ -66,6 +66,6 @@ async def test_an_assignee_who_left_is_not_told(board: Board) -> None:
     reply = await board.api.mutate("actions.verify", {"id": action["id"], "verified": False,
                                                       "verificationNote": "Still leaking"})
     assert reply.status == 200 and reply.data["status"] == "in_progress"
-    notified = await board.api.client.app[ENV].pool.fetchval(
+    notified = await board.api.client.app[NODE].pool.fetchval(
         "SELECT count(*) FROM notifications WHERE user_id = $1 AND type = 'action_reopened'", worker_id)
     assert notified == 0

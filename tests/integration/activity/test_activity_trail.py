@@ -7,14 +7,14 @@ from typing import Any
 
 from storage import activity
 from tests.harness import Org, make_org
-from web.keys import ENV
+from web.keys import NODE
 
 ENTRY_FIELDS = {"id", "entityType", "entityId", "action", "metadata", "createdAt", "actor"}
 
 
 async def _seed(org: Org, count: int, *, entity_id: str = "itm_1", actor: str | None = "owner") -> list[str]:
     """Entries as a mutation handler writes them; returns their ids, oldest first."""
-    pool = org.owner.client.server.app[ENV].pool
+    pool = org.owner.client.server.app[NODE].pool
     actor_id = org.owner_id if actor == "owner" else None
     return [await activity.record(pool, org.id, actor_id, "item", entity_id, "item.updated", {"n": index})
             for index in range(count)]

@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.integration.automations.conftest import create, runs
 from tests.integration.boards.conftest import Board
-from web.keys import ENV
+from web.keys import NODE
 
 
 async def test_item_created_notifies_with_template_variables(board: Board) -> None:
@@ -130,7 +130,7 @@ async def test_send_notification_reaches_the_users_private_room(board: Board, sc
 async def test_rules_of_an_organization_whose_plan_lost_automations_do_not_act(board: Board) -> None:
     await create(board, actions=[{"type": "send_notification", "config": {
         "userIds": [board.org.owner_id], "message": "{item.name}"}}])
-    pool = board.api.client.server.app[ENV].pool
+    pool = board.api.client.server.app[NODE].pool
     await pool.execute("UPDATE organizations SET plan = 'free' WHERE id = $1", board.org.id)  # a downgrade
     await board.add_item("After the downgrade")
 

@@ -13,7 +13,7 @@ from tests.integration.boards.conftest import Board, make_board
 from tests.integration.mail.test_mail_delivery import _client, _email
 from tests.integration.webhooks.conftest import Receiver
 from tests.smtp_sink import QUIET_PLAIN_AUTH, Sink, sink_fixture, smtp_url_fixture  # noqa: F401  (fixtures)
-from web.keys import ENV
+from web.keys import NODE
 
 pytestmark = QUIET_PLAIN_AUTH
 
@@ -56,7 +56,7 @@ async def test_send_email_reaches_every_recipient_with_the_texts_templated(
     assert run["automationRuleId"] == automation["id"] and run["itemId"] == item["id"]
     assert run["actionResults"] == [{"type": "send_email", "success": True}]
 
-    pool = board.api.client.server.app[ENV].pool
+    pool = board.api.client.server.app[NODE].pool
     for address in ("ops@example.test", "pump-7@example.test"):
         row = await _email(pool, address, lambda row: row["status"] != "queued")
         assert row["status"] == "sent" and row["kind"] == "automation" and row["organization_id"] == board.org.id
@@ -85,7 +85,7 @@ async def test_send_email_to_an_invalid_address_fails_and_sends_nothing(
     assert run["actionResults"] == [{"type": "send_email", "success": False,
                                      "error": "not an e-mail address: Fix the leak@example.test"}]
     # All or nothing: the valid address was not mailed either (the run queues before it records).
-    pool = board.api.client.server.app[ENV].pool
+    pool = board.api.client.server.app[NODE].pool
     assert await pool.fetchval("SELECT count(*) FROM emails WHERE organization_id = $1", board.org.id) == 0
     await asyncio.sleep(0.2)
     assert sink.messages == []
@@ -101,7 +101,7 @@ async def test_a_line_break_in_an_email_subject_is_folded_and_mail_keeps_flowing
     [run] = await runs(board, 1)
     assert run["status"] == "success", run
 
-    pool = board.api.client.server.app[ENV].pool
+    pool = board.api.client.server.app[NODE].pool
     row = await _email(pool, "ops@example.test", lambda row: row["status"] != "queued")
     assert row["status"] == "sent", dict(row)
     [(rcpts, message)] = await _mails(sink, 1)

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from actors.automations.engine import SCHEDULE_SECONDS
 from actors.runtime.clock import ManualClock
-from actors.services.automation_engine import SCHEDULE_SECONDS
 from protocol.ids import iso
 from tests.harness import make_org
 from tests.integration.automations.conftest import create, history_now, runs

@@ -10,15 +10,15 @@ from typing import Any
 import aiohttp
 import pytest
 
-from actors.events import emit
+from actors.automations.engine import SWEEP_SECONDS
+from actors.automations.triggers import form_submitted
+from actors.kernel.events import emit
 from actors.runtime.clock import ManualClock
-from actors.services.automation_engine import SWEEP_SECONDS
-from actors.services.automation_triggers import form_submitted
 from server.app import create_app
 from tests.harness import make_org
 from tests.integration.automations.conftest import create, history_now, runs
 from tests.integration.boards.conftest import Board, make_board
-from web.keys import ENV
+from web.keys import NODE
 
 
 def set_status(label: str, board: Board) -> dict[str, Any]:
@@ -87,12 +87,12 @@ async def test_a_form_submission_runs_the_rules_of_its_form(board: Board) -> Non
     await create(board, name="Other form", trigger={"type": "form.submitted", "config": {"formId": "frm_other"}},
                  actions=[set_status("Done", board)])
     item = await board.add_item("Submitted defect")
-    env = board.api.client.server.app[ENV]
-    async with env.pool.acquire() as conn, conn.transaction():
+    node = board.api.client.server.app[NODE]
+    async with node.pool.acquire() as conn, conn.transaction():
         event = await form_submitted(conn, org_id=board.org.id, board_id=board.id, form_id="frm_intake",
                                      submission_id="sub_1", item={"id": item["id"]}, answers={"q1": "leak"},
-                                     caller=None, moment=env.clock.now())
-    await env.bus.publish([event])
+                                     caller=None, moment=node.clock.now())
+    await node.bus.publish([event])
 
     [run] = await runs(board, 1)
     assert run["automationRuleId"] == created["id"] and run["triggerType"] == "form.submitted"
@@ -112,8 +112,8 @@ async def test_an_event_the_bus_never_brought_is_run_by_the_log_sweep(clocked_bo
     board = clocked_board
     item = await board.add_item("Committed elsewhere")
     await create(board, actions=[set_status("Done", board)])
-    env = board.api.client.server.app[ENV]
-    async with env.pool.acquire() as conn, conn.transaction():
+    node = board.api.client.server.app[NODE]
+    async with node.pool.acquire() as conn, conn.transaction():
         await emit(conn, org_id=board.org.id, stream=f"board:{board.id}", name="item.created",
                    data={"item": {"id": item["id"], "groupId": board.group_id}}, caller=None, moment=clock.now())
     await asyncio.sleep(0.3)
@@ -131,7 +131,7 @@ async def test_two_nodes_run_each_job_once(aiohttp_client: Any, database_url: st
     The action notifies rather than writes items: two nodes writing one board need the cross-node actor
     directory, which is not built yet (its fencing refuses the second writer)."""
     second = await aiohttp_client(create_app(settings, database_url), cookie_jar=aiohttp.DummyCookieJar())
-    assert second.server.app[ENV].pool is not board.api.client.server.app[ENV].pool
+    assert second.server.app[NODE].pool is not board.api.client.server.app[NODE].pool
     items = [await board.add_item(f"Item {n}") for n in range(30)]
     automation = await create(board, enabled=False, actions=[{"type": "send_notification", "config": {
         "userIds": [board.org.owner_id], "message": "{item.name}"}}])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.harness import Org
 from tests.integration.boards.conftest import Board, make_project
-from web.keys import ENV
+from web.keys import NODE
 
 
 async def test_create_has_the_spec_defaults(board: Board) -> None:
@@ -44,8 +44,8 @@ async def test_update_and_delete(board: Board) -> None:
     deleted = await board.api.mutate("boards.delete", {"id": board.id})
     assert deleted.data == {"success": True, "id": board.id}
     assert (await board.api.query("boards.get", {"id": board.id})).status == 404
-    env = board.api.client.server.app[ENV]
-    assert await env.pool.fetchval("SELECT count(*) FROM boards WHERE id = $1", board.id) == 0
+    node = board.api.client.server.app[NODE]
+    assert await node.pool.fetchval("SELECT count(*) FROM boards WHERE id = $1", board.id) == 0
 
 
 async def test_groups(board: Board) -> None:
@@ -118,8 +118,8 @@ async def test_closed_workspace_hides_its_boards(org: Org) -> None:
 
 async def test_board_events_reach_the_log(board: Board) -> None:
     await board.api.mutate("boards.update", {"id": board.id, "name": "Renamed"})
-    env = board.api.client.server.app[ENV]
-    rows = await env.pool.fetch("SELECT name, seq, payload FROM events WHERE stream = $1 ORDER BY seq",
+    node = board.api.client.server.app[NODE]
+    rows = await node.pool.fetch("SELECT name, seq, payload FROM events WHERE stream = $1 ORDER BY seq",
                                 f"board:{board.id}")
     assert [(r["name"], r["seq"]) for r in rows] == [("board.created", 1), ("board.updated", 2)]
     assert rows[1]["payload"]["data"]["changes"] == {"name": {"old": "Tier 1 board", "new": "Renamed"}}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.harness import Org
 from tests.integration.boards.conftest import Board, make_board
-from web.keys import ENV
+from web.keys import NODE
 
 
 async def test_create_and_get(board: Board) -> None:
@@ -73,8 +73,8 @@ async def test_set_value_emits_item_updated_with_changes(board: Board) -> None:
     status = board.column("status")
     item = await board.add_item()
     await board.api.mutate("items.setValue", {"itemId": item["id"], "columnId": status["id"], "value": "Done"})
-    env = board.api.client.server.app[ENV]
-    row = await env.pool.fetchrow("SELECT payload FROM events WHERE stream = $1 AND name = 'item.updated'",
+    node = board.api.client.server.app[NODE]
+    row = await node.pool.fetchrow("SELECT payload FROM events WHERE stream = $1 AND name = 'item.updated'",
                                   f"board:{board.id}")
     data = row["payload"]["data"]
     assert data["item"]["status"] == "Done" and data["item"]["id"] == item["id"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from actors.services.trash import purge_expired_trash
+from actors.board.trash_sweeper import purge_expired_trash
 from tests.harness import login, make_org
 from tests.integration.boards.conftest import make_board
-from web.keys import ENV
+from web.keys import NODE
 
 DAY = 86400.0
 
@@ -18,25 +18,25 @@ async def test_trash_is_purged_after_thirty_days(clocked_client: Any, clock: Any
     kept, purged = await board.add_item("Restorable"), await board.add_item("Forgotten")
     await board.api.mutate("items.delete", {"id": kept["id"]})
     await board.api.mutate("items.delete", {"id": purged["id"]})
-    env = clocked_client.server.app[ENV]
+    node = clocked_client.server.app[NODE]
 
     async def still_stored() -> set[str]:
-        rows = await env.pool.fetch("SELECT id FROM items WHERE board_id = $1", board.id)
+        rows = await node.pool.fetch("SELECT id FROM items WHERE board_id = $1", board.id)
         return {row["id"] for row in rows}
 
     clock.advance(29 * DAY)
-    await purge_expired_trash(env)
+    await purge_expired_trash(node)
     assert await still_stored() == {kept["id"], purged["id"]}
     owner = await login(org.anonymous, org.owner_email)  # a fresh session: the first one ends on day 30
     assert (await owner.mutate("items.restore", {"id": kept["id"]})).status == 200
 
     clock.advance(2 * DAY)
     # The background sweeper, woken by the clock, may purge first; either way the item must be gone.
-    await purge_expired_trash(env)
+    await purge_expired_trash(node)
     assert await still_stored() == {kept["id"]}
     assert (await owner.mutate("items.restore", {"id": purged["id"]})).status == 404
     assert (await owner.query("items.get", {"id": kept["id"]})).status == 200
-    event = await env.pool.fetchrow("SELECT payload FROM events WHERE stream = $1 AND name = 'item.deleted' "
+    event = await node.pool.fetchrow("SELECT payload FROM events WHERE stream = $1 AND name = 'item.deleted' "
                                     "ORDER BY seq DESC LIMIT 1", f"board:{board.id}")
     assert event["payload"]["data"]["permanent"] is True
     assert event["payload"]["data"]["item"]["id"] == purged["id"]

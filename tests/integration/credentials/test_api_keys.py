@@ -13,14 +13,14 @@ import pytest
 from actors.runtime.clock import ManualClock
 from tests.harness import Org, make_org
 from tests.integration.credentials.helpers import create_key, create_token
-from web.keys import ENV
+from web.keys import NODE
 
 KEY_FORMAT = re.compile(r"^svc_sk_live_[0-9a-f]{40}$")
 LISTED_FIELDS = {"id", "name", "prefix", "scopes", "status", "lastUsedAt", "expiresAt", "createdAt"}
 
 
 def _pool(org: Org):  # type: ignore[no-untyped-def]
-    return org.owner.client.server.app[ENV].pool
+    return org.owner.client.server.app[NODE].pool
 
 
 async def test_create_returns_the_full_key_once_and_stores_only_a_bcrypt_hash(org: Org) -> None:
@@ -215,7 +215,7 @@ async def test_an_expired_key_is_refused(clocked_client: object, clock: ManualCl
 
 async def test_concurrent_requests_with_a_cold_key_share_one_bcrypt_check(
         org: Org, monkeypatch: pytest.MonkeyPatch) -> None:
-    from actors.services import identity
+    from actors.identity import callers as identity
 
     key = (await org.owner.rest("POST", "/api/v1/auth/api-keys", {"name": "cold"})).data["key"]
     checks = 0

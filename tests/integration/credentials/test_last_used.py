@@ -9,8 +9,8 @@ from typing import Any
 import aiohttp
 import asyncpg
 
+from actors.identity.last_used import FLUSH_SECONDS
 from actors.runtime.clock import ManualClock
-from actors.services.last_used import FLUSH_SECONDS
 from protocol.ids import iso
 from tests.harness import make_org
 from tests.integration.credentials.helpers import create_key

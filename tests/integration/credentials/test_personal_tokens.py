@@ -10,7 +10,7 @@ from datetime import timedelta
 from protocol.ids import parse_iso
 from tests.harness import Org, make_org
 from tests.integration.credentials.helpers import create_token
-from web.keys import ENV
+from web.keys import NODE
 
 TOKEN_FORMAT = re.compile(r"^svc_pat_[0-9a-f]{40}$")
 
@@ -25,7 +25,7 @@ async def test_create_at_api_auth_tokens_returns_the_token_once(org: Org) -> Non
     lifetime = parse_iso(created["expiresAt"]) - parse_iso(created["createdAt"])
     assert abs(lifetime - timedelta(days=30)) < timedelta(minutes=1)
 
-    row = await org.owner.client.server.app[ENV].pool.fetchrow(
+    row = await org.owner.client.server.app[NODE].pool.fetchrow(
         "SELECT * FROM credentials WHERE id = $1", created["id"])
     assert row["kind"] == "personal_token" and row["user_id"] == org.owner_id
     assert row["prefix"] == created["token"][8:16] and row["secret_hash"].startswith("$2b$10$")

@@ -9,7 +9,7 @@ from storage import events as event_log
 from tests.harness import Api, Org
 from tests.integration.boards.conftest import Board, board  # noqa: F401  (fixture re-exported for these tests)
 from tests.integration.live.conftest import screens  # noqa: F401  (fixture re-exported for the live test)
-from web.keys import ENV
+from web.keys import NODE
 
 # Higher is better: green from 90 up, amber from 80 to 90, red up to 80 (bounds shared with the better band).
 BANDS_UP = {"green": {"min": 90}, "amber": {"min": 80, "max": 90}, "red": {"max": 80}}
@@ -37,9 +37,9 @@ async def set_value(api: Api, kpi_id: str, value: float, **fields: Any) -> dict[
 
 async def events_on(org: Org, stream: str) -> list[tuple[str, dict[str, Any]]]:
     """(name, payload) of every event of the stream, oldest first."""
-    pool = org.owner.client.app[ENV].pool
+    pool = org.owner.client.app[NODE].pool
     return [(event.name, event.payload) for event in await event_log.read(pool, org.id, stream, 0, 10_000)]
 
 
 def pool_of(org: Org) -> Any:
-    return org.owner.client.app[ENV].pool
+    return org.owner.client.app[NODE].pool

@@ -8,7 +8,7 @@ import asyncio
 from actors.kpi.actor import KpiActor
 from tests.integration.boards.conftest import Board
 from tests.integration.kpis.conftest import define, pool_of
-from web.keys import ENV
+from web.keys import NODE
 
 
 async def test_concurrent_values_all_commit_and_memory_equals_the_database(board: Board) -> None:
@@ -23,17 +23,17 @@ async def test_concurrent_values_all_commit_and_memory_equals_the_database(board
     statuses = sorted((r.data["value"], r.data["status"]) for r in replies)
     assert statuses[0] == (60, "red") and statuses[-1] == (99, "green")
 
-    env = board.api.client.app[ENV]
-    assert env.actors is not None
-    activation = env.actors.activation(KpiActor, kpi["id"])
+    node = board.api.client.app[NODE]
+    assert node.actors is not None
+    activation = node.actors.activation(KpiActor, kpi["id"])
     assert activation is not None
     async with pool.acquire() as conn:
-        fresh = await KpiActor(kpi["id"], org.id, env.clock).load(conn)
+        fresh = await KpiActor(kpi["id"], org.id, node.clock).load(conn)
     assert fresh == activation.state
     latest = await board.api.query("kpis.getValue", {"kpiId": kpi["id"]})
     assert fresh.latest is not None and latest.data["id"] == fresh.latest.id
 
-    await env.actors.evict(KpiActor, kpi["id"])
+    await node.actors.evict(KpiActor, kpi["id"])
     again = await board.api.query("kpis.get", {"id": kpi["id"]})
     assert again.status == 200 and again.data["latestValue"]["value"] == latest.data["value"]
 

@@ -14,13 +14,13 @@ from typing import Any
 import aiohttp
 import asyncpg
 
-from actors.env import Env
+import web.idempotency_store as idempotency
+from actors.kernel.node import Node
 from actors.runtime.clock import ManualClock
-from actors.services import idempotency
 from protocol.errors import Conflict
 from server.app import create_app
 from tests.harness import Api, Org
-from web.keys import ENV
+from web.keys import NODE
 
 RPC_PATH = "/api/trpc/auth.updateProfile"
 REST_PATH = "/api/v1/auth/me"
@@ -127,10 +127,10 @@ async def test_another_node_replays_after_the_first_one_answered(
 
 async def test_a_retry_while_the_first_is_in_flight_is_a_conflict(org: Org) -> None:
     key = new_key()
-    env = org.anonymous.client.app[ENV]
+    node = org.anonymous.client.app[NODE]
     body = json.dumps({"json": {"name": "Ivy"}}).encode()
     digest = idempotency.request_hash("POST", org.id, RPC_PATH, body)
-    assert await idempotency.begin(env, f"user:{org.owner_id}", key, digest) is None  # another node runs it
+    assert await idempotency.begin(node, f"user:{org.owner_id}", key, digest) is None  # another node runs it
 
     async with org.owner.client.post(RPC_PATH, data=body, headers=org.owner.headers(
             {"Content-Type": "application/json", "Idempotency-Key": key})) as response:
@@ -168,46 +168,46 @@ async def test_key_length_is_checked(org: Org) -> None:
 
 
 async def test_release_lets_a_failed_request_run_again(pool: asyncpg.Pool) -> None:
-    env = Env(pool=pool, clock=ManualClock())
+    node = Node(pool=pool, clock=ManualClock())
     scope, key, digest = f"test:{new_key()}", new_key(), "a" * 64
-    assert await idempotency.begin(env, scope, key, digest) is None
-    await idempotency.release(env, scope, key, digest)  # what the edge does after a 5xx
-    assert await idempotency.begin(env, scope, key, digest) is None
+    assert await idempotency.begin(node, scope, key, digest) is None
+    await idempotency.release(node, scope, key, digest)  # what the edge does after a 5xx
+    assert await idempotency.begin(node, scope, key, digest) is None
 
 
 async def test_purge_removes_records_older_than_a_day(pool: asyncpg.Pool) -> None:
     clock = ManualClock()
-    env = Env(pool=pool, clock=clock)
+    node = Node(pool=pool, clock=clock)
     scope, digest = f"test:{new_key()}", "b" * 64
     stored = idempotency.StoredResponse(200, b'{"data":1}', "application/json")
     old_key, new_key_ = new_key(), new_key()
-    assert await idempotency.begin(env, scope, old_key, digest) is None
-    await idempotency.finish(env, scope, old_key, digest, stored)
+    assert await idempotency.begin(node, scope, old_key, digest) is None
+    await idempotency.finish(node, scope, old_key, digest, stored)
     clock.advance(timedelta(hours=23).total_seconds())
-    assert await idempotency.begin(env, scope, new_key_, digest) is None
-    await idempotency.finish(env, scope, new_key_, digest, stored)
+    assert await idempotency.begin(node, scope, new_key_, digest) is None
+    await idempotency.finish(node, scope, new_key_, digest, stored)
     clock.advance(timedelta(hours=1, seconds=1).total_seconds())
 
-    assert await idempotency.purge(env) >= 1
+    assert await idempotency.purge(node) >= 1
     remaining = await pool.fetch("SELECT key FROM idempotency_keys WHERE scope = $1", scope)
     assert [row["key"] for row in remaining] == [new_key_]
-    assert await idempotency.begin(env, scope, new_key_, digest) == stored
+    assert await idempotency.begin(node, scope, new_key_, digest) == stored
 
 
 async def test_an_expired_record_is_not_replayed_before_the_purge(pool: asyncpg.Pool) -> None:
     clock = ManualClock()
-    env = Env(pool=pool, clock=clock)
+    node = Node(pool=pool, clock=clock)
     scope, key, digest = f"test:{new_key()}", new_key(), "c" * 64
-    assert await idempotency.begin(env, scope, key, digest) is None
-    await idempotency.finish(env, scope, key, digest, idempotency.StoredResponse(200, b"{}", None))
+    assert await idempotency.begin(node, scope, key, digest) is None
+    await idempotency.finish(node, scope, key, digest, idempotency.StoredResponse(200, b"{}", None))
     clock.advance(timedelta(hours=24, seconds=1).total_seconds())
-    assert await idempotency.begin(env, scope, key, "d" * 64) is None
+    assert await idempotency.begin(node, scope, key, "d" * 64) is None
 
 
 async def test_concurrent_claims_let_exactly_one_request_run(pool: asyncpg.Pool) -> None:
-    env = Env(pool=pool, clock=ManualClock())
+    node = Node(pool=pool, clock=ManualClock())
     scope, key, digest = f"test:{new_key()}", new_key(), "e" * 64
-    results = await asyncio.gather(*(idempotency.begin(env, scope, key, digest) for _ in range(5)),
+    results = await asyncio.gather(*(idempotency.begin(node, scope, key, digest) for _ in range(5)),
                                    return_exceptions=True)
     assert results.count(None) == 1
     assert sum(isinstance(result, Conflict) for result in results) == 4
@@ -215,8 +215,8 @@ async def test_concurrent_claims_let_exactly_one_request_run(pool: asyncpg.Pool)
 
 async def test_a_claim_abandoned_by_a_dead_node_is_taken_over(pool: asyncpg.Pool) -> None:
     clock = ManualClock()
-    env = Env(pool=pool, clock=clock)
+    node = Node(pool=pool, clock=clock)
     scope, key, digest = f"test:{new_key()}", new_key(), "f" * 64
-    assert await idempotency.begin(env, scope, key, digest) is None
+    assert await idempotency.begin(node, scope, key, digest) is None
     clock.advance(idempotency.ABANDONED_AFTER.total_seconds() + 1)
-    assert await idempotency.begin(env, scope, key, digest) is None
+    assert await idempotency.begin(node, scope, key, digest) is None

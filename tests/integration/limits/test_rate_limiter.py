@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as redis
 
-from actors.services.rate_limiter import InProcessLimiter, LimiterUnavailable, RedisLimiter
+from web.rate_limiter import InProcessLimiter, LimiterUnavailable, RedisLimiter
 
 # 2026-11-21 10:00:00 UTC, the start of a minute, plus a little.
 MINUTE = 1_795_255_200

@@ -10,12 +10,12 @@ from typing import Any
 
 import aiohttp
 
+from actors.identity.passwords import hash_secret
 from actors.runtime.clock import ManualClock
-from actors.services.passwords import hash_secret
 from server.app import create_app
 from server.config import Settings
 from tests.harness import Api, Org, Reply, login, make_org
-from web.keys import ENV
+from web.keys import NODE
 
 LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 
@@ -33,8 +33,8 @@ async def add_api_key(org: Org) -> str:
     """An API key of the owner, stored as the identity service expects to find it."""
     prefix = secrets.token_hex(4)
     token = f"svc_sk_live_{prefix}{secrets.token_hex(16)}"
-    env = org.anonymous.client.app[ENV]
-    await env.pool.execute(
+    node = org.anonymous.client.app[NODE]
+    await node.pool.execute(
         """INSERT INTO credentials (id, kind, organization_id, user_id, name, prefix, secret_hash, scopes)
            VALUES ($1, 'api_key', $2, $3, 'ci', $4, $5, '{read,write}')""",
         f"key_{secrets.token_hex(10)}", org.id, org.owner_id, prefix, await hash_secret(token, rounds=4))

@@ -14,7 +14,7 @@ from storage import events as event_log
 from tests.harness import Api, Org
 from tests.integration.boards.conftest import Board, make_board
 from tests.integration.live.conftest import Screen
-from web.keys import ENV
+from web.keys import NODE
 
 ISO_MILLIS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 COLUMNS = [{"name": "Status", "type": "status"}, {"name": "Owner", "type": "people"},
@@ -22,7 +22,7 @@ COLUMNS = [{"name": "Status", "type": "status"}, {"name": "Owner", "type": "peop
 
 
 async def board_seq(board: Board) -> int:
-    pool = board.api.client.server.app[ENV].pool
+    pool = board.api.client.server.app[NODE].pool
     return await event_log.last_seq(pool, board.org.id, f"board:{board.id}")
 
 
@@ -199,7 +199,7 @@ async def test_a_mentioned_member_gets_notification_created_in_their_private_roo
     item = await board.add_item("Burrs on part 4711-B")
     member_id, member = await org.add_user("member", name="Mia Member")
     _, bystander = await org.add_user("member", name="Ben Bystander")
-    pool = board.api.client.server.app[ENV].pool
+    pool = board.api.client.server.app[NODE].pool
     before = await event_log.last_seq(pool, org.id, f"user:{member_id}")
     mentioned, other, follower = screens(), screens(), screens()
     await mentioned.connect(member)  # no subscribe: every socket is in its user's private room

@@ -11,7 +11,7 @@ import socketio
 
 from storage import events as event_log
 from tests.harness import Org, make_org
-from web.keys import ENV
+from web.keys import NODE
 
 
 async def change_role(org: Org, user_id: str, role: str) -> None:
@@ -25,7 +25,7 @@ async def toggle_roles(org: Org, user_id: str, count: int) -> None:
 
 
 async def org_seq(org: Org) -> int:
-    return await event_log.last_seq(org.owner.client.server.app[ENV].pool, org.id, f"org:{org.id}")
+    return await event_log.last_seq(org.owner.client.server.app[NODE].pool, org.id, f"org:{org.id}")
 
 
 async def test_connect_without_credential_is_refused(org: Org, screens: Any) -> None:
@@ -139,7 +139,7 @@ async def test_concurrent_writers_reach_a_screen_in_seq_order(org: Org, screens:
 async def test_a_screen_too_far_behind_is_told_to_reload(org: Org, screens: Any) -> None:
     from web.socket_gateway import MAX_REPLAY
 
-    pool = org.owner.client.server.app[ENV].pool
+    pool = org.owner.client.server.app[NODE].pool
     async with pool.acquire() as conn, conn.transaction():
         await event_log.append(conn, org.id, f"org:{org.id}",
                                [("member.role_changed", {"event": "member.role_changed", "data": {}})]

@@ -11,15 +11,15 @@ import aiohttp
 import asyncpg
 import pytest
 
+from actors.delivery.mail_sender import RETRY_BACKOFF_SECONDS
+from actors.kernel.mailer import smtp_target
 from actors.runtime.clock import ManualClock
-from actors.services.mail_delivery import RETRY_BACKOFF_SECONDS
-from actors.services.mailer import smtp_target
 from server.app import create_app
 from server.config import Settings
 from storage import mail
 from tests.harness import make_org
 from tests.smtp_sink import QUIET_PLAIN_AUTH, Sink, _running, sink_fixture, smtp_url_fixture  # noqa: F401  (fixtures)
-from web.keys import ENV
+from web.keys import NODE
 
 pytestmark = QUIET_PLAIN_AUTH
 
@@ -52,7 +52,7 @@ async def test_invitation_is_sent_to_the_smtp_server(aiohttp_client: Any, databa
     invited = await org.owner.mutate("organizations.members.invite", {"email": "mailed@example.test"})
     assert invited.status == 200, invited.body
 
-    row = await _email(client.server.app[ENV].pool, "mailed@example.test", lambda row: row["status"] != "queued")
+    row = await _email(client.server.app[NODE].pool, "mailed@example.test", lambda row: row["status"] != "queued")
     assert row["status"] == "sent" and row["attempts"] == 1 and row["sent_at"] is not None
     [message] = sink.to("mailed@example.test")
     assert message["To"] == "mailed@example.test"
@@ -67,7 +67,7 @@ async def test_mail_queued_before_start_is_sent_at_start(aiohttp_client: Any, da
     await mail.store(pool, None, "test", "waiting@example.test", "Queued while down", "Hello", "queued")
     client = await _client(aiohttp_client, database_url, smtp_url)
 
-    row = await _email(client.server.app[ENV].pool, "waiting@example.test", lambda row: row["status"] == "sent")
+    row = await _email(client.server.app[NODE].pool, "waiting@example.test", lambda row: row["status"] == "sent")
     assert row["attempts"] == 1
     [message] = sink.to("waiting@example.test")
     assert message["Subject"] == "Queued while down"
@@ -85,7 +85,7 @@ def refusing_url() -> Iterator[str]:
 async def test_refused_mail_is_retried_with_backoff_then_failed(aiohttp_client: Any, database_url: str,
                                                                 refusing_url: str, clock: ManualClock) -> None:
     client = await _client(aiohttp_client, database_url, refusing_url, clock=clock)
-    pool = client.server.app[ENV].pool
+    pool = client.server.app[NODE].pool
     org = await make_org(client)
     assert (await org.owner.mutate("organizations.members.invite", {"email": "bounce@example.test"})).status == 200
 
@@ -102,7 +102,7 @@ async def test_refused_mail_is_retried_with_backoff_then_failed(aiohttp_client: 
 
 async def test_without_smtp_mail_is_stored_not_sent(org: Any) -> None:
     assert (await org.owner.mutate("organizations.members.invite", {"email": "kept@example.test"})).status == 200
-    row = await _email(org.owner.client.server.app[ENV].pool, "kept@example.test", lambda row: True)
+    row = await _email(org.owner.client.server.app[NODE].pool, "kept@example.test", lambda row: True)
     assert row["status"] == "stored" and row["attempts"] == 0
 
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from actors.services.notifications import notify
+from actors.tenancy.notifications import notify
 from tests.harness import Org
-from web.keys import ENV
+from web.keys import NODE
 
 
 async def _seed(org: Org, user_id: str, count: int) -> list[str]:
-    env = org.owner.client.server.app[ENV]
+    node = org.owner.client.server.app[NODE]
     ids = []
     for index in range(count):
-        created = await notify(env.pool, user_id=user_id, org_id=org.id, type="action_assigned",
+        created = await notify(node.pool, user_id=user_id, org_id=org.id, type="action_assigned",
                                title=f"Action {index}", body="Please look", entity_type="action",
                                entity_id=f"act_{index}")
         ids.append(created["id"])
@@ -66,8 +66,8 @@ async def test_device_token_is_upserted_per_platform(org: Org) -> None:
     assert first.status == 200 and first.data["token"] == "abc"
     second = await org.owner.rest("POST", "/api/v1/notifications/device-token", {"token": "xyz", "platform": "ios"})
     assert second.data["token"] == "xyz"
-    env = org.owner.client.server.app[ENV]
-    rows = await env.pool.fetch("SELECT token FROM device_tokens WHERE user_id = $1", org.owner_id)
+    node = org.owner.client.server.app[NODE]
+    rows = await node.pool.fetch("SELECT token FROM device_tokens WHERE user_id = $1", org.owner_id)
     assert [r["token"] for r in rows] == ["xyz"]
     bad = await org.owner.rest("POST", "/api/v1/notifications/device-token", {"token": "t", "platform": "web"})
     assert bad.status == 422 and bad.error["details"][0]["field"] == "platform"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 
 from tests.harness import PASSWORD, Org, make_org
-from web.keys import ENV
+from web.keys import NODE
 
 
 async def _invitation_token(org: Org, email: str) -> str:
-    env = org.owner.client.server.app[ENV]
-    body = await env.pool.fetchval("SELECT body FROM emails WHERE recipient = $1 ORDER BY created_at DESC LIMIT 1",
+    node = org.owner.client.server.app[NODE]
+    body = await node.pool.fetchval("SELECT body FROM emails WHERE recipient = $1 ORDER BY created_at DESC LIMIT 1",
                                    email)
     match = re.search(r"Invitation token: (\S+)", body)
     assert match, body
@@ -122,8 +122,8 @@ async def test_remove_member(org: Org) -> None:
 async def test_member_events_are_logged(org: Org) -> None:
     member_id, _ = await org.add_user("member")
     await org.owner.mutate("organizations.members.updateRole", {"userId": member_id, "role": "guest"})
-    env = org.owner.client.server.app[ENV]
-    rows = await env.pool.fetch("SELECT name, seq, payload FROM events WHERE stream = $1 ORDER BY seq",
+    node = org.owner.client.server.app[NODE]
+    rows = await node.pool.fetch("SELECT name, seq, payload FROM events WHERE stream = $1 ORDER BY seq",
                                 f"org:{org.id}")
     assert [r["name"] for r in rows] == ["member.role_changed"]
     payload = rows[0]["payload"]

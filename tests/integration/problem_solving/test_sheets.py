@@ -121,7 +121,7 @@ async def test_another_organizations_board_and_sheet_are_not_found(client: TestC
 
 
 async def test_a_board_deleted_by_another_node_is_not_found(board: Board, pool: asyncpg.Pool) -> None:
-    """This node still remembers for a few seconds that the caller may see the board (actors/services/access.py)
+    """This node still remembers for a few seconds that the caller may see the board (actors/kernel/access.py)
     when another node deletes it: creating a sheet there is 404, not a server error."""
     assert (await board.api.query("problemSolving.list", {"boardId": board.id})).status == 200
     await pool.execute("DELETE FROM boards WHERE id = $1", board.id)

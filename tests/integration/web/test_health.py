@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from web.keys import ENV
+from web.keys import NODE
 
 
 async def test_health_and_readiness(client: Any) -> None:
@@ -16,7 +16,7 @@ async def test_health_and_readiness(client: Any) -> None:
 
 
 async def test_not_ready_while_a_migration_is_missing(client: Any) -> None:
-    pool = client.server.app[ENV].pool
+    pool = client.server.app[NODE].pool
     version = await pool.fetchval("SELECT max(version) FROM schema_migrations")
     row = await pool.fetchrow("SELECT version, name, applied_at FROM schema_migrations WHERE version = $1", version)
     await pool.execute("DELETE FROM schema_migrations WHERE version = $1", version)

@@ -12,14 +12,14 @@ from typing import Any
 
 import aiohttp
 
-from actors.events import emit, org_stream
+from actors.kernel.events import emit, org_stream
 from actors.runtime.clock import ManualClock
 from server.app import create_app
 from storage.pool import create_pool
 from tests.harness import Api, Org, make_org
 from tests.integration.boards.conftest import make_board, make_project
 from tests.integration.webhooks.conftest import Receiver, create_webhook, deliveries, delivery_settled
-from web.keys import ENV
+from web.keys import NODE
 
 SECRET = "whsec-test-secret"
 
@@ -130,7 +130,7 @@ async def test_event_committed_while_no_worker_runs_is_delivered_on_start(
     first = await aiohttp_client(create_app(settings, database_url), cookie_jar=aiohttp.DummyCookieJar())
     org = await make_org(first)
     hook = await create_webhook(org.owner, receiver.url, ["member.role_changed"], secret=SECRET)
-    moment = first.server.app[ENV].clock.now()
+    moment = first.server.app[NODE].clock.now()
     await first.close()  # the node stops: no worker, no bus
 
     offline = await create_pool(database_url)

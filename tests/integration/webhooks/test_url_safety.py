@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from actors.env import Env
-from actors.services.webhook_delivery import PublicOnlyResolver
-from actors.services.webhooks import check_url
+from actors.delivery.webhook_sender import PublicOnlyResolver
+from actors.delivery.webhooks import check_url
+from actors.kernel.node import Node
 from protocol.errors import ValidationFailed
 
 
@@ -18,17 +18,17 @@ from protocol.errors import ValidationFailed
                                  "http://example.com/hook", "https://localhost/hook"])
 async def test_production_refuses_private_and_plain_http_urls(pool: asyncpg.Pool, url: str) -> None:
     with pytest.raises(ValidationFailed) as refused:
-        await check_url(Env(pool=pool, production=True), url)
+        await check_url(Node(pool=pool, production=True), url)
     assert refused.value.details[0].field == "url"
 
 
 async def test_production_accepts_a_public_https_address(pool: asyncpg.Pool) -> None:
-    assert await check_url(Env(pool=pool, production=True), "https://93.184.215.14/hook") == \
+    assert await check_url(Node(pool=pool, production=True), "https://93.184.215.14/hook") == \
         "https://93.184.215.14/hook"
 
 
 async def test_development_allows_local_receivers(pool: asyncpg.Pool) -> None:
-    assert await check_url(Env(pool=pool), "http://127.0.0.1:8080/hook") == "http://127.0.0.1:8080/hook"
+    assert await check_url(Node(pool=pool), "http://127.0.0.1:8080/hook") == "http://127.0.0.1:8080/hook"
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "169.254.169.254", "10.1.2.3", "localhost"])

@@ -8,11 +8,11 @@ from typing import Any
 
 from protocol.ids import new_id
 from tests.harness import Api, Org
-from web.keys import ENV
+from web.keys import NODE
 
 
 def env_of(org: Org) -> Any:
-    return org.owner.client.server.app[ENV]
+    return org.owner.client.server.app[NODE]
 
 
 async def create_workspace(api: Api, name: str = "Plant 1", **fields: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from actors.events import org_stream, wire_payload
+from actors.kernel.events import org_stream, wire_payload
 from storage import events as event_log
 from storage.events import StoredEvent
 from tests.harness import Org, make_org
@@ -141,19 +141,19 @@ async def test_another_organizations_projects_are_not_found(org: Org) -> None:
 
 async def test_project_created_is_logged_on_the_org_stream_and_published_after_the_create(org: Org) -> None:
     workspace = await create_workspace(org.owner)
-    env = env_of(org)
+    node = env_of(org)
     received: list[StoredEvent] = []
 
     def collect(events: Sequence[StoredEvent]) -> None:
         received.extend(events)
 
-    env.bus.subscribe(collect)
+    node.bus.subscribe(collect)
     try:
         created = await create_project(org.owner, workspace["id"], "Line A")
     finally:
-        env.bus.unsubscribe(collect)
+        node.bus.unsubscribe(collect)
 
-    [logged] = [e for e in await event_log.read(env.pool, org.id, org_stream(org.id)) if e.name == "project.created"]
+    [logged] = [e for e in await event_log.read(node.pool, org.id, org_stream(org.id)) if e.name == "project.created"]
     payload = wire_payload(logged)
     assert set(payload) == {"id", "event", "timestamp", "apiVersion", "organizationId", "data", "seq"}
     assert (payload["event"], payload["apiVersion"], payload["organizationId"]) == ("project.created", "v1", org.id)
@@ -169,13 +169,13 @@ async def test_delete_removes_boards_and_items_and_emits_their_deletion(org: Org
     boards = [await insert_board(org, project["id"], name) for name in ("B1", "B2")]
     other_board = await insert_board(org, other["id"])
     items = [await insert_item(org, board) for board in boards]
-    env = env_of(org)
+    node = env_of(org)
     received: list[StoredEvent] = []
-    env.bus.subscribe(received.extend)
+    node.bus.subscribe(received.extend)
     try:
         deleted = await org.owner.mutate("projects.delete", {"id": project["id"]})
     finally:
-        env.bus.unsubscribe(received.extend)
+        node.bus.unsubscribe(received.extend)
     assert deleted.status == 200, deleted.body
     assert await count_rows(org, "boards", boards) == 0
     assert await count_rows(org, "items", items) == 0
@@ -186,7 +186,7 @@ async def test_delete_removes_boards_and_items_and_emits_their_deletion(org: Org
         event = by_stream[f"board:{board_id}"]
         assert event.name == "board.deleted"
         assert event.payload["data"]["board"]["projectId"] == project["id"]
-        assert [e.id for e in await event_log.read(env.pool, org.id, f"board:{board_id}")] == [event.id]
+        assert [e.id for e in await event_log.read(node.pool, org.id, f"board:{board_id}")] == [event.id]
     project_event = by_stream[org_stream(org.id)]
     assert project_event.name == "project.deleted"
     assert project_event.payload["data"]["project"]["id"] == project["id"]

@@ -3,8 +3,8 @@ paging, archiving, the irreversible delete with everything in it, tenancy and cr
 
 from __future__ import annotations
 
-from actors.events import org_stream
-from actors.services.workspaces import PALETTE
+from actors.kernel.events import org_stream
+from actors.tenancy.workspaces import PALETTE
 from storage import events as event_log
 from tests.harness import Org, make_org
 from tests.integration.credentials.helpers import create_key, create_token

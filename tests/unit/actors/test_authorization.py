@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from actors.authorization import authorize, key_scope_granted
+from actors.kernel.authorization import authorize, key_scope_granted
 from protocol.caller import Caller, CredentialKind, Organization
 from protocol.errors import BadRequest, Forbidden, Unauthorized
 from protocol.registry import Access, EmptyInput, Procedure, Role

@@ -3,7 +3,7 @@ began before the revoke finishes after it."""
 
 from __future__ import annotations
 
-from actors.services.credential_cache import CredentialCache, VerifiedCredential
+from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 
 KEY = VerifiedCredential("key_1", "api_key", "org_1", "usr_1", (), None)
 

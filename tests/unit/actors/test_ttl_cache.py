@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from actors import ttl_cache
-from actors.ttl_cache import TtlCache
+from actors.kernel import ttl_cache
+from actors.kernel.ttl_cache import TtlCache
 
 
 class Loader:

@@ -1,0 +1,296 @@
+"""One automation run (domain 4.3): from a claimed job to its execution record. The trigger is checked
+against the job's event (group, from/to values, all sub-items done), the conditions against the item, and
+the actions are carried out as the rule's creator, texts with their template variables replaced.
+
+Actions that change items call the item procedures' own implementations, so every change goes through
+the board actor with the creator's access checks and `actor` in the events is the creator. The caller
+carries the run's depth plus one (`data.automation` of the events it causes): a run at `MAX_DEPTH` does not
+act, its record is a failure "cascade depth limit reached", so no loop of rules can run forever.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import aiohttp
+import asyncpg
+import msgspec
+import structlog
+
+from actors.automations import outbound
+from actors.kernel.events import emit, user_stream
+from actors.kernel.handlers import HANDLERS
+from actors.kernel.membership_cache import org_members
+from actors.kernel.node import Node
+from actors.tenancy.notifications import notify
+from protocol import items as item_spec
+from protocol.caller import AutomationRun, Caller, Organization
+from protocol.errors import ApiError
+from protocol.ids import new_id
+from protocol.plans import plan
+from protocol.registry import Role
+from storage import automation_jobs as jobs
+from storage import automations as repo
+
+log = structlog.get_logger("obeya.automations")
+
+MAX_DEPTH = 3
+# Actions that act on the triggering item: a run without one (recurring, an inbound webhook without
+# itemId, a form submission that made no item) fails them.
+ITEM_ACTIONS = frozenset({"set_value", "assign_person", "move_item", "archive_item", "create_subitem"})
+_VARIABLE = re.compile(r"\{(item\.name|item\.id|item\.url|board\.name|group\.name|user\.name|value\.old|"
+                       r"value\.new)\}")
+
+
+class ActionFailed(Exception):
+    """An action that could not be carried out; the message goes to the record's error."""
+
+
+def plain(value: Any) -> Any:
+    """A value as rules compare it: a status is its label."""
+    return value.get("label") if isinstance(value, dict) and "label" in value else value
+
+
+def same(value: Any, expected: Any) -> bool:
+    return value == expected or plain(value) == expected
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(plain(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def condition_passes(operator: str, actual: Any, expected: Any) -> bool:
+    """The operators of docs/decisions.md "Automation conditions"."""
+    value = plain(actual)
+    if operator in ("is", "equals"):
+        return same(actual, expected)
+    if operator == "is_not":
+        return not same(actual, expected)
+    if operator in ("contains", "not_contains"):
+        if isinstance(value, list):
+            found = expected in value
+        else:
+            found = value is not None and str(expected).lower() in str(value).lower()
+        return found if operator == "contains" else not found
+    if operator in ("gt", "lt"):
+        left, right = _number(actual), _number(expected)
+        if left is None or right is None:
+            return False
+        return left > right if operator == "gt" else left < right
+    empty = value in (None, "", [], {})
+    return empty if operator == "is_empty" else not empty
+
+
+def trigger_matches(trigger: dict[str, Any], data: dict[str, Any]) -> bool:
+    """Whether an event's data meets the trigger's optional config (the job was made for its type)."""
+    config = trigger.get("config") or {}
+    kind = trigger["type"]
+    if kind == "item.created":
+        return config.get("groupId") in (None, data["item"].get("groupId"))
+    if kind == "item.moved":
+        origin, target = data.get("from") or {}, data.get("to") or {}
+        return (config.get("fromGroupId") in (None, origin.get("groupId"))
+                and config.get("toGroupId") in (None, target.get("groupId")))
+    if kind == "value.changed":
+        change = (data.get("changes") or {}).get(config.get("columnId"))
+        return isinstance(change, dict) and (
+            ("fromValue" not in config or same(change.get("old"), config["fromValue"]))
+            and ("toValue" not in config or same(change.get("new"), config["toValue"])))
+    return True
+
+
+def _is_done(values: dict[str, Any], done: set[tuple[str, str]]) -> bool:
+    return any(isinstance(value, dict) and (column, value.get("id")) in done for column, value in values.items())
+
+
+async def completed_parent(node: Node, board_id: str, data: dict[str, Any]) -> str | None:
+    """For `subitems.completed`: the parent, when this update of a sub-item set a status column to a done
+    label and every sub-item of that parent (not archived or trashed) is now done; else None."""
+    item = data["item"]
+    done = await repo.done_labels(node.pool, board_id)
+    changes = data.get("changes") or {}
+    made_done = any(isinstance(change, dict) and isinstance(change.get("new"), dict)
+                    and (column, change["new"].get("id")) in done for column, change in changes.items())
+    if not made_done:
+        return None
+    siblings = await repo.subitem_values(node.pool, board_id, item["parentId"])
+    if siblings and all(_is_done(values, done) for values in siblings):
+        return str(item["parentId"])
+    return None
+
+
+class Run:
+    """One rule run for one job, ending in its execution record (written with the job marked done)."""
+
+    def __init__(self, node: Node, session: aiohttp.ClientSession, rule: asyncpg.Record, job: asyncpg.Record,
+                 item_id: str | None) -> None:
+        self.node, self.session, self.rule, self.job = node, session, rule, job
+        self.org_id, self.board_id, self.item_id = job["organization_id"], rule["board_id"], item_id
+        self.depth: int = job["depth"]
+        self.user_id: str | None = job["user_id"]
+        data = (job["event"] or {}).get("data") or {}
+        change = (data.get("changes") or {}).get((rule["trigger"].get("config") or {}).get("columnId"))
+        self.change: dict[str, Any] = change if isinstance(change, dict) else {}
+        self.started = time.monotonic()
+        self.conditions: list[dict[str, Any]] = []
+        self.actions: list[dict[str, Any]] = []
+        self.item: dict[str, Any] | None = None
+
+    async def execute(self) -> None:
+        if self.depth >= MAX_DEPTH:
+            await self._record("failure", "cascade depth limit reached")
+            return
+        creator = self.rule["created_by"]
+        member = await repo.acting_member(self.node.pool, self.org_id, creator) if creator else None
+        if member is None:
+            await self._record("failure", "the automation's creator is no longer an active member")
+            return
+        if "automations" not in plan(member["plan"]).features:
+            await self._record("failure", f"the {member['plan']} plan does not include automations")
+            return
+        self.caller = Caller(request_id=f"automation:{self.rule['id']}",
+                             organization=Organization(member["id"], member["slug"], member["name"], member["plan"]),
+                             user_id=creator, user_email=member["email"], role=Role.parse(member["role"]),
+                             automation=AutomationRun(self.rule["id"], self.depth + 1))
+        self.slug = member["slug"]
+        if self.item_id is not None:
+            try:
+                self.item = await self._call(item_spec.GET, item_spec.ItemIdInput(id=self.item_id))
+            except ActionFailed as error:
+                await self._record("failure", f"the item could not be read: {error}")
+                return
+        values = self.item["values"] if self.item else {}
+        for condition in self.rule["conditions"]:
+            passed = condition_passes(condition["operator"], values.get(condition["columnId"]),
+                                      condition.get("value"))
+            self.conditions.append({"field": condition["columnId"], "operator": condition["operator"],
+                                    "value": condition.get("value"), "passed": passed})
+        if not all(result["passed"] for result in self.conditions):
+            await self._record("skipped", None)
+            return
+        self.names = await repo.names(self.node.pool, self.org_id, self.board_id,
+                                      self.item["groupId"] if self.item else None, self.user_id)
+        errors = []
+        for action in self.rule["actions"]:
+            try:
+                await self._act(action["type"], action.get("config") or {})
+                self.actions.append({"type": action["type"], "success": True})
+            except ActionFailed as error:
+                errors.append(f"{action['type']}: {error}")
+                self.actions.append({"type": action["type"], "success": False, "error": str(error)})
+            except (OSError, asyncpg.PostgresError):
+                raise  # the database or network is away: the job runs again when its lease ends
+            except Exception:  # a fault of ours: recorded, so the job does not come back every lease
+                log.exception("automation_action_crashed", automation=self.rule["id"], action=action["type"])
+                errors.append(f"{action['type']}: internal error")
+                self.actions.append({"type": action["type"], "success": False, "error": "internal error"})
+        status = "success" if not errors else "failure" if len(errors) == len(self.actions) else "partial_failure"
+        await self._record(status, "; ".join(errors) or None)
+
+    async def _record(self, status: str, error: str | None) -> None:
+        async with self.node.pool.acquire() as conn, conn.transaction():
+            await repo.record_execution(
+                conn, execution_id=new_id("exe"), org_id=self.org_id, automation_id=self.rule["id"],
+                board_id=self.board_id, status=status, trigger_type=self.job["trigger_type"],
+                item_id=self.item_id, user_id=self.user_id, event_id=self.job["event_id"],
+                condition_results=self.conditions, action_results=self.actions, error=error,
+                duration_ms=round((time.monotonic() - self.started) * 1000), executed_at=self.node.clock.now())
+            await jobs.finish(conn, self.job["id"])
+
+    async def _call(self, procedure: Any, data: msgspec.Struct) -> Any:
+        try:
+            return await HANDLERS[procedure.name](self.node, self.caller, data)
+        except ApiError as error:
+            raise ActionFailed(error.message) from None
+
+    def text(self, template: Any) -> Any:
+        """An action text with its template variables replaced (domain 4.3); in a list or an object, each
+        text in it. Item variables are empty in a run without an item."""
+        if isinstance(template, list):
+            return [self.text(entry) for entry in template]
+        if isinstance(template, dict):
+            return {key: self.text(value) for key, value in template.items()}
+        if not isinstance(template, str):
+            return template
+        item = self.item or {}
+        item_url = (f"{self.node.base_url(self.slug)}/boards/{self.board_id}?item={self.item_id}"
+                    if self.item_id else None)
+        values = {"item.name": item.get("name"), "item.id": self.item_id, "item.url": item_url,
+                  "board.name": self.names["board"], "group.name": self.names["group"],
+                  "user.name": self.names["user"], "value.old": plain(self.change.get("old")),
+                  "value.new": plain(self.change.get("new"))}
+        return _VARIABLE.sub(lambda match: "" if values[match[1]] is None else str(values[match[1]]), template)
+
+    async def _act(self, kind: str, config: dict[str, Any]) -> None:
+        if kind in ITEM_ACTIONS and self.item is None:
+            raise ActionFailed("this run has no item to act on")
+        if kind in ("set_value", "assign_person"):
+            value = self.text(config.get("value")) if kind == "set_value" else config.get("userIds")
+            await self._call(item_spec.SET_VALUE, item_spec.SetValueInput(
+                itemId=self.item_id, columnId=config["columnId"], value=value))
+        elif kind == "move_item":
+            await self._call(item_spec.MOVE, item_spec.MoveItemInput(
+                id=self.item_id, groupId=config["groupId"], boardId=config.get("boardId")))
+        elif kind == "archive_item":
+            await self._call(item_spec.ARCHIVE, item_spec.ItemIdInput(id=self.item_id))
+        elif kind in ("create_item", "create_subitem"):
+            await self._create(kind == "create_subitem", config)
+        elif kind == "send_notification":
+            await self._notify(config["userIds"], self.text(config["message"]))
+        elif kind == "send_email":
+            try:
+                await outbound.send_email(self.node, self.org_id, self.text(config["to"]),
+                                          self.text(config["subject"]), self.text(config["body"]))
+            except outbound.OutboundFailed as error:
+                raise ActionFailed(str(error)) from None
+        elif kind == "call_webhook":
+            await self._call_webhook(config)
+        else:
+            raise ActionFailed(f"unknown action {kind}")
+
+    async def _create(self, subitem: bool, config: dict[str, Any]) -> None:
+        assert self.item is not None or not subitem
+        try:
+            data = msgspec.convert({"boardId": self.board_id if subitem else config["boardId"],
+                                    "groupId": self.item["groupId"] if subitem and self.item else config["groupId"],
+                                    "name": self.text(config["name"]), "values": config.get("values") or {},
+                                    "parentId": self.item_id if subitem else None}, item_spec.CreateItemInput)
+        except msgspec.ValidationError as error:
+            raise ActionFailed(str(error)) from None
+        await self._call(item_spec.CREATE, data)
+
+    async def _call_webhook(self, config: dict[str, Any]) -> None:
+        headers = config.get("headers") or {}
+        if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+            raise ActionFailed("headers must be an object of texts")
+        body = self.text(config["body"]) if config.get("body") is not None else {
+            "automation": {"id": self.rule["id"], "name": self.rule["name"]},
+            "board": {"id": self.board_id, "name": self.names["board"]},
+            "trigger": self.job["trigger_type"], "item": self.item, "received": self.job["context"].get("body")}
+        try:
+            await outbound.call_webhook(self.node, self.session, url=self.text(config["url"]),
+                                        method=str(config["method"]).upper(), headers=self.text(headers),
+                                        body=body)
+        except outbound.OutboundFailed as error:
+            raise ActionFailed(str(error)) from None
+
+    async def _notify(self, user_ids: Any, message: str) -> None:
+        members = await org_members(self.node, self.org_id)
+        if not isinstance(user_ids, list) or not all(isinstance(u, str) and u in members for u in user_ids):
+            raise ActionFailed("userIds must be members of the organization")
+        now = self.node.clock.now()
+        events = []
+        async with self.node.pool.acquire() as conn, conn.transaction():
+            for user_id in dict.fromkeys(user_ids):
+                view = await notify(conn, user_id=user_id, org_id=self.org_id, type="automation",
+                                    title=self.rule["name"], body=message,
+                                    entity_type="item" if self.item_id else "board",
+                                    entity_id=self.item_id or self.board_id)
+                events.append(await emit(conn, org_id=self.org_id, stream=user_stream(user_id),
+                                         name="notification.created", data=view, caller=self.caller, moment=now))
+        await self.node.bus.publish(events)

@@ -1,0 +1,80 @@
+"""Comment procedures (domain 4.10): each is routed to the actor of the board the item or comment is on,
+with the organization's member profiles attached (authors' names and avatars, who may be mentioned),
+so the board actor decides and renders without I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from actors.board.comments import CommentCall, Profile
+from actors.board.markdown import mention_candidates
+from actors.board.routing import ask_board, board_for, remember_board
+from actors.kernel.handlers import implement
+from actors.kernel.node import Node
+from protocol import comments as spec
+from protocol.caller import Caller
+from protocol.registry import Procedure
+from storage import profiles as repo
+
+# Names, avatars and memberships are this fresh at worst; a user the cache does not know yet (a new member
+# commenting or being mentioned) makes it reload at once.
+PROFILES_CACHE_SECONDS = 5.0
+
+_profiles: dict[str, tuple[float, dict[str, Profile]]] = {}
+
+
+async def member_profiles(node: Node, org_id: str, needed: Iterable[str]) -> dict[str, Profile]:
+    cached = _profiles.get(org_id)
+    if cached is not None and node.clock.monotonic() - cached[0] < PROFILES_CACHE_SECONDS \
+            and all(user_id in cached[1] for user_id in needed):
+        return cached[1]
+    profiles = {r["id"]: Profile(r["name"], r["avatar"], r["active"])
+                for r in await repo.member_profiles(node.pool, org_id)}
+    _profiles[org_id] = (node.clock.monotonic(), profiles)
+    return profiles
+
+
+async def _ask(node: Node, caller: Caller, board_id: str, procedure: Procedure, data: Any,
+               body: str | None = None) -> Any:
+    needed = {caller.uid, *(mention_candidates(body) if body is not None else ())}
+    call = CommentCall(data, await member_profiles(node, caller.org_id, needed))
+    return await ask_board(node, caller, board_id, procedure.name, call)
+
+
+@implement(spec.LIST)
+async def list_comments(node: Node, caller: Caller, data: spec.ListCommentsInput) -> Any:
+    return await _ask(node, caller, await board_for(node, caller, data.itemId), spec.LIST, data)
+
+
+@implement(spec.REPLIES)
+async def list_replies(node: Node, caller: Caller, data: spec.RepliesInput) -> Any:
+    return await _ask(node, caller, await board_for(node, caller, data.commentId, "comment"), spec.REPLIES, data)
+
+
+@implement(spec.CREATE)
+async def create_comment(node: Node, caller: Caller, data: spec.CreateCommentInput) -> Any:
+    board_id = await board_for(node, caller, data.itemId)
+    comment = await _ask(node, caller, board_id, spec.CREATE, data, data.body)
+    remember_board(comment["id"], board_id)
+    return comment
+
+
+@implement(spec.UPDATE)
+async def update_comment(node: Node, caller: Caller, data: spec.UpdateCommentInput) -> Any:
+    return await _ask(node, caller, await board_for(node, caller, data.id, "comment"), spec.UPDATE, data, data.body)
+
+
+@implement(spec.DELETE)
+async def delete_comment(node: Node, caller: Caller, data: spec.CommentIdInput) -> Any:
+    return await _ask(node, caller, await board_for(node, caller, data.id, "comment"), spec.DELETE, data)
+
+
+@implement(spec.PIN)
+async def pin_comment(node: Node, caller: Caller, data: spec.PinCommentInput) -> Any:
+    return await _ask(node, caller, await board_for(node, caller, data.id, "comment"), spec.PIN, data)
+
+
+@implement(spec.REACT)
+async def react(node: Node, caller: Caller, data: spec.ReactInput) -> Any:
+    return await _ask(node, caller, await board_for(node, caller, data.commentId, "comment"), spec.REACT, data)

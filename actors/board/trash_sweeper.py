@@ -1,0 +1,50 @@
+"""The trash sweeper: hourly, every board holding items past their 30 days in the trash is told to purge
+them. Purging goes through each board's actor, so memory and database stay one; a purge is idempotent,
+so two nodes sweeping at once change nothing twice."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import structlog
+
+from actors.board.actor import BoardActor
+from actors.board.commands import Command
+from actors.board.items import TRASH_DAYS
+from actors.board.trash import PURGE_TRASH
+from actors.kernel.node import Node
+from protocol.caller import Caller, Organization
+from protocol.errors import ApiError
+from storage import boards as board_repo
+
+log = structlog.get_logger("obeya.trash")
+
+# Trash older than 30 days may wait up to this long past its day before it goes.
+SWEEP_SECONDS = 3600.0
+
+
+async def purge_expired_trash(node: Node) -> int:
+    """Purge every expired trashed item now; return how many items left for good."""
+    assert node.actors is not None
+    now = node.clock.now()
+    purged = 0
+    for row in await board_repo.boards_with_expired_trash(node.pool, now - timedelta(days=TRASH_DAYS)):
+        system = Caller(request_id="trash-sweeper", organization=Organization(row["organization_id"], "", "", ""))
+        try:
+            reply = await node.actors.ask(BoardActor, row["id"], row["organization_id"],
+                                         Command(PURGE_TRASH, system, None, now))
+            purged += reply["purged"]
+        except ApiError as error:  # one board's failure must not stop the sweep; the next sweep retries
+            log.warning("trash_purge_failed", board=row["id"], error=error.message)
+    return purged
+
+
+async def sweep_trash_forever(node: Node) -> None:
+    while True:
+        try:
+            purged = await purge_expired_trash(node)
+            if purged:
+                log.info("trash_purged", items=purged)
+        except (TimeoutError, OSError) as error:
+            log.warning("trash_sweep_failed", error=repr(error))
+        await node.clock.sleep(SWEEP_SECONDS)

@@ -1,0 +1,62 @@
+"""Reading the event log by stream (`events.list`), and the one access rule for a stream (shared with the
+Socket.IO gateway's `subscribe`).
+
+Stream names: `board:<id>` (anyone who may see the board), `org:<organization id>` or just `org` (members
+of that organization, guests excluded), `user:<own id>` or just `user` (the caller's notifications),
+`kpi:<id>` (anyone who may see the KPI's board). Streams are read within the caller's organization."""
+
+from __future__ import annotations
+
+from actors.kernel.access import require_board_access
+from actors.kernel.events import org_stream, user_stream, wire_payload
+from actors.kernel.handlers import implement
+from actors.kernel.node import Node
+from actors.kpi.routing import kpi_board
+from protocol import events as spec
+from protocol.caller import Caller
+from protocol.errors import BadRequest, FieldError, Forbidden, NotFound
+from protocol.pagination import Page, page_limit
+from protocol.registry import Role
+from storage import events as event_log
+
+
+async def stream_of(node: Node, caller: Caller, name: str, field: str = "stream") -> str:
+    """The event-log stream `name` designates, if the caller may read it; 404 when it may not see it."""
+    kind, _, ident = name.partition(":")
+    if kind == "board" and ident:
+        await require_board_access(node, caller, ident)
+        return name
+    if kind == "kpi" and ident:
+        await kpi_board(node, caller, ident)
+        return name
+    if kind == "org" and ident in ("", caller.org_id):
+        # Organization events name members and e-mail addresses; guests see only their workspaces.
+        if caller.role is None or caller.role < Role.MEMBER:
+            raise Forbidden("guests cannot follow organization events")
+        return org_stream(caller.org_id)
+    if kind == "user" and ident in ("", caller.uid):
+        return user_stream(caller.uid)
+    if kind in ("org", "user"):
+        # Another organization's or user's stream does not exist here.
+        raise NotFound(f"{name} not found")
+    raise BadRequest(f"unknown stream {name!r}: expected board:<id>, kpi:<id> or org",
+                     details=[FieldError(field, "expected board:<id>, kpi:<id> or org")])
+
+
+def _since(data: spec.ListEventsInput) -> int:
+    """Where the page starts: the cursor (the previous page's last seq, the same number `since` takes)."""
+    if data.cursor is None or data.cursor == "":
+        return data.since
+    if not data.cursor.isascii() or not data.cursor.isdigit():
+        raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")])
+    return int(data.cursor)
+
+
+@implement(spec.LIST)
+async def list_events(node: Node, caller: Caller, data: spec.ListEventsInput) -> Page:
+    limit = page_limit(data.limit)
+    stream = await stream_of(node, caller, data.stream)
+    events = await event_log.read(node.pool, caller.org_id, stream, _since(data), limit + 1)
+    page = events[:limit]
+    next_cursor = str(page[-1].seq) if len(events) > limit else None
+    return Page([wire_payload(event) for event in page], next_cursor, limit, key="events")

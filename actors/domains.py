@@ -1,0 +1,13 @@
+"""Imports every module that implements procedures, so that the handler table is complete."""
+
+from actors.actions import handlers as actions  # noqa: F401  (imported for their @implement registrations)
+from actors.audits import handlers as audits  # noqa: F401
+from actors.automations import handlers as automations  # noqa: F401
+from actors.board import board_handlers, comment_handlers, item_handlers  # noqa: F401
+from actors.checklists import handlers as checklists  # noqa: F401
+from actors.delivery import event_feed, webhooks  # noqa: F401
+from actors.exports import handlers as exports  # noqa: F401
+from actors.identity import accounts, api_keys, personal_tokens  # noqa: F401
+from actors.kpi import handlers as kpis  # noqa: F401
+from actors.problem_solving import handlers as problem_solving  # noqa: F401
+from actors.tenancy import activity, notifications, organizations, projects, workspaces  # noqa: F401

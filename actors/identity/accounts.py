@@ -1,0 +1,151 @@
+"""Accounts: sign-up, login and logout sessions, organizations and users (CLI bootstrap too), and the
+identity procedures auth.checkEmail, auth.me and auth.updateProfile."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import asyncpg
+
+from actors.identity.passwords import hash_secret, verify_secret
+from actors.kernel.handlers import implement
+from actors.kernel.membership_cache import forget_member
+from actors.kernel.node import Node
+from protocol import auth
+from protocol.caller import Caller
+from protocol.errors import Conflict, FieldError, NotFound, Unauthorized
+from protocol.ids import iso, new_id
+from storage import accounts as repo
+
+SESSION_DAYS = 30
+
+
+@dataclass(frozen=True)
+class Session:
+    token: str
+    user: dict[str, Any]
+    expires_in: timedelta
+
+
+def user_view(row: asyncpg.Record) -> dict[str, Any]:
+    """A user as the REST style shows it; the password hash is never selected into `row`."""
+    return {"id": row["id"], "name": row["name"], "email": row["email"], "image": row["image"],
+            "createdAt": iso(row["created_at"]), "updatedAt": iso(row["updated_at"])}
+
+
+def session_digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+async def create_organization(node: Node, *, slug: str, name: str, owner_email: str, owner_password: str,
+                              owner_name: str | None = None, plan: str = "free") -> tuple[str, str]:
+    """Create an organization and its owner (a new user, or the existing one with that e-mail and
+    password). Returns (organization id, user id)."""
+    async with node.pool.acquire() as conn, conn.transaction():
+        if await repo.slug_taken(conn, slug):
+            raise Conflict("organization slug is taken",
+                           details=[FieldError("organizationSlug", "already taken")])
+        existing = await repo.user_login(conn, owner_email)
+        if existing is not None:
+            if not await verify_secret(owner_password, existing["password_hash"]):
+                raise Conflict("e-mail is registered", details=[FieldError("email", "already registered")])
+            user_id = existing["id"]
+        else:
+            user_id = new_id("usr")
+            await repo.insert_user(conn, user_id, owner_email, owner_name or owner_email.split("@")[0],
+                                   await hash_secret(owner_password))
+        org_id = new_id("org")
+        await repo.insert_organization(conn, org_id, slug, name, plan)
+        await repo.insert_membership(conn, org_id, user_id, "owner")
+    forget_member(org_id, user_id)
+    return org_id, user_id
+
+
+async def create_user(node: Node, *, org_slug: str, email: str, password: str, name: str,
+                      role: str = "member") -> str:
+    async with node.pool.acquire() as conn, conn.transaction():
+        org = await repo.organization_by_slug(conn, org_slug)
+        if org is None:
+            raise NotFound(f"organization {org_slug} not found")
+        if await repo.email_taken(conn, email):
+            raise Conflict("e-mail is registered", details=[FieldError("email", "already registered")])
+        user_id = new_id("usr")
+        await repo.insert_user(conn, user_id, email, name, await hash_secret(password))
+        await repo.insert_membership(conn, org["id"], user_id, role)
+    forget_member(org["id"], user_id)
+    return user_id
+
+
+async def open_session(node: Node, user_id: str) -> Session:
+    """A new 30-day session for the user; only the SHA-256 of the cookie value is stored."""
+    token = secrets.token_urlsafe(32)
+    lifetime = timedelta(days=SESSION_DAYS)
+    async with node.pool.acquire() as conn:
+        await repo.insert_session(conn, session_digest(token), user_id, node.clock.now() + lifetime)
+        user = await repo.user_by_id(conn, user_id)
+    assert user is not None
+    return Session(token, user_view(user), lifetime)
+
+
+async def signup(node: Node, data: auth.SignupInput) -> Session:
+    async with node.pool.acquire() as conn:
+        if await repo.email_taken(conn, data.email):
+            raise Conflict("e-mail is registered", details=[FieldError("email", "already registered")])
+    org_id, user_id = await create_organization(
+        node, slug=data.organizationSlug, name=data.organizationName, owner_email=data.email,
+        owner_password=data.password, owner_name=data.name)
+    session = await open_session(node, user_id)
+    return Session(session.token, {**session.user, "organizationId": org_id}, session.expires_in)
+
+
+async def login(node: Node, org_id: str | None, data: auth.LoginInput) -> Session:
+    """Check the password; on an organization host the user must also be a member of it."""
+    async with node.pool.acquire() as conn:
+        row = await repo.user_login(conn, data.email)
+        valid = row is not None and await verify_secret(data.password, row["password_hash"])
+        if valid and org_id is not None:
+            valid = await repo.membership_role(conn, org_id, row["id"]) is not None
+    if not valid or row is None:
+        raise Unauthorized("invalid e-mail or password")
+    return await open_session(node, row["id"])
+
+
+async def logout(node: Node, token: str) -> None:
+    digest = session_digest(token)
+    node.credentials.drop_session(digest)
+    await repo.delete_session(node.pool, digest)
+
+
+@implement(auth.CHECK_EMAIL)
+async def check_email(node: Node, caller: Caller, data: auth.CheckEmailInput) -> dict[str, bool]:
+    if await repo.email_taken(node.pool, data.email):
+        raise Conflict("e-mail is already registered", data={"available": False},
+                       details=[FieldError("email", "already registered")])
+    return {"available": True}
+
+
+@implement(auth.ME)
+async def me(node: Node, caller: Caller, data: auth.EmptyInput) -> dict[str, Any]:
+    async with node.pool.acquire() as conn:
+        user = await repo.user_by_id(conn, caller.uid)
+        if user is None:
+            raise NotFound("user not found")
+        memberships = await repo.memberships_of(conn, caller.uid)
+    view = user_view(user)
+    view["avatar"] = view["image"]
+    view["memberships"] = [{"organizationId": m["organization_id"], "organizationSlug": m["organization_slug"],
+                            "role": m["role"]} for m in memberships]
+    return view
+
+
+@implement(auth.UPDATE_PROFILE)
+async def update_profile(node: Node, caller: Caller, data: auth.UpdateProfileInput) -> dict[str, Any]:
+    changes = {name: value for name, value in (("name", data.name), ("image", data.image)) if value is not None}
+    user = await repo.update_user(node.pool, caller.uid, changes)
+    if user is None:
+        raise NotFound("user not found")
+    return user_view(user)

@@ -1,0 +1,132 @@
+"""Who is calling: the organization named by the host, and the user behind a session cookie or a bearer
+credential (API key or personal access token), with the user's role in that organization."""
+
+from __future__ import annotations
+
+import asyncio
+
+from actors.identity.accounts import session_digest
+from actors.identity.passwords import verify_secret
+from actors.kernel.credential_cache import VerifiedCredential, secret_digest
+from actors.kernel.membership_cache import member_role
+from actors.kernel.node import Node
+from actors.kernel.ttl_cache import TtlCache
+from protocol.caller import Caller, CredentialKind, Organization
+from protocol.errors import NotFound, Unauthorized
+from protocol.registry import Role
+from storage import accounts as repo
+from storage import credentials as credential_repo
+
+API_KEY_PREFIX = "svc_sk_live_"
+PERSONAL_TOKEN_PREFIX = "svc_pat_"
+# Clear lookup prefix: the first 8 hex characters after the scheme prefix (spec 5.1).
+LOOKUP_LENGTH = 8
+# Organizations are looked up on every request; a plan or name change shows within this many seconds.
+ORG_CACHE_SECONDS = 5.0
+
+_organizations: TtlCache[str, Organization | None] = TtlCache(ORG_CACHE_SECONDS)
+# Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
+_verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = {}
+
+
+def bearer_kind(token: str) -> tuple[str, str] | None:
+    """(credential kind, lookup prefix) of a bearer token, or None when it has no known scheme."""
+    for scheme, kind in ((API_KEY_PREFIX, "api_key"), (PERSONAL_TOKEN_PREFIX, "personal_token")):
+        if token.startswith(scheme) and len(token) > len(scheme) + LOOKUP_LENGTH:
+            return kind, token[len(scheme):len(scheme) + LOOKUP_LENGTH]
+    return None
+
+
+async def organization_for_slug(node: Node, slug: str) -> Organization:
+    key = slug.lower()
+
+    async def load() -> Organization | None:
+        row = await repo.organization_by_slug(node.pool, key)
+        return Organization(row["id"], row["slug"], row["name"], row["plan"]) if row else None
+
+    org = await _organizations.get(key, load)
+    if org is None:
+        raise NotFound(f"organization {slug} not found")
+    return org
+
+
+def forget_organization(slug: str) -> None:
+    """Drop a cached organization after it changed on this node."""
+    _organizations.drop(slug.lower())
+
+
+async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: str) -> VerifiedCredential | None:
+    for row in await credential_repo.active_by_prefix(node.pool, kind, prefix):
+        if await verify_secret(token, row["secret_hash"]):
+            credential = VerifiedCredential(row["id"], row["kind"], row["organization_id"], row["user_id"],
+                                            tuple(row["scopes"]), row["expires_at"])
+            node.credentials.put(digest, credential)
+            return credential
+    return None
+
+
+async def verify_bearer(node: Node, token: str) -> VerifiedCredential:
+    parsed = bearer_kind(token)
+    if parsed is None:
+        raise Unauthorized("invalid credential")
+    digest = secret_digest(token)
+    credential = node.credentials.get(digest)
+    if credential is None:
+        pending = _verifying.get(digest)
+        if pending is None:
+            pending = _verifying[digest] = asyncio.get_running_loop().create_future()
+            try:
+                verified = await _verify_cold(node, token, digest, *parsed)
+            except asyncio.CancelledError:
+                pending.cancel()
+                raise
+            except Exception as error:
+                pending.set_exception(error)
+                pending.exception()  # retrieved: the requests waiting on it re-raise it, this one raises below
+                raise
+            else:
+                pending.set_result(verified)
+            finally:
+                del _verifying[digest]
+        credential = await asyncio.shield(pending)
+    if credential is None:
+        raise Unauthorized("invalid credential")
+    now = node.clock.now()
+    if credential.expires_at is not None and credential.expires_at <= now:
+        raise Unauthorized("credential expired")
+    node.credentials.touch(credential.id, now)
+    return credential
+
+
+async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, bearer: str | None,
+                         session_token: str | None) -> Caller:
+    org = await organization_for_slug(node, org_slug) if org_slug else None
+    if bearer is not None:
+        credential = await verify_bearer(node, bearer)
+        if org is None:
+            row = await repo.organization_by_id(node.pool, credential.organization_id)
+            assert row is not None
+            org = await organization_for_slug(node, row["slug"])
+        elif credential.organization_id != org.id:
+            raise Unauthorized("credential is not valid for this organization")
+        role = await member_role(node, org.id, credential.user_id)
+        if role is None:
+            raise Unauthorized("credential owner is no longer a member")
+        kind = CredentialKind.API_KEY if credential.kind == "api_key" else CredentialKind.PERSONAL_TOKEN
+        return Caller(request_id=request_id, organization=org, user_id=credential.user_id,
+                      role=Role.parse(role), credential=kind, credential_id=credential.id,
+                      scopes=credential.scopes)
+    if session_token:
+        digest = session_digest(session_token)
+        user = node.credentials.get_session(digest)
+        if user is None:
+            row = await repo.session_user(node.pool, digest, node.clock.now())
+            if row is not None:
+                user = (row["id"], row["email"])
+                node.credentials.put_session(digest, *user)
+        if user is not None:
+            role = await member_role(node, org.id, user[0]) if org else None
+            return Caller(request_id=request_id, organization=org, user_id=user[0], user_email=user[1],
+                          role=Role.parse(role) if role else None, credential=CredentialKind.SESSION,
+                          credential_id=f"user:{user[0]}")
+    return Caller(request_id=request_id, organization=org)

@@ -1,0 +1,73 @@
+"""Personal access tokens (platform 4.3, 5.1, 5.2): `svc_pat_` + 40 hex characters, stored like API keys
+(lookup prefix and bcrypt hash, kind `personal_token`), bound to the user and organization that made them.
+
+A token acts as its user with at most the token scopes it was given. Each user manages only their own
+tokens; another user's token id is a 404, as if it did not exist.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from actors.identity.api_keys import credential_view, mint_secret
+from actors.identity.callers import PERSONAL_TOKEN_PREFIX
+from actors.kernel.handlers import implement
+from actors.kernel.node import Node
+from protocol import credentials as proto
+from protocol.caller import Caller
+from protocol.errors import FieldError, NotFound, ValidationFailed
+from protocol.ids import iso, new_id
+from protocol.registry import EmptyInput
+from storage import activity
+from storage import credentials as repo
+
+KIND = "personal_token"
+# Lifetime when `expiresIn` is omitted, and the longest allowed: a token always expires, so a forgotten
+# script credential does not live for ever.
+DEFAULT_DAYS = 90
+MAX_DAYS = 365
+
+
+def _lifetime(expires_in: str | None) -> timedelta:
+    days = DEFAULT_DAYS if expires_in is None else int(expires_in[:-1])
+    if days > MAX_DAYS:
+        raise ValidationFailed(f"expiresIn may be at most {MAX_DAYS}d",
+                               details=[FieldError("expiresIn", f"at most {MAX_DAYS}d")])
+    return timedelta(days=days)
+
+
+@implement(proto.CREATE_TOKEN)
+async def create(node: Node, caller: Caller, data: proto.CreateTokenInput) -> dict[str, Any]:
+    expires_at = node.clock.now() + _lifetime(data.expiresIn)
+    secret, prefix, secret_hash = await mint_secret(PERSONAL_TOKEN_PREFIX)
+    async with node.pool.acquire() as conn, conn.transaction():
+        row = await repo.insert(conn, credential_id=new_id("pat"), kind=KIND, org_id=caller.org_id,
+                                user_id=caller.uid, name=data.name, prefix=prefix, secret_hash=secret_hash,
+                                scopes=list(dict.fromkeys(data.scopes)), expires_at=expires_at)
+        await activity.record(conn, caller.org_id, caller.uid, "personal_token", row["id"],
+                              "personal_token.created",
+                              {"name": row["name"], "prefix": prefix, "scopes": list(row["scopes"])})
+    return {"id": row["id"], "name": row["name"], "token": secret, "scopes": list(row["scopes"]),
+            "expiresAt": iso(row["expires_at"]), "createdAt": iso(row["created_at"])}
+
+
+@implement(proto.LIST_TOKENS)
+async def list_tokens(node: Node, caller: Caller, data: EmptyInput) -> list[dict[str, Any]]:
+    rows = await repo.list_of_kind(node.pool, caller.org_id, KIND, user_id=caller.uid)
+    return [credential_view(node, row) for row in rows]
+
+
+@implement(proto.REVOKE_TOKEN)
+async def revoke(node: Node, caller: Caller, data: proto.RevokeTokenInput) -> dict[str, Any]:
+    async with node.pool.acquire() as conn, conn.transaction():
+        row = await repo.revoke(conn, caller.org_id, KIND, data.tokenId, node.clock.now(), user_id=caller.uid)
+        if row is not None:
+            await activity.record(conn, caller.org_id, caller.uid, "personal_token", row["id"],
+                                  "personal_token.revoked", {"name": row["name"], "prefix": row["prefix"]})
+        else:  # already revoked: answered again, as for API keys
+            row = await repo.get(conn, caller.org_id, KIND, data.tokenId, user_id=caller.uid)
+            if row is None:
+                raise NotFound("token not found")
+    node.credentials.drop(data.tokenId)
+    return credential_view(node, row)

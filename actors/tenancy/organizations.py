@@ -1,0 +1,221 @@
+"""Organization settings, members, role rules and invitations (platform 4.7)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import asyncpg
+
+from actors.identity import accounts
+from actors.identity.callers import forget_organization
+from actors.identity.passwords import hash_secret, verify_secret
+from actors.kernel.events import emit, org_stream
+from actors.kernel.handlers import implement
+from actors.kernel.mailer import queue_mail
+from actors.kernel.membership_cache import forget_member
+from actors.kernel.node import Node
+from actors.tenancy.reassignment import reassign_items
+from protocol import organizations as spec
+from protocol.caller import Caller
+from protocol.errors import Conflict, FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
+from protocol.ids import iso, new_id
+from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
+from protocol.plans import plan
+from protocol.registry import EmptyInput, Role
+from storage import accounts as account_repo
+from storage import activity
+from storage import organizations as repo
+from storage import workspaces as workspace_repo
+
+INVITATION_DAYS = 7
+
+
+def organization_view(row: asyncpg.Record) -> dict[str, Any]:
+    return {"id": row["id"], "name": row["name"], "slug": row["slug"], "logo": row["logo"],
+            "timezone": row["timezone"], "dateFormat": row["date_format"], "weekStart": row["week_start"],
+            "language": row["language"], "plan": row["plan"], "createdAt": iso(row["created_at"]),
+            "updatedAt": iso(row["updated_at"])}
+
+
+def member_view(row: asyncpg.Record) -> dict[str, Any]:
+    return {"id": row["id"], "name": row["name"], "email": row["email"], "avatar": row["avatar"],
+            "role": row["role"], "status": row["status"], "joinedAt": iso(row["joined_at"]),
+            "lastActiveAt": iso(row["last_active_at"])}
+
+
+@implement(spec.GET)
+async def get_organization(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
+    row = await account_repo.organization_by_id(node.pool, caller.org_id)
+    if row is None:
+        raise NotFound("organization not found")
+    return organization_view(row)
+
+
+@implement(spec.UPDATE)
+async def update_organization(node: Node, caller: Caller, data: spec.UpdateOrganizationInput) -> dict[str, Any]:
+    if data.timezone is not None:
+        try:
+            ZoneInfo(data.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValidationFailed("unknown time zone",
+                                   details=[FieldError("timezone", "not an IANA time zone name")]) from None
+    fields = {name: getattr(data, name) for name in data.__struct_fields__ if getattr(data, name) is not None}
+    async with node.pool.acquire() as conn, conn.transaction():
+        before = await account_repo.organization_by_id(conn, caller.org_id)
+        row = await repo.update_settings(conn, caller.org_id, fields)
+        assert before is not None and row is not None
+        await activity.record(conn, caller.org_id, caller.user_id, "organization", caller.org_id,
+                              "organization.updated", {"fields": sorted(fields)})
+    forget_organization(row["slug"])
+    view = organization_view(row)
+    old = organization_view(before)
+    return {name: view[name] for name in ("id", *fields, "updatedAt")} | {
+        "changes": {name: {"old": old[name], "new": view[name]} for name in fields if old[name] != view[name]}}
+
+
+@implement(spec.MEMBERS_LIST)
+async def list_members(node: Node, caller: Caller, data: spec.ListMembersInput) -> Page:
+    limit = page_limit(data.limit)
+    after = decode_time_cursor(data.cursor)
+    rows = await repo.list_members(node.pool, caller.org_id, node.clock.now(), limit + 1, search=data.search,
+                                   role=data.role, status=data.status, after=after)
+    members = [member_view(row) for row in rows[:limit]]
+    next_cursor = None
+    if len(rows) > limit:
+        last = rows[limit - 1]
+        next_cursor = encode_time_cursor(last["joined_at"], last["id"])
+    return Page(members, next_cursor, limit, key="members")
+
+
+async def _seat_check(conn: asyncpg.Connection, caller: Caller, node: Node) -> None:
+    seats = plan(caller.organization.plan).seats if caller.organization else None
+    if seats is None:
+        return
+    used = await conn.fetchval(
+        """SELECT (SELECT count(*) FROM memberships WHERE organization_id = $1 AND status = 'active')
+                + (SELECT count(*) FROM invitations WHERE organization_id = $1 AND status = 'pending'
+                      AND expires_at > $2)""", caller.org_id, node.clock.now())
+    if used >= seats:
+        raise Forbidden(f"the {caller.organization.plan} plan includes {seats} seats, all in use")  # type: ignore[union-attr]
+
+
+@implement(spec.MEMBERS_INVITE)
+async def invite(node: Node, caller: Caller, data: spec.InviteInput) -> dict[str, Any]:
+    if data.role == "admin" and caller.role is not Role.OWNER:
+        raise Forbidden("only the owner can make someone an admin")
+    token = secrets.token_urlsafe(32)
+    expires_at = node.clock.now() + timedelta(days=INVITATION_DAYS)
+    async with node.pool.acquire() as conn, conn.transaction():
+        if await repo.member_by_email(conn, caller.org_id, data.email) is not None:
+            raise Conflict("already a member", details=[FieldError("email", "already a member")])
+        for index, workspace_id in enumerate(data.workspaceIds):
+            if await workspace_repo.workspace(conn, caller.org_id, workspace_id) is None:
+                raise NotFound("workspace not found",
+                               details=[FieldError(f"workspaceIds.{index}", "no such workspace")])
+        await _seat_check(conn, caller, node)
+        row = await repo.replace_invitation(conn, new_id("inv"), caller.org_id, data.email, data.role,
+                                            data.workspaceIds, accounts.session_digest(token), caller.uid,
+                                            expires_at)
+        assert caller.organization is not None
+        link = f"{node.base_url(caller.organization.slug)}/invite?token={token}"
+        await queue_mail(conn, org_id=caller.org_id, kind="invitation", to=data.email,
+                         subject=f"You are invited to {caller.organization.name} on Obeya",
+                         body=f"Join {caller.organization.name} as {data.role}: {link}\n"
+                              f"Invitation token: {token}\nThe invitation expires on {iso(expires_at)}.",
+                         smtp_configured=node.smtp is not None)
+        await activity.record(conn, caller.org_id, caller.user_id, "invitation", row["id"], "member.invited",
+                              {"email": data.email, "role": data.role})
+        event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.invited",
+                           data={"invitationId": row["id"], "email": data.email, "role": data.role},
+                           caller=caller, moment=node.clock.now())
+    await node.bus.publish([event])
+    return {"invitationId": row["id"], "email": row["email"], "role": row["role"], "status": row["status"],
+            "expiresAt": iso(row["expires_at"])}
+
+
+async def _target(conn: asyncpg.Connection, caller: Caller, user_id: str) -> asyncpg.Record:
+    target = await repo.member(conn, caller.org_id, user_id)
+    if target is None:
+        raise NotFound("member not found")
+    if target["role"] == "owner":
+        raise Forbidden("the owner's role cannot be changed and the owner cannot be removed")
+    return target
+
+
+@implement(spec.MEMBERS_REMOVE)
+async def remove_member(node: Node, caller: Caller, data: spec.RemoveMemberInput) -> dict[str, Any]:
+    async with node.pool.acquire() as conn, conn.transaction():
+        target = await _target(conn, caller, data.userId)
+        if data.reassignTo is not None and (data.reassignTo == data.userId
+                                            or await repo.member(conn, caller.org_id, data.reassignTo) is None):
+            raise ValidationFailed("reassignTo must be another member",
+                                   details=[FieldError("reassignTo", "not another member of the organization")])
+        await repo.delete_membership(conn, caller.org_id, data.userId)
+        await activity.record(conn, caller.org_id, caller.user_id, "member", data.userId, "member.removed",
+                              {"email": target["email"], "reassignTo": data.reassignTo})
+        event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.removed",
+                           data={"userId": data.userId, "email": target["email"], "reassignTo": data.reassignTo},
+                           caller=caller, moment=node.clock.now())
+    forget_member(caller.org_id, data.userId)
+    await node.bus.publish([event])
+    reassigned = 0
+    if data.reassignTo is not None:
+        # After the removal committed, each board hands the items over in its own turn (idempotent).
+        reassigned = await reassign_items(node, caller, data.userId, data.reassignTo)
+    return {"success": True, "id": data.userId, "reassignedItems": reassigned}
+
+
+@implement(spec.MEMBERS_UPDATE_ROLE)
+async def update_role(node: Node, caller: Caller, data: spec.UpdateRoleInput) -> dict[str, Any]:
+    if data.role == "owner":
+        raise Forbidden("ownership cannot be given by a role change")
+    if data.role == "admin" and caller.role is not Role.OWNER:
+        raise Forbidden("only the owner can promote a member to admin")
+    async with node.pool.acquire() as conn, conn.transaction():
+        target = await _target(conn, caller, data.userId)
+        if target["role"] == "admin" and caller.role is not Role.OWNER:
+            raise Forbidden("only the owner can change an admin's role")
+        await repo.set_role(conn, caller.org_id, data.userId, data.role)
+        role_change = {"role": {"old": target["role"], "new": data.role}}
+        await activity.record(conn, caller.org_id, caller.user_id, "member", data.userId, "member.role_changed",
+                              {"changes": role_change})
+        event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id),
+                           name="member.role_changed", data={"userId": data.userId, "changes": role_change},
+                           caller=caller, moment=node.clock.now())
+    await node.bus.publish([event])
+    forget_member(caller.org_id, data.userId)
+    return {"userId": data.userId, "role": data.role}
+
+
+async def accept_invitation(node: Node, data: spec.AcceptInvitationInput) -> accounts.Session:
+    """Join with an e-mailed token: a new account, or an existing one proven by its password."""
+    async with node.pool.acquire() as conn, conn.transaction():
+        invitation = await repo.take_invitation(conn, accounts.session_digest(data.token), node.clock.now())
+        if invitation is None:
+            raise NotFound("invitation not found or expired")
+        existing = await account_repo.user_login(conn, invitation["email"])
+        if existing is None:
+            user_id = new_id("usr")
+            await account_repo.insert_user(conn, user_id, invitation["email"], data.name,
+                                           await hash_secret(data.password))
+        elif await verify_secret(data.password, existing["password_hash"]):
+            user_id = existing["id"]
+        else:
+            raise Unauthorized("this e-mail has an account: give its password to accept")
+        await account_repo.insert_membership(conn, invitation["organization_id"], user_id, invitation["role"])
+        for workspace_id in invitation["workspace_ids"]:
+            # A workspace deleted since the invitation is skipped; the others are joined as a member.
+            if await workspace_repo.workspace(conn, invitation["organization_id"], workspace_id) is not None:
+                await workspace_repo.upsert_member(conn, workspace_id, user_id, "member")
+        await repo.mark_accepted(conn, invitation["id"])
+        joined = Caller(request_id="", user_id=user_id, user_email=invitation["email"])
+        event = await emit(conn, org_id=invitation["organization_id"],
+                           stream=org_stream(invitation["organization_id"]), name="member.joined",
+                           data={"userId": user_id, "email": invitation["email"], "role": invitation["role"]},
+                           caller=joined, moment=node.clock.now())
+    forget_member(invitation["organization_id"], user_id)
+    await node.bus.publish([event])
+    return await accounts.open_session(node, user_id)

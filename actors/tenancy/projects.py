@@ -1,0 +1,182 @@
+"""Projects (DESIGN.md "Projects") and `boards.list`: a service of plain transactions. Access follows the
+workspace (404 when the caller may not see it); guests read only.
+
+Creating a project emits `project.created` to the organization's stream; deleting one deletes its boards
+(and their groups, columns, items and comments) by the schema's cascade, emits `project.deleted` there and
+`board.deleted` to each board's own stream, and then evicts the boards' actors so that none keeps serving
+a board that no longer exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from actors.kernel.access import forget_board_access, require_project_access, require_workspace_access
+from actors.kernel.events import emit, org_stream
+from actors.kernel.handlers import implement
+from actors.kernel.node import Node
+from protocol import projects as spec
+from protocol.caller import Caller
+from protocol.errors import NotFound
+from protocol.ids import iso, new_id
+from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
+from storage import activity
+from storage import projects as repo
+from storage.events import StoredEvent
+
+
+def page_of(rows: Sequence[asyncpg.Record], limit: int, view: Callable[[asyncpg.Record], dict[str, Any]],
+            key: str) -> Page:
+    """One newest-first page from `limit + 1` rows ordered by (created_at, id)."""
+    next_cursor = None
+    if len(rows) > limit:
+        last = rows[limit - 1]
+        next_cursor = encode_time_cursor(last["created_at"], last["id"])
+    return Page([view(row) for row in rows[:limit]], next_cursor, limit, key=key)
+
+
+def given_fields(data: msgspec.Struct, names: Iterable[str], clearable: Iterable[str] = ()) -> dict[str, Any]:
+    """The fields an update names: absent ones are left out, null only counts for the `clearable` ones."""
+    fields = {}
+    for name in names:
+        value = getattr(data, name)
+        if value is msgspec.UNSET or (value is None and name not in clearable):
+            continue
+        fields[name] = value
+    return fields
+
+
+def board_stream(board_id: str) -> str:
+    return f"board:{board_id}"
+
+
+def project_view(row: asyncpg.Record) -> dict[str, Any]:
+    return {"id": row["id"], "workspaceId": row["workspace_id"], "name": row["name"],
+            "description": row["description"], "createdAt": iso(row["created_at"]),
+            "updatedAt": iso(row["updated_at"])}
+
+
+def board_summary_view(row: asyncpg.Record) -> dict[str, Any]:
+    """A board as lists show it (domain 2.2 without groups and columns)."""
+    return {"id": row["id"], "name": row["name"], "projectId": row["project_id"],
+            "defaultView": row["default_view"], "createdAt": iso(row["created_at"]),
+            "updatedAt": iso(row["updated_at"])}
+
+
+async def emit_deleted(conn: asyncpg.Connection, node: Node, caller: Caller, projects: Sequence[asyncpg.Record],
+                       boards: Sequence[asyncpg.Record]) -> list[StoredEvent]:
+    """`board.deleted` on each board's stream, then `project.deleted` on the organization's stream."""
+    moment = node.clock.now()
+    events = [await emit(conn, org_id=caller.org_id, stream=board_stream(board["id"]), name="board.deleted",
+                         data={"board": {"id": board["id"], "name": board["name"],
+                                         "projectId": board["project_id"]}}, caller=caller, moment=moment)
+              for board in boards]
+    for project in projects:
+        events.append(await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id),
+                                 name="project.deleted", data={"project": project_view(project)},
+                                 caller=caller, moment=moment))
+    return events
+
+
+async def board_removed(node: Node, board_ids: Sequence[str]) -> None:
+    """After boards were deleted outside their actors: deactivate those actors on this node and drop the
+    cached access answers, so the next call finds no board."""
+    forget_board_access()
+    if node.actors is None or not board_ids:
+        return
+    # Imported here: nothing else in the plain services depends on the board actor's modules.
+    from actors.board.actor import BoardActor
+
+    for board_id in board_ids:
+        await node.actors.evict(BoardActor, board_id)
+
+
+@implement(spec.LIST)
+async def list_projects(node: Node, caller: Caller, data: spec.ListProjectsInput) -> Page:
+    limit = page_limit(data.limit)
+    after = decode_time_cursor(data.cursor)
+    async with node.pool.acquire() as conn:
+        await require_workspace_access(conn, caller, data.workspaceId)
+        rows = await repo.list_projects(conn, caller.org_id, data.workspaceId, limit + 1, after)
+    return page_of(rows, limit, project_view, "projects")
+
+
+@implement(spec.GET)
+async def get_project(node: Node, caller: Caller, data: spec.ProjectIdInput) -> dict[str, Any]:
+    async with node.pool.acquire() as conn:
+        await require_project_access(conn, caller, data.id)
+        row = await repo.project(conn, caller.org_id, data.id)
+        boards = await repo.list_boards(conn, caller.org_id, [data.id])
+    if row is None:
+        raise NotFound("project not found")
+    return project_view(row) | {"boards": [board_summary_view(board) for board in boards]}
+
+
+@implement(spec.CREATE)
+async def create_project(node: Node, caller: Caller, data: spec.CreateProjectInput) -> dict[str, Any]:
+    try:
+        async with node.pool.acquire() as conn, conn.transaction():
+            await require_workspace_access(conn, caller, data.workspaceId)
+            row = await repo.insert_project(conn, new_id("prj"), caller.org_id, data.workspaceId, name=data.name,
+                                            description=data.description, created_by=caller.uid)
+            view = project_view(row)
+            await activity.record(conn, caller.org_id, caller.user_id, "project", row["id"], "project.created",
+                                  {"name": data.name, "workspaceId": data.workspaceId})
+            event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id),
+                               name="project.created", data={"project": view}, caller=caller,
+                               moment=node.clock.now())
+    except asyncpg.ForeignKeyViolationError:
+        # The workspace was deleted between the access check and the insert.
+        raise NotFound("workspace not found") from None
+    await node.bus.publish([event])
+    return view
+
+
+@implement(spec.UPDATE)
+async def update_project(node: Node, caller: Caller, data: spec.UpdateProjectInput) -> dict[str, Any]:
+    fields = given_fields(data, repo.UPDATABLE, clearable=("description",))
+    async with node.pool.acquire() as conn, conn.transaction():
+        await require_project_access(conn, caller, data.id)
+        before = await repo.lock_project(conn, caller.org_id, data.id)
+        if before is None:
+            raise NotFound("project not found")
+        changes = {name: {"old": before[name], "new": value} for name, value in fields.items()
+                   if before[name] != value}
+        if not changes:
+            return project_view(before)
+        row = await repo.update_project(conn, caller.org_id, data.id, {name: fields[name] for name in changes})
+        await activity.record(conn, caller.org_id, caller.user_id, "project", data.id, "project.updated",
+                              {"changes": changes})
+    return project_view(row)
+
+
+@implement(spec.DELETE)
+async def delete_project(node: Node, caller: Caller, data: spec.ProjectIdInput) -> dict[str, Any]:
+    async with node.pool.acquire() as conn, conn.transaction():
+        await require_project_access(conn, caller, data.id)
+        project = await repo.lock_project(conn, caller.org_id, data.id)
+        if project is None:
+            raise NotFound("project not found")
+        boards = await repo.list_boards(conn, caller.org_id, [data.id])
+        await repo.delete_project(conn, caller.org_id, data.id)
+        events = await emit_deleted(conn, node, caller, [project], boards)
+        await activity.record(conn, caller.org_id, caller.user_id, "project", data.id, "project.deleted",
+                              {"name": project["name"], "workspaceId": project["workspace_id"],
+                               "boardIds": [board["id"] for board in boards]})
+    await node.bus.publish(events)
+    await board_removed(node, [board["id"] for board in boards])
+    return {"success": True, "id": data.id}
+
+
+@implement(spec.BOARDS_LIST)
+async def list_boards(node: Node, caller: Caller, data: spec.ListBoardsInput) -> Page:
+    limit = page_limit(data.limit)
+    after = decode_time_cursor(data.cursor)
+    async with node.pool.acquire() as conn:
+        await require_project_access(conn, caller, data.projectId)
+        rows = await repo.list_boards(conn, caller.org_id, [data.projectId], limit + 1, after)
+    return page_of(rows, limit, board_summary_view, "boards")

@@ -1,0 +1,90 @@
+"""Safe retries (DESIGN.md "Safe retries"): a write that carries an `Idempotency-Key` runs once per
+credential and key; its response is kept in PostgreSQL for 24 hours, so that a retry on any node, also
+after a restart, gets the first answer instead of making a second change."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import timedelta
+
+import structlog
+
+from actors.kernel.node import Node
+from protocol.errors import BadRequest, Conflict, FieldError
+from storage import idempotency as repo
+
+log = structlog.get_logger("obeya.idempotency")
+
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 255
+KEY_LIFETIME = timedelta(hours=24)
+# A request still marked in flight after this long died with its node; no request runs this long, so a
+# retry may take the key over instead of getting 409 until the record expires.
+ABANDONED_AFTER = timedelta(minutes=5)
+# Expired records are harmless (a claim overwrites them), so an hourly purge only bounds the table.
+PURGE_INTERVAL_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    status: int
+    body: bytes
+    content_type: str | None
+
+
+def check_key(key: str) -> None:
+    if not 1 <= len(key) <= MAX_KEY_LENGTH:
+        message = f"{HEADER} must be 1-{MAX_KEY_LENGTH} characters"
+        raise BadRequest(message, details=[FieldError(HEADER, message)])
+
+
+def request_hash(method: str, organization_id: str, path_qs: str, body: bytes) -> str:
+    """What makes two requests "the same": method, organization, path with query, and the body bytes."""
+    digest = hashlib.sha256()
+    for part in (method, organization_id, path_qs):
+        digest.update(part.encode("utf-8") + b"\n")
+    digest.update(body)
+    return digest.hexdigest()
+
+
+async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse | None:
+    """Claim the key for this request (None: run it now), or the first request's response to replay.
+    The same key with another request, or while the first is still running, is 409 CONFLICT."""
+    now = node.clock.now()
+    if await repo.claim(node.pool, scope, key, digest, now, now - KEY_LIFETIME, now - ABANDONED_AFTER):
+        return None
+    row = await repo.find(node.pool, scope, key)
+    if row is not None and row["request_hash"] != digest:
+        message = f"{HEADER} was already used with a different request"
+        raise Conflict(message, details=[FieldError(HEADER, message)])
+    if row is None or row["status"] is None:
+        message = f"a request with this {HEADER} is still in progress"
+        raise Conflict(message, details=[FieldError(HEADER, message)])
+    return StoredResponse(row["status"], bytes(row["response"]), row["content_type"])
+
+
+async def finish(node: Node, scope: str, key: str, digest: str, response: StoredResponse) -> None:
+    await repo.complete(node.pool, scope, key, digest, response.status, response.body, response.content_type)
+
+
+async def release(node: Node, scope: str, key: str, digest: str) -> None:
+    """Forget a claim whose request failed, so that a retry runs again."""
+    await repo.release(node.pool, scope, key, digest)
+
+
+async def purge(node: Node) -> int:
+    """Delete the records older than their 24 hours; returns how many."""
+    return await repo.purge(node.pool, node.clock.now() - KEY_LIFETIME)
+
+
+async def purge_periodically(node: Node) -> None:
+    """Runs until cancelled: purge, then wait an interval; a failed purge is logged and tried again."""
+    while True:
+        try:
+            purged = await purge(node)
+            if purged:
+                log.info("idempotency_keys_purged", count=purged)
+        except Exception as error:
+            log.warning("idempotency_purge_failed", error=type(error).__name__)
+        await node.clock.sleep(PURGE_INTERVAL_SECONDS)
