@@ -287,7 +287,7 @@ class LiveGateway:
                     if cursor.seq < event.seq <= target:
                         await self.sio.emit(event.name, wire_payload(event), to=sid, ignore_queue=True)
                         cursor.seq = event.seq
-                if len(missed) < limit:
+                if len(missed) < limit or missed[-1].seq >= target:
                     # The log holds nothing more up to `target` for this organization.
                     cursor.seq = max(cursor.seq, target)
         finally:
@@ -350,7 +350,7 @@ class LiveGateway:
             for event in missed:
                 if room.seq < event.seq <= upto:
                     await self._broadcast(room, event.seq, event.name, wire_payload(event))
-            if len(missed) < limit:
+            if len(missed) < limit or missed[-1].seq >= upto:
                 room.seq = max(room.seq, upto)  # the rest belongs to no stream of this organization
         if item["seq"] > room.seq:
             await self._broadcast(room, item["seq"], item["name"], item["payload"])
