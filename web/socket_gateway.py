@@ -1,53 +1,58 @@
 """The Socket.IO gateway (DESIGN.md "Socket.IO", "One sequence everywhere"): authenticates connections
 on the organization host, subscribes sockets to stream rooms after the same access check as
-`events.list`, and delivers every committed event to its room exactly once and in seq order, also to
-a client that resumes with `since` while new events are being committed.
+`events.list`, delivers every committed event to each socket of its room exactly once and in seq order
+(also to a client that resumes with `since` while new events are being committed), and takes sockets out
+of the rooms they may no longer see when access changes.
 
-How "exactly once, in order" holds on one node, per stream room (`RoomState`):
-- Live delivery is serialized per room by a lock and advances the room's cursor `seq` one event at a
-  time; an event at or below the cursor is a duplicate and dropped, an event past `seq + 1` first
-  fills the gap from the event log (every seq up to a committed one is committed too, because
-  storage/events.append hands out seqs under the stream's row lock). So publish order between
-  concurrent transactions, or between nodes, does not matter.
-- A subscribing socket is first marked "catching up" (with a buffer) and then enters the room. Live
-  broadcasts skip marked sockets (`skip_sid`) and append the event to their buffers instead. The
-  socket is sent the log from `since` up to the room cursor, then its buffer (skipping seqs already
-  sent), and the mark is removed only once the buffer is empty, with no await in between, so the next
-  live broadcast reaches it directly with the next seq.
-Live broadcasts encode the packet once and queue it on each recipient's Engine.IO socket (`_emit_to_room`).
+It is a consumer of the node's bus (actors/kernel/bus.py): it runs in its own task, never inside an actor
+turn or a writer's transaction, and holds no lock. How "exactly once, in order" holds (web/socket_rooms.py):
+- Live delivery is done by one task and advances the room's `seq` one event at a time; an event at or
+  below it is a duplicate and dropped, an event past `seq + 1` first fills the gap from the event log
+  (every seq up to a committed one is committed too: storage/events.append numbers under the stream's
+  row lock). So publish order between concurrent transactions, or between nodes, does not matter.
+- A subscribing socket enters the room "catching up" with its own cursor (its `since`); broadcasts skip
+  it; its own task sends it the log from the cursor up to the room's `seq`, re-reading `seq` after every
+  read, and turns it live at a moment (no await) when the cursor has reached it. The next broadcast then
+  carries the next seq.
+- Access changes (a member removed or re-roled, a credential revoked, a logout) hold the affected
+  sockets at once, before any later event is delivered; a re-check then lets each room go on from where
+  it stopped (replaying what came meanwhile) or takes the socket out of it with an `access.revoked`
+  event, or disconnects it when its credential no longer admits it. A re-check of every socket each
+  second catches what changed on another node.
 
-Several nodes: committed events are handed to every node's gateway through python-socketio's Redis
-manager (one internal emit per batch, intercepted by `_FanoutRedisManager`), and each node delivers to
-its own sockets with the rules above (`ignore_queue=True`).
+Several nodes: each node's gateway publishes the committed events it is handed on a Redis channel
+(web/socket_fanout.py) and every node delivers them to its own sockets with the rules above.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import engineio.packet
 import socketio
-import socketio.packet
 import structlog
 from aiohttp import web
 
 from actors.delivery.event_feed import stream_of
+from actors.identity.accounts import session_digest
 from actors.identity.callers import resolve_caller
 from actors.kernel.authorization import authorize
-from actors.kernel.events import user_stream, wire_payload
+from actors.kernel.bus import AccessChange, log_reader
+from actors.kernel.events import wire_payload
 from actors.kernel.node import Node
 from protocol import events as spec
 from protocol.caller import Caller
-from protocol.errors import ApiError, BadRequest, Conflict, FieldError
+from protocol.errors import ApiError, BadRequest, Conflict, FieldError, NotFound, Unauthorized
 from protocol.ids import new_id
 from storage import events as event_log
 from storage.events import StoredEvent
 from web.context import SESSION_COOKIE, host_name, org_slug
 from web.inputs import decode_input
 from web.keys import NODE
+from web.socket_fanout import RedisFanout
+from web.socket_rooms import Cursor, Room, room_of
 
 log = structlog.get_logger("obeya.live")
 
@@ -58,12 +63,16 @@ log = structlog.get_logger("obeya.live")
 MAX_REPLAY = 10_000
 # Events read from the log per query during a replay.
 REPLAY_PAGE = 500
-# The internal event name that carries committed events from the node that committed them to every node.
-FANOUT_EVENT = "obeya:committed"
-FANOUT_ROOM = "obeya:nodes"
+# Committed batches the gateway may have waiting on the bus before it catches up from the log instead.
+BUS_CAPACITY = 4096
+# The safety net for access changed on another node: every socket's access is checked this often.
+RECHECK_SECONDS = 1.0
+# The event a socket gets when it leaves a room (room set) or is disconnected (room null) for lost access.
+ACCESS_REVOKED = "access.revoked"
+# Organization events after which the named member's sockets are re-checked.
+MEMBERSHIP_EVENTS = frozenset({"member.removed", "member.role_changed"})
 
 Item = dict[str, Any]  # one committed event on its way to sockets: stream, org, seq, name, payload
-Deliver = Callable[[list[Item]], Awaitable[None]]
 
 
 def _item(event: StoredEvent) -> Item:
@@ -71,38 +80,26 @@ def _item(event: StoredEvent) -> Item:
             "payload": wire_payload(event)}
 
 
-def room_of(org_id: str, stream: str) -> str:
-    """The Socket.IO room of a stream as read within one organization (a user's stream `user:<id>` holds
-    the notifications of each of their organizations; a socket follows those of its host's)."""
-    return f"{org_id}/{stream}"
-
-
-class _FanoutRedisManager(socketio.AsyncRedisManager):  # type: ignore[misc]
-    """python-socketio's Redis manager; our fan-out message goes to the gateway of each node (this one
-    included, as the manager handles its own emits locally too) instead of to any socket."""
-
-    def __init__(self, url: str, deliver: Deliver) -> None:
-        super().__init__(url)
-        self._deliver = deliver
-
-    async def _handle_emit(self, message: dict[str, Any]) -> None:
-        if message.get("event") == FANOUT_EVENT:
-            [items] = message["data"]
-            await self._deliver(items)
-            return
-        await super()._handle_emit(message)
-
-
 @dataclass
-class RoomState:
-    """This node's sockets in one stream room and how far the room has been delivered."""
+class Connection:
+    """One socket: who it is, the credential it came with (to check it again), and its rooms."""
 
-    org_id: str
-    stream: str
-    seq: int | None = None  # last seq delivered to the room; None until the first subscriber set it
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    members: set[str] = field(default_factory=set)
-    catching_up: dict[str, list[tuple[int, str, Any]]] = field(default_factory=dict)
+    caller: Caller
+    slug: str | None
+    bearer: str | None
+    session_token: str | None
+    rooms: dict[str, str] = field(default_factory=dict)  # room key -> the room name it subscribed to
+    checking: bool = False
+    check_again: bool = False
+
+    def matches(self, change: AccessChange) -> bool:
+        caller = self.caller
+        return ((change.organization_id is None or caller.org_id == change.organization_id)
+                and (change.user_id is None or caller.user_id == change.user_id)
+                and (change.credential_id is None or caller.credential_id == change.credential_id)
+                and (change.session_digest is None or (self.session_token is not None
+                                                       and session_digest(self.session_token)
+                                                       == change.session_digest)))
 
 
 class TooFarBehind(ApiError):
@@ -119,14 +116,15 @@ def _error(error: ApiError) -> dict[str, Any]:
 
 class LiveGateway:
     def __init__(self, redis_url: str | None = None) -> None:
-        manager = (_FanoutRedisManager(redis_url, self._deliver) if redis_url is not None
-                   else socketio.AsyncManager())
-        self._fanout_via_redis = redis_url is not None
-        self.sio = socketio.AsyncServer(async_mode="aiohttp", client_manager=manager)
-        self._env: Node | None = None
-        self._callers: dict[str, Caller] = {}
-        self._rooms: dict[str, RoomState] = {}  # room_of(org, stream) -> this node's state of the room
-        self._subscriptions: dict[str, set[str]] = {}  # sid -> rooms
+        # Sockets are only ever sent to by the node they are connected to (events reach every node over
+        # our own Redis channel), so python-socketio's own manager needs no message queue.
+        self.sio = socketio.AsyncServer(async_mode="aiohttp", client_manager=socketio.AsyncManager())
+        self._fanout = RedisFanout(redis_url, self._deliver) if redis_url is not None else None
+        self._node: Node | None = None
+        self._connections: dict[str, Connection] = {}
+        self._rooms: dict[str, Room] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()  # replays and re-checks started by access changes
+        self._delivering = 0  # deliveries in progress (the bus consumer, the Redis listener)
         self.sio.on("connect", self._connect)
         self.sio.on("disconnect", self._disconnect)
         self.sio.on("subscribe", self._subscribe)
@@ -135,84 +133,115 @@ class LiveGateway:
     def attach(self, app: web.Application) -> None:
         """Add the `/socket.io/` route; call while building the app (routes freeze at start-up)."""
         self.sio.attach(app, socketio_path="socket.io")
+        app[GATEWAY] = self
 
     async def running(self, app: web.Application) -> AsyncIterator[None]:
-        """cleanup_ctx lifetime: follow the node's event bus while the app runs."""
-        self._env = app[NODE]
-        self._env.bus.subscribe(self._on_committed)
+        """cleanup_ctx lifetime: follow the node's event bus and access signals while the app runs."""
+        node = self._node = app[NODE]
+        node.bus.subscribe("socket.io", self._on_committed, capacity=BUS_CAPACITY, read=log_reader(node.pool))
+        node.bus.watch_access(self._access_changed)
+        if self._fanout is not None:
+            await self._fanout.start()
+        safety_net = asyncio.get_running_loop().create_task(self._recheck_forever(), name="gateway:recheck")
         try:
             yield
         finally:
-            self._env.bus.unsubscribe(self._on_committed)
+            safety_net.cancel()
+            await asyncio.gather(safety_net, return_exceptions=True)
+            node.bus.unwatch_access(self._access_changed)
+            node.bus.unsubscribe("socket.io")
+            if self._fanout is not None:
+                await self._fanout.stop()
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
             await self.sio.shutdown()
 
     @property
     def node(self) -> Node:
-        assert self._env is not None, "the gateway runs only inside the app's lifetime"
-        return self._env
+        assert self._node is not None, "the gateway runs only inside the app's lifetime"
+        return self._node
+
+    async def settled(self) -> None:
+        """Return once the bus is drained and no replay or re-check started by an access change is running
+        (a barrier for tests)."""
+        await self.node.bus.drained()
+        while self._tasks:
+            await asyncio.wait(list(self._tasks))
+            await self.node.bus.drained()
+
+    def _spawn(self, work: Coroutine[Any, Any, Any], name: str) -> None:
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("gateway_task_failed", task=task.get_name(), exc_info=task.exception())
 
     # -- connections ---------------------------------------------------------------------------------
 
     async def _connect(self, sid: str, environ: dict[str, Any], auth: Any) -> None:
         request: web.Request = environ["aiohttp.request"]
         token = auth.get("token") if isinstance(auth, dict) else None
+        bearer = token if isinstance(token, str) else None
+        slug = org_slug(host_name(request), self.node.service_host)
+        session_token = None if bearer else request.cookies.get(SESSION_COOKIE)
         try:
-            caller = await resolve_caller(
-                self.node, request_id=new_id("req"), org_slug=org_slug(host_name(request), self.node.service_host),
-                bearer=token if isinstance(token, str) else None,
-                session_token=None if token else request.cookies.get(SESSION_COOKIE))
-            if caller.organization is None:
-                raise BadRequest("connect on the organization host, <org>.<service host>")
-            # Following events is reading them: the same credential, membership, plan and scope rules.
-            authorize(spec.LIST, caller)
+            caller = await self._admit(slug, bearer, session_token)
+            # The private room: the user's `notification.created` events of this organization, live from
+            # now on (resume with `subscribe {room: "user", since}`).
+            private = await stream_of(self.node, caller, "user")
         except ApiError as error:
             raise socketio.exceptions.ConnectionRefusedError(
                 error.message, {"code": error.code, "message": error.message}) from None
-        self._callers[sid] = caller
-        self._subscriptions[sid] = set()
-        # The private room: the user's `notification.created` events, live from now on (resume with
-        # `subscribe {room: "user", since}`).
-        stream = user_stream(caller.uid)
-        await self._join(sid, self._room(caller.org_id, stream), None)
+        self._connections[sid] = Connection(caller, slug, bearer, session_token)
+        await self._join(sid, private, "user", None)
+
+    async def _admit(self, slug: str | None, bearer: str | None, session_token: str | None) -> Caller:
+        caller = await resolve_caller(self.node, request_id=new_id("req"), org_slug=slug, bearer=bearer,
+                                      session_token=session_token)
+        if caller.organization is None:
+            raise BadRequest("connect on the organization host, <org>.<service host>")
+        # Following events is reading them: the same credential, membership, plan and scope rules.
+        authorize(spec.LIST, caller)
+        return caller
 
     async def _disconnect(self, sid: str, *args: Any) -> None:
-        self._callers.pop(sid, None)
-        for room in self._subscriptions.pop(sid, set()):
-            self._forget(sid, room)
+        connection = self._connections.pop(sid, None)
+        for key in connection.rooms if connection else ():
+            self._forget(sid, key)
 
-    def _room(self, org_id: str, stream: str) -> RoomState:
-        return self._rooms.setdefault(room_of(org_id, stream), RoomState(org_id, stream))
-
-    def _forget(self, sid: str, room: str) -> None:
-        state = self._rooms.get(room)
-        if state is None:
+    def _forget(self, sid: str, key: str) -> None:
+        room = self._rooms.get(key)
+        if room is None:
             return
-        state.members.discard(sid)
-        state.catching_up.pop(sid, None)
-        if not state.members:
-            del self._rooms[room]
+        room.remove(sid)
+        if room.empty():
+            del self._rooms[key]
 
     # -- subscriptions -------------------------------------------------------------------------------
 
     async def _subscribe(self, sid: str, raw: Any = None) -> dict[str, Any]:
-        caller = self._callers.get(sid)
-        if caller is None:
+        connection = self._connections.get(sid)
+        if connection is None:
             return _error(BadRequest("not connected"))
         try:
             data: spec.SubscribeInput = decode_input(spec.SubscribeInput, raw)
-            stream = await stream_of(self.node, caller, data.room, field="room")
-            state = self._room(caller.org_id, stream)
-            if sid in state.catching_up:
-                raise Conflict("a subscription to this room is already catching up")
-            sent = await self._join(sid, state, data.since)
+            stream = await stream_of(self.node, connection.caller, data.room, field="room")
+            sent = await self._join(sid, stream, data.room, data.since)
         except ApiError as error:
             return _error(error)
         return {"ok": True, "seq": sent}
 
-    async def _join(self, sid: str, state: RoomState, since: int | None) -> int:
+    async def _join(self, sid: str, stream: str, name: str, since: int | None) -> int:
         """Enter the room and send the socket what it missed since `since` (None: nothing, live from
         now); returns the last seq the socket has. TOO_FAR_BEHIND when it missed too much."""
-        latest = await event_log.last_seq(self.node.pool, state.org_id, state.stream)
+        connection = self._connections.get(sid)
+        assert connection is not None
+        org_id = connection.caller.org_id
+        latest = await event_log.last_seq(self.node.pool, org_id, stream)
         if since is None:
             since = latest
         if since > latest:
@@ -221,109 +250,201 @@ class LiveGateway:
         if latest - since > MAX_REPLAY:
             raise TooFarBehind(f"more than {MAX_REPLAY} events missed: reload, then subscribe without since",
                                data={"seq": latest})
-        room = room_of(state.org_id, state.stream)
-        state.catching_up[sid] = []
-        state.members.add(sid)
-        self._subscriptions[sid].add(room)
-        self._rooms[room] = state  # again: the last member may have left while the log was read
-        await self.sio.enter_room(sid, room)
-        async with state.lock:
-            if state.seq is None:
-                state.seq = latest
-            else:
-                # The room may lag the log (events committed, not yet published): bring it to `latest`.
-                await self._fill(state, latest)
-        sent = since
-        while state.seq is not None and sent < state.seq and sid in state.catching_up:
-            missed = await event_log.read(self.node.pool, state.org_id, state.stream, sent,
-                                          min(REPLAY_PAGE, state.seq - sent))
-            for event in missed:
-                await self._send(sid, event.name, wire_payload(event))
-                sent = event.seq
-            if not missed:
-                break
-        while (buffered := state.catching_up.get(sid)) is not None:
-            if not buffered:
-                del state.catching_up[sid]  # no await since the check: the next broadcast reaches it
-                break
-            state.catching_up[sid] = []
-            for seq, name, payload in buffered:
-                if seq > sent:
-                    await self._send(sid, name, payload)
-                    sent = seq
-        return sent
+        if self._connections.get(sid) is not connection:
+            raise BadRequest("not connected")  # gone while the log was read
+        key = room_of(org_id, stream)
+        room = self._rooms.get(key)
+        if room is None:
+            room = self._rooms[key] = Room(org_id, stream, seq=latest)
+        if sid in room.catching_up:
+            raise Conflict("a subscription to this room is already catching up")
+        if sid in room.live and since >= room.seq:
+            return max(room.seq, room.ahead.get(sid, room.seq))
+        room.remove(sid)
+        cursor = room.catching_up[sid] = Cursor(since)
+        connection.rooms[key] = name
+        await self.sio.enter_room(sid, key)
+        await self._catch_up(sid, room, cursor)
+        return cursor.seq
+
+    async def _catch_up(self, sid: str, room: Room, cursor: Cursor) -> None:
+        """Send the socket the log from its cursor to the room's seq, then turn it live. Stops early when the
+        socket leaves, or is held for an access check (which calls this again)."""
+        if cursor.replaying:
+            return
+        cursor.replaying = True
+        try:
+            while self._rooms.get(room.key) is room and room.catching_up.get(sid) is cursor and not cursor.held:
+                if cursor.seq >= room.seq:
+                    room.go_live(sid, cursor)
+                    return
+                target = room.seq
+                limit = min(REPLAY_PAGE, target - cursor.seq)
+                missed = await event_log.read(self.node.pool, room.org_id, room.stream, cursor.seq, limit)
+                for event in missed:
+                    if room.catching_up.get(sid) is not cursor or cursor.held:
+                        return
+                    if cursor.seq < event.seq <= target:
+                        await self.sio.emit(event.name, wire_payload(event), to=sid, ignore_queue=True)
+                        cursor.seq = event.seq
+                if len(missed) < limit or missed[-1].seq >= target:
+                    # The log holds nothing more up to `target` for this organization.
+                    cursor.seq = max(cursor.seq, target)
+        finally:
+            cursor.replaying = False
 
     async def _unsubscribe(self, sid: str, raw: Any = None) -> dict[str, Any]:
-        caller = self._callers.get(sid)
-        if caller is None:
+        connection = self._connections.get(sid)
+        if connection is None:
             return _error(BadRequest("not connected"))
         try:
             data: spec.UnsubscribeInput = decode_input(spec.UnsubscribeInput, raw)
         except ApiError as error:
             return _error(error)
         try:
-            stream = await stream_of(self.node, caller, data.room, field="room")
+            stream = await stream_of(self.node, connection.caller, data.room, field="room")
         except ApiError:
             stream = data.room  # access lost since subscribing: still leave the room
-        room = room_of(caller.org_id, stream)
-        if room in self._subscriptions.get(sid, set()):
-            self._subscriptions[sid].discard(room)
-            self._forget(sid, room)
-            await self.sio.leave_room(sid, room)
+        await self._leave(sid, room_of(connection.caller.org_id, stream))
         return {"ok": True}
+
+    async def _leave(self, sid: str, key: str) -> None:
+        connection = self._connections.get(sid)
+        if connection is not None and connection.rooms.pop(key, None) is not None:
+            self._forget(sid, key)
+            await self.sio.leave_room(sid, key)
 
     # -- delivery ------------------------------------------------------------------------------------
 
     async def _on_committed(self, events: Sequence[StoredEvent]) -> None:
+        """Bus consumer: runs in the bus's task for the gateway, never in a writer's."""
         items = [_item(event) for event in events]
-        if self._fanout_via_redis:
-            await self.sio.emit(FANOUT_EVENT, items, room=FANOUT_ROOM)
+        if self._fanout is not None:
+            await self._fanout.publish(items)
         else:
             await self._deliver(items)
 
     async def _deliver(self, items: list[Item]) -> None:
-        for item in items:
-            state = self._rooms.get(room_of(item["org"], item["stream"]))
-            if state is None:
-                continue  # nobody on this node follows the stream
-            async with state.lock:
-                if state.seq is None:
-                    state.seq = item["seq"] - 1
-                if item["seq"] <= state.seq:
-                    continue  # already delivered (published twice, or filled from the log)
-                await self._fill(state, item["seq"] - 1)
-                await self._broadcast(state, item["seq"], item["name"], item["payload"])
+        self._delivering += 1
+        try:
+            for item in items:
+                if item["name"] in MEMBERSHIP_EVENTS and item["stream"].startswith("org:"):
+                    user_id = (item["payload"].get("data") or {}).get("userId")
+                    if isinstance(user_id, str):  # before this event or any later one is delivered
+                        self._access_changed(AccessChange(organization_id=item["org"], user_id=user_id))
+                await self._deliver_one(item)
+        finally:
+            self._delivering -= 1
 
-    async def _fill(self, state: RoomState, upto: int) -> None:
-        """Deliver events the room missed up to `upto` from the log; call with the room's lock held."""
-        assert state.seq is not None
-        while state.seq < upto:
-            missed = await event_log.read(self.node.pool, state.org_id, state.stream, state.seq,
-                                          min(REPLAY_PAGE, upto - state.seq))
-            if not missed:
-                return  # the rest of the range belongs to another organization (a user's stream)
+    async def _deliver_one(self, item: Item) -> None:
+        key = room_of(item["org"], item["stream"])
+        room = self._rooms.get(key)
+        if room is None or item["seq"] <= room.seq:
+            return  # nobody on this node follows the stream, or already delivered
+        upto = item["seq"] - 1
+        while room.seq < upto:  # a gap: committed before, not published yet (or missed)
+            limit = min(REPLAY_PAGE, upto - room.seq)
+            missed = await event_log.read(self.node.pool, room.org_id, room.stream, room.seq, limit)
+            if self._rooms.get(key) is not room:
+                return
             for event in missed:
-                await self._broadcast(state, event.seq, event.name, wire_payload(event))
+                if room.seq < event.seq <= upto:
+                    await self._broadcast(room, event.seq, event.name, wire_payload(event))
+            if len(missed) < limit or missed[-1].seq >= upto:
+                room.seq = max(room.seq, upto)  # the rest belongs to no stream of this organization
+        if item["seq"] > room.seq:
+            await self._broadcast(room, item["seq"], item["name"], item["payload"])
 
-    async def _broadcast(self, state: RoomState, seq: int, name: str, payload: Any) -> None:
-        # Cursor and buffers change before the emit, whose recipient list is taken without an await:
-        # a socket marked after this point reads this event from the log instead.
-        state.seq = seq
-        for buffer in state.catching_up.values():
-            buffer.append((seq, name, payload))
-        await self._emit_to_room(name, payload, room_of(state.org_id, state.stream), set(state.catching_up))
+    async def _broadcast(self, room: Room, seq: int, name: str, payload: Any) -> None:
+        # The cursor and the skip list are set before the emit, which takes its recipients without an
+        # await: a socket turning live after this point has read this event from the log.
+        room.seq = seq
+        skip = room.skip_for(seq)
+        await self.sio.emit(name, payload, room=room.key, skip_sid=skip, ignore_queue=True)
 
-    async def _emit_to_room(self, name: str, payload: Any, room: str, skip: set[str]) -> None:
-        """python-socketio's room emit minus its asyncio task per recipient (bench/board_load.py: 47 -> 40 us of
-        server CPU per delivery to 1,000 sockets): the packet is encoded once and put on each recipient's
-        Engine.IO queue in turn, with no await that suspends, so the recipient list stays the one taken here."""
-        encoded = self.sio.packet_class(socketio.packet.EVENT, namespace="/", data=[name, payload]).encode()
-        packets = [engineio.packet.Packet(engineio.packet.MESSAGE, part)
-                   for part in (encoded if isinstance(encoded, list) else [encoded])]
-        for sid, eio_sid in self.sio.manager.get_participants("/", room):
-            if sid not in skip:
-                for packet in packets:
-                    await self.sio.eio.send_packet(eio_sid, packet)
+    # -- access re-checks ----------------------------------------------------------------------------
 
-    async def _send(self, sid: str, name: str, payload: Any) -> None:
-        await self.sio.emit(name, payload, to=sid, ignore_queue=True)
+    def _access_changed(self, change: AccessChange) -> None:
+        """Hold the affected sockets now (no await), then check each again."""
+        for sid, connection in self._connections.items():
+            if connection.matches(change):
+                self._hold(sid, connection)
+
+    def _hold(self, sid: str, connection: Connection) -> None:
+        for key in connection.rooms:
+            room = self._rooms.get(key)
+            if room is not None:
+                room.hold(sid)
+        connection.check_again = True
+        if not connection.checking:
+            connection.checking = True
+            self._spawn(self._recheck(sid, connection, held=True), name="gateway:access")
+
+    async def _recheck(self, sid: str, connection: Connection, *, held: bool) -> None:
+        """Check the socket until no access change came in during the check (call with `checking` set)."""
+        try:
+            while True:
+                connection.check_again = False
+                await self._check(sid, connection, held=held)
+                if not connection.check_again:
+                    return
+                held = True
+        finally:
+            connection.checking = False
+
+    async def _check(self, sid: str, connection: Connection, *, held: bool) -> None:
+        """Resolve the socket's credential again and check each of its rooms; release held rooms it may
+        still see (they go on from where they stopped)."""
+        try:
+            caller = await self._admit(connection.slug, connection.bearer, connection.session_token)
+            if caller.org_id != connection.caller.org_id or caller.user_id != connection.caller.user_id:
+                raise Unauthorized("the credential no longer names this socket's user")
+        except ApiError as error:
+            await self._revoke(sid, None, error)
+            return
+        connection.caller = caller
+        for key, name in list(connection.rooms.items()):
+            try:
+                stream = await stream_of(self.node, caller, name, field="room")
+                if room_of(caller.org_id, stream) != key:
+                    raise NotFound(f"{name} not found")
+            except ApiError as error:
+                await self._revoke(sid, key, error)
+                continue
+            room = self._rooms.get(key)
+            cursor = room.catching_up.get(sid) if room is not None else None
+            if held and room is not None and cursor is not None and cursor.held and not connection.check_again:
+                cursor.held = False
+                self._spawn(self._catch_up(sid, room, cursor), name="gateway:replay")
+
+    async def _revoke(self, sid: str, key: str | None, error: ApiError) -> None:
+        connection = self._connections.get(sid)
+        if connection is None:
+            return
+        reason = {"code": error.code, "message": error.message}
+        if key is None:
+            log.info("socket_access_revoked", sid=sid, code=error.code)
+            for room_key in list(connection.rooms):
+                self._forget(sid, room_key)
+            await self.sio.emit(ACCESS_REVOKED, {"room": None, "error": reason}, to=sid, ignore_queue=True)
+            await self.sio.disconnect(sid, ignore_queue=True)
+            return
+        name = connection.rooms.get(key)
+        await self._leave(sid, key)
+        await self.sio.emit(ACCESS_REVOKED, {"room": name, "error": reason}, to=sid, ignore_queue=True)
+
+    async def _recheck_forever(self) -> None:
+        """The safety net: access changed on another node (whose signals do not reach this one)."""
+        while True:
+            await self.node.clock.sleep(RECHECK_SECONDS)
+            for sid, connection in list(self._connections.items()):
+                if connection.checking or self._connections.get(sid) is not connection:
+                    continue
+                connection.checking = True
+                try:
+                    await self._recheck(sid, connection, held=False)
+                except Exception:  # a database outage: the next round tries again
+                    log.exception("socket_recheck_failed", sid=sid)
+
+
+GATEWAY: web.AppKey[LiveGateway] = web.AppKey("live_gateway")

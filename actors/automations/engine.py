@@ -25,6 +25,7 @@ import structlog
 from actors.automations import outbound
 from actors.automations.run import Run, completed_parent, trigger_matches
 from actors.automations.schedule import schedule_due
+from actors.kernel.bus import log_reader
 from actors.kernel.node import Node
 from actors.kernel.ttl_cache import TtlCache
 from actors.kernel.wake import pause, woken_by_notify
@@ -164,7 +165,7 @@ class AutomationEngine:
     async def run(self) -> None:
         clock = self.node.clock
         self.session = outbound.open_session(self.node)
-        self.node.bus.subscribe(self.on_events)
+        self.node.bus.subscribe("automations", self.on_events, read=log_reader(self.node.pool))
         periodic = {"poll": (POLL_SECONDS, self.poll), "sweep": (SWEEP_SECONDS, self.sweep),
                     "schedule": (SCHEDULE_SECONDS, self.schedule), "purge": (PURGE_SECONDS, self.purge)}
         last: dict[str, float] = {}
@@ -188,7 +189,7 @@ class AutomationEngine:
                         log.exception("automation_step_failed")
                     await pause(clock, self.wake, POLL_SECONDS, step_started)
         finally:
-            self.node.bus.unsubscribe(self.on_events)
+            self.node.bus.unsubscribe("automations")
             await self.session.close()
 
 

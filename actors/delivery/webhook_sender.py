@@ -32,6 +32,7 @@ import structlog
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
+from actors.kernel.bus import log_reader
 from actors.kernel.events import wire_payload
 from actors.kernel.node import Node
 from actors.kernel.wake import pause
@@ -188,7 +189,7 @@ class WebhookWorker:
         connector = aiohttp.TCPConnector(resolver=PublicOnlyResolver()) if self.node.production else None
         self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT_SECONDS),
                                               connector=connector)
-        self.node.bus.subscribe(self.on_events)
+        self.node.bus.subscribe("webhooks", self.on_events, read=log_reader(self.node.pool))
         last_sweep: float | None = None
         try:
             while True:
@@ -202,7 +203,7 @@ class WebhookWorker:
                     log.warning("webhook_worker_step_failed", error=repr(error))
                 await pause(clock, self._wake, POLL_SECONDS, step_started)
         finally:
-            self.node.bus.unsubscribe(self.on_events)
+            self.node.bus.unsubscribe("webhooks")
             for task in list(self._sending):
                 task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -12,6 +12,7 @@ from typing import Any
 import asyncpg
 
 from actors.identity.passwords import hash_secret, verify_secret
+from actors.kernel.bus import AccessChange
 from actors.kernel.handlers import implement
 from actors.kernel.membership_cache import forget_member
 from actors.kernel.node import Node
@@ -118,6 +119,7 @@ async def logout(node: Node, token: str) -> None:
     digest = session_digest(token)
     node.credentials.drop_session(digest)
     await repo.delete_session(node.pool, digest)
+    node.bus.access_changed(AccessChange(session_digest=digest))  # its sockets are checked again
 
 
 @implement(auth.CHECK_EMAIL)

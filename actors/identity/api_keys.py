@@ -15,6 +15,7 @@ from typing import Any
 from actors.identity.callers import API_KEY_PREFIX, LOOKUP_LENGTH
 from actors.identity.last_used import last_used_at
 from actors.identity.passwords import hash_secret
+from actors.kernel.bus import AccessChange
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import credentials as proto
@@ -102,6 +103,7 @@ async def revoke(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
             if row is None:
                 raise NotFound("API key not found")
     node.credentials.drop(data.id)
+    node.bus.access_changed(AccessChange(credential_id=data.id))  # its sockets are checked again
     return credential_view(node, row)
 
 
@@ -126,6 +128,7 @@ async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
         await activity.record(conn, caller.org_id, caller.uid, "api_key", new["id"], "api_key.created",
                               _audit(new, rotatedFrom=old["id"]))
     node.credentials.drop(data.id)
+    node.bus.access_changed(AccessChange(credential_id=data.id))  # its sockets are checked again
     return {"key": secret, "apiKey": credential_view(node, new), "revokedKeyId": old["id"]}
 
 
@@ -138,4 +141,5 @@ async def delete(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
         await activity.record(conn, caller.org_id, caller.uid, "api_key", row["id"], "api_key.deleted",
                               _audit(row))
     node.credentials.drop(data.id)
+    node.bus.access_changed(AccessChange(credential_id=data.id))  # its sockets are checked again
     return {"success": True, "id": data.id}

@@ -12,6 +12,7 @@ from typing import Any
 
 from actors.identity.api_keys import credential_view, mint_secret
 from actors.identity.callers import PERSONAL_TOKEN_PREFIX
+from actors.kernel.bus import AccessChange
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import credentials as proto
@@ -70,4 +71,5 @@ async def revoke(node: Node, caller: Caller, data: proto.RevokeTokenInput) -> di
             if row is None:
                 raise NotFound("token not found")
     node.credentials.drop(data.tokenId)
+    node.bus.access_changed(AccessChange(credential_id=data.tokenId))  # its sockets are checked again
     return credential_view(node, row)

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import asyncpg
 import structlog
 
-from actors.kernel.bus import EventBus, Subscriber
+from actors.kernel.bus import EventBus, Subscriber, log_reader
 from actors.runtime.actor import Actor
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.directory import Directory, LocalDirectory
@@ -91,12 +91,9 @@ class ActorSystem:
             await stopped
 
     def add_publish_hook(self, hook: Subscriber) -> None:
-        """Call `hook(events)` after every commit that logged events, in commit order per actor.
-
-        Hooks run on the actor's loop after its callers were answered: keep them quick (hand off to a
-        queue) since the actor's next turn waits for them.
-        """
-        self.bus.subscribe(hook)
+        """Call `hook(events)` after every commit that logged events, in its own task: the bus never
+        waits for it (actors/kernel/bus.py); `await self.bus.drained()` waits until it has run."""
+        self.bus.subscribe(f"publish hook {id(hook)}", hook, read=log_reader(self.pool))
 
     async def ask(self, actor_type: type[Actor[Any, M, Any]], actor_id: str, organization_id: str,
                   message: M) -> Any:

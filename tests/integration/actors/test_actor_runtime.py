@@ -154,6 +154,7 @@ async def test_failed_commit_fails_every_message_of_the_turn_and_memory_equals_d
     assert activation is not None
     assert activation.state == await stored(pool, actor_id) == Ledger(total=5, entries=(5,))
     assert [event.seq for event in await logged(pool, actor_id)] == [1]
+    await system.bus.drained()
     assert [event.seq for event in published] == [1]
     assert await ask_add(system, actor_id, 1) == 6
 
@@ -207,9 +208,11 @@ async def test_committed_events_are_published_after_the_commit(make_system: Buil
     system.add_publish_hook(hook)
     await asyncio.gather(ask_add(system, actor_id, 4), ask_add(system, actor_id, 5))
     await system.ask(LedgerActor, actor_id, ORG, Get())
+    await system.bus.drained()
 
     assert [published for published, _ in seen] in ([[1, 2]], [[1], [2]])
-    assert all(visible[-1] == published[-1] for published, visible in seen)
+    # The bus does not hold the next turn for the hook, so a later commit may already be visible too.
+    assert all(set(published) <= set(visible) for published, visible in seen)
 
 
 async def test_idle_actor_is_deactivated_by_the_sweeper(make_system: Build, clock: ManualClock,

@@ -45,6 +45,19 @@ class Screen:
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(lambda: seq in self.seqs()), WAIT)
 
+    async def wait_for(self, predicate: Any) -> None:
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(predicate), WAIT)
+
+    async def wait_for_event(self, name: str) -> Any:
+        """The payload of the first `name` event received, once it has arrived."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: any(e == name for e, _ in self.received)), WAIT)
+        return next(data for event, data in self.received if event == name)
+
+    def events(self, name: str) -> list[Any]:
+        return [data for event, data in self.received if event == name]
+
     async def close(self) -> None:
         await self.client.disconnect()
 

@@ -147,11 +147,12 @@ async def test_project_created_is_logged_on_the_org_stream_and_published_after_t
     def collect(events: Sequence[StoredEvent]) -> None:
         received.extend(events)
 
-    node.bus.subscribe(collect)
+    node.bus.subscribe("test", collect)
     try:
         created = await create_project(org.owner, workspace["id"], "Line A")
+        await node.bus.drained()
     finally:
-        node.bus.unsubscribe(collect)
+        node.bus.unsubscribe("test")
 
     [logged] = [e for e in await event_log.read(node.pool, org.id, org_stream(org.id)) if e.name == "project.created"]
     payload = wire_payload(logged)
@@ -171,11 +172,12 @@ async def test_delete_removes_boards_and_items_and_emits_their_deletion(org: Org
     items = [await insert_item(org, board) for board in boards]
     node = env_of(org)
     received: list[StoredEvent] = []
-    node.bus.subscribe(received.extend)
+    node.bus.subscribe("test", received.extend)
     try:
         deleted = await org.owner.mutate("projects.delete", {"id": project["id"]})
+        await node.bus.drained()
     finally:
-        node.bus.unsubscribe(received.extend)
+        node.bus.unsubscribe("test")
     assert deleted.status == 200, deleted.body
     assert await count_rows(org, "boards", boards) == 0
     assert await count_rows(org, "items", items) == 0
