@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any
 
 import redis.asyncio as redis
 import structlog
@@ -35,8 +36,8 @@ from web.socket_gateway import LiveGateway
 log = structlog.get_logger("obeya.server")
 
 
-def background(name: str, work: Callable[[Node], Awaitable[None]]) -> Callable[[web.Application],
-                                                                               AsyncIterator[None]]:
+def background(name: str, work: Callable[[Node], Coroutine[Any, Any, None]]
+               ) -> Callable[[web.Application], AsyncIterator[None]]:
     """The lifetime of a periodic task that runs while the app serves, cancelled at shutdown."""
 
     async def lifetime(app: web.Application) -> AsyncIterator[None]:

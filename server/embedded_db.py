@@ -14,11 +14,11 @@ def embedded_postgres(data_dir: Path) -> Iterator[str]:
     """Start (or join) the embedded server; yield its DSN; stop it on exit."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on servers
-        import pgserver
+        from pgserver import postgres_server
 
         pgdata = (data_dir / "pgdata").resolve()
         pgdata.mkdir(parents=True, exist_ok=True)
-        server = pgserver.get_server(pgdata, cleanup_mode="stop")
+        server = postgres_server.get_server(pgdata, cleanup_mode="stop")
     try:
         yield server.get_uri()
     finally:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 
 async def board_workspace(conn: Conn, org_id: str, board_id: str) -> asyncpg.Record | None:
@@ -47,7 +47,9 @@ async def board_of(conn: Conn, org_id: str, table: str, row_id: str) -> str | No
               "board_columns": "JOIN boards b ON b.id = t.board_id AND b.organization_id = $2",
               "items": "WHERE t.organization_id = $2", "comments": "WHERE t.organization_id = $2"}[table]
     where = "AND" if scoped.startswith("WHERE") else "WHERE"
-    return await conn.fetchval(f"SELECT t.board_id FROM {table} t {scoped} {where} t.id = $1", row_id, org_id)
+    board_id: str | None = await conn.fetchval(
+        f"SELECT t.board_id FROM {table} t {scoped} {where} t.id = $1", row_id, org_id)
+    return board_id
 
 
 async def member_ids(conn: Conn, org_id: str) -> list[str]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 USER_COLUMNS = "id, email, name, image, created_at, updated_at"
 ORG_COLUMNS = ("id, slug, name, plan, logo, timezone, date_format, week_start, language, "
@@ -69,9 +69,10 @@ async def organization_by_id(conn: Conn, org_id: str) -> asyncpg.Record | None:
 
 
 async def membership_role(conn: Conn, org_id: str, user_id: str) -> str | None:
-    return await conn.fetchval(
+    role: str | None = await conn.fetchval(
         "SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2 AND status = 'active'",
         org_id, user_id)
+    return role
 
 
 async def memberships_of(conn: Conn, user_id: str) -> list[asyncpg.Record]:

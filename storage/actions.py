@@ -4,13 +4,12 @@ id, except the overdue scheduler's search for actions to escalate, which runs fo
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, TypeAlias
+from typing import Any
 
 import asyncpg
 
 from protocol.actions import OPEN_STATUSES, PRIORITIES, STATUSES
-
-Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn, Connection
 
 _COLUMNS = """a.id, a.organization_id, a.board_id, a.title, a.description, a.status, a.priority, a.assignee_id,
     a.due_date, a.source_type, a.source_id, a.category, a.escalation_level, a.escalated_to_user_id,
@@ -150,7 +149,7 @@ async def target_at_level(conn: Conn, org_id: str, action_id: str, level: int) -
     return target
 
 
-async def due_for_escalation(conn: asyncpg.Connection, *, today: date, unchanged_since: datetime,
+async def due_for_escalation(conn: Connection, *, today: date, unchanged_since: datetime,
                              below_level: int, limit: int) -> list[asyncpg.Record]:
     """Overdue actions of every organization below `below_level` whose level has not moved since
     `unchanged_since`, locked for this transaction (another node's scheduler skips them)."""

@@ -8,8 +8,7 @@ from typing import Any
 import asyncpg
 
 from protocol.ids import new_id
-
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 
 async def record(conn: Conn, org_id: str, actor_id: str | None, entity_type: str, entity_id: str,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Any, TypeAlias
+from typing import Any
 
 import asyncpg
 
-Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn, Connection
 
 _CHECKLIST_COLUMNS = "id, board_id, name, type, items, max_score, created_by, created_at"
 # A session with its checklist's items and name, which every session view and check needs.
@@ -46,7 +46,7 @@ async def checklists_for_board(conn: Conn, org_id: str, board_id: str) -> list[a
              ORDER BY created_at DESC, id DESC""", org_id, board_id)
 
 
-async def insert_session(conn: asyncpg.Connection, *, session_id: str, org_id: str, board_id: str,
+async def insert_session(conn: Connection, *, session_id: str, org_id: str, board_id: str,
                          checklist_id: str, auditor_id: str, day: date, max_score: int, now: datetime) -> None:
     await conn.execute(
         """INSERT INTO audit_sessions (id, organization_id, board_id, checklist_id, auditor_id, date, max_score,
@@ -59,7 +59,7 @@ async def session(conn: Conn, org_id: str, session_id: str) -> asyncpg.Record | 
     return await conn.fetchrow(f"{_SESSION_SELECT} WHERE s.organization_id = $1 AND s.id = $2", org_id, session_id)
 
 
-async def lock_session(conn: asyncpg.Connection, org_id: str, session_id: str) -> str | None:
+async def lock_session(conn: Connection, org_id: str, session_id: str) -> str | None:
     """Lock the session's row for the rest of the transaction and return its status (None: gone). Every write
     to a session's scores or status takes this lock first, so they apply one after another."""
     status: str | None = await conn.fetchval(
@@ -67,7 +67,7 @@ async def lock_session(conn: asyncpg.Connection, org_id: str, session_id: str) -
     return status
 
 
-async def upsert_scores(conn: asyncpg.Connection, org_id: str, session_id: str,
+async def upsert_scores(conn: Connection, org_id: str, session_id: str,
                         scores: Sequence[tuple[str, int, str | None, str | None]], scored_by: str,
                         now: datetime) -> None:
     """Write `(item id, score, comment, photo url)` rows; an item scored before gets the new score."""
@@ -83,7 +83,7 @@ async def upsert_scores(conn: asyncpg.Connection, org_id: str, session_id: str,
         [s[3] for s in scores])
 
 
-async def recompute_total(conn: asyncpg.Connection, org_id: str, session_id: str, now: datetime) -> None:
+async def recompute_total(conn: Connection, org_id: str, session_id: str, now: datetime) -> None:
     """Set the session's total to the sum of its stored scores (under the session's lock)."""
     await conn.execute(
         """UPDATE audit_sessions
@@ -98,7 +98,7 @@ async def scored_item_ids(conn: Conn, org_id: str, session_id: str) -> set[str]:
     return {row["item_id"] for row in rows}
 
 
-async def complete(conn: asyncpg.Connection, org_id: str, session_id: str, now: datetime) -> None:
+async def complete(conn: Connection, org_id: str, session_id: str, now: datetime) -> None:
     await conn.execute("UPDATE audit_sessions SET status = 'completed', completed_at = $3, updated_at = $3 "
                        "WHERE id = $1 AND organization_id = $2", session_id, org_id, now)
 
@@ -132,7 +132,7 @@ async def sessions_for_board(conn: Conn, org_id: str, board_id: str, *, checklis
     return rows, total
 
 
-async def claim_low_scores(conn: asyncpg.Connection, org_id: str, session_id: str, threshold: int,
+async def claim_low_scores(conn: Connection, org_id: str, session_id: str, threshold: int,
                            now: datetime) -> list[asyncpg.Record]:
     """Claim the scores below `threshold` that no action was made from (nor is being made from)."""
     return await conn.fetch(

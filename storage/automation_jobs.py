@@ -11,8 +11,7 @@ from typing import Any
 import asyncpg
 
 from storage import log_sweep
-
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn, Connection
 
 # Postgres delivers a NOTIFY when the making transaction commits: every node's engine wakes then.
 WAKE_CHANNEL = "obeya_automation_jobs"
@@ -55,7 +54,7 @@ async def fan_out(conn: Conn, event_ids: list[str], now: datetime) -> int:
     return int(result.split()[-1])
 
 
-async def sweep(conn: asyncpg.Connection, now: datetime, overlap: timedelta) -> int:
+async def sweep(conn: Connection, now: datetime, overlap: timedelta) -> int:
     """Make the jobs of every event created since the watermark (storage/log_sweep.py)."""
     return await log_sweep.sweep(conn, "automation_cursor", _FAN_OUT, now, overlap)
 
@@ -115,7 +114,7 @@ async def purge_done(conn: Conn, older_than: datetime) -> int:
     return int(result.split()[-1])
 
 
-async def due_recurring(conn: asyncpg.Connection, now: datetime) -> list[asyncpg.Record]:
+async def due_recurring(conn: Connection, now: datetime) -> list[asyncpg.Record]:
     """Enabled recurring rules whose firing is due, locked for this transaction (others skip them)."""
     return await conn.fetch(
         """SELECT id, organization_id, board_id, trigger, conditions, actions, next_fire_at FROM automations
@@ -127,7 +126,7 @@ async def set_next_fire(conn: Conn, automation_id: str, at: datetime | None) -> 
     await conn.execute("UPDATE automations SET next_fire_at = $2 WHERE id = $1", automation_id, at)
 
 
-async def date_rules_to_check(conn: asyncpg.Connection, today: date) -> list[asyncpg.Record]:
+async def date_rules_to_check(conn: Connection, today: date) -> list[asyncpg.Record]:
     """Enabled date.arrived rules not yet checked through `today`, locked for this transaction."""
     return await conn.fetch(
         """SELECT id, organization_id, board_id, trigger, checked_through FROM automations

@@ -8,7 +8,7 @@ from typing import Any
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn, Connection
 
 _COLUMNS = ("id, board_id, name, enabled, trigger, conditions, actions, execution_count, last_executed_at, "
             "created_by, created_at, updated_at, next_fire_at, hook_secret")
@@ -38,7 +38,7 @@ async def count_for_board(conn: Conn, org_id: str, board_id: str) -> int:
     return count
 
 
-async def lock_board(conn: asyncpg.Connection, board_id: str) -> None:
+async def lock_board(conn: Connection, board_id: str) -> None:
     """Serialise creations on one board for the rest of the transaction, so the per-board limit holds."""
     await conn.execute("SELECT pg_advisory_xact_lock(hashtext('automations:' || $1))", board_id)
 

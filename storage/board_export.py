@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncpg
 
+from storage.connection import Connection
 
-async def board_rows(conn: asyncpg.Connection, org_id: str, board_id: str
+
+async def board_rows(conn: Connection, org_id: str, board_id: str
                      ) -> tuple[list[asyncpg.Record], list[asyncpg.Record], list[asyncpg.Record]]:
     """(groups, columns, items) of the board, all from one snapshot; every item, so that lookups see what the
     board sees."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 
 async def columns(conn: Conn, org_id: str, board_id: str) -> list[asyncpg.Record]:
@@ -16,11 +16,12 @@ async def columns(conn: Conn, org_id: str, board_id: str) -> list[asyncpg.Record
 
 async def group_end(conn: Conn, org_id: str, board_id: str, group_id: str) -> float | None:
     """One past the last position in a group of the board; None when the group is not on the board."""
-    return await conn.fetchval(
+    end: float | None = await conn.fetchval(
         """SELECT coalesce((SELECT max(i.position) FROM items i
                              WHERE i.group_id = g.id AND i.parent_id IS NULL AND i.deleted_at IS NULL), 0) + 1
              FROM board_groups g JOIN boards b ON b.id = g.board_id
             WHERE g.id = $3 AND g.board_id = $2 AND b.organization_id = $1""", org_id, board_id, group_id)
+    return end
 
 
 async def boards_with_expired_trash(conn: Conn, cutoff: object) -> list[asyncpg.Record]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Any, TypeAlias
+from typing import Any
 
 import asyncpg
 
-Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 _COLUMNS = ("id, board_id, name, description, frequency, items, assignee_ids, deadline_hour, is_active, "
             "created_by, created_at, updated_at")

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 
 async def active_by_prefix(conn: Conn, kind: str, prefix: str) -> list[asyncpg.Record]:

@@ -3,9 +3,8 @@ activation checks it, so an activation that was superseded can never overwrite n
 
 from __future__ import annotations
 
-import asyncpg
-
 from protocol.errors import ServiceUnavailable
+from storage.connection import Connection
 
 
 class StaleEpoch(ServiceUnavailable):
@@ -15,7 +14,7 @@ class StaleEpoch(ServiceUnavailable):
     """
 
 
-async def take_epoch(conn: asyncpg.Connection, actor_key: str) -> int:
+async def take_epoch(conn: Connection, actor_key: str) -> int:
     """Start a new epoch for `actor_key` and return it (1 for the first activation ever)."""
     epoch: int = await conn.fetchval(
         """INSERT INTO actor_epochs (actor_key, epoch) VALUES ($1, 1)
@@ -25,7 +24,7 @@ async def take_epoch(conn: asyncpg.Connection, actor_key: str) -> int:
     return epoch
 
 
-async def check_epoch(conn: asyncpg.Connection, actor_key: str, epoch: int) -> None:
+async def check_epoch(conn: Connection, actor_key: str, epoch: int) -> None:
     """Raise StaleEpoch unless `epoch` is still the current one.
 
     Run inside the commit's transaction: FOR UPDATE holds the row until commit, so a newer activation

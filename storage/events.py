@@ -11,6 +11,7 @@ import asyncpg
 import msgspec
 
 from protocol.ids import new_id
+from storage.connection import Conn, Connection
 
 
 class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -29,7 +30,7 @@ def _from_row(row: asyncpg.Record) -> StoredEvent:
                        created_at=row["created_at"])
 
 
-async def append(conn: asyncpg.Connection, organization_id: str, stream: str,
+async def append(conn: Connection, organization_id: str, stream: str,
                  events: Sequence[tuple[str, Any]]) -> list[StoredEvent]:
     """Append `(name, payload)` events to `stream` with consecutive sequence numbers.
 
@@ -54,7 +55,7 @@ async def append(conn: asyncpg.Connection, organization_id: str, stream: str,
     return sorted((_from_row(row) for row in rows), key=lambda event: event.seq)
 
 
-async def read(conn: asyncpg.Connection | asyncpg.Pool, organization_id: str, stream: str, since: int = 0,
+async def read(conn: Conn, organization_id: str, stream: str, since: int = 0,
                limit: int = 500) -> list[StoredEvent]:
     """Events of `stream` with seq greater than `since`, oldest first, at most `limit` of them."""
     rows = await conn.fetch(
@@ -64,7 +65,7 @@ async def read(conn: asyncpg.Connection | asyncpg.Pool, organization_id: str, st
     return [_from_row(row) for row in rows]
 
 
-async def last_seq(conn: asyncpg.Connection | asyncpg.Pool, organization_id: str, stream: str) -> int:
+async def last_seq(conn: Conn, organization_id: str, stream: str) -> int:
     """The newest sequence number of `stream` (0 when nothing was appended yet)."""
     value: int | None = await conn.fetchval(
         "SELECT last_seq FROM event_streams WHERE organization_id = $1 AND stream = $2",

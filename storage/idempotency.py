@@ -4,11 +4,10 @@ status NULL while its first request runs, then holding that request's response."
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TypeAlias
 
 import asyncpg
 
-Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 
 async def claim(conn: Conn, scope: str, key: str, request_hash: str, now: datetime,

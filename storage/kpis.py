@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any, TypeAlias
+from typing import Any
 
 import asyncpg
 
-Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn, Connection
 
 KPI_COLUMNS = ("id", "organization_id", "board_id", "name", "category", "unit", "direction", "frequency",
                "thresholds", "responsible_user_id", "version", "created_by", "created_at", "updated_at")
@@ -57,26 +57,26 @@ async def current_target(conn: Conn, org_id: str, kpi_id: str) -> asyncpg.Record
              ORDER BY set_at DESC, position DESC LIMIT 1""", org_id, kpi_id)
 
 
-async def upsert_kpis(conn: asyncpg.Connection, rows: Sequence[Any]) -> None:
+async def upsert_kpis(conn: Connection, rows: Sequence[Any]) -> None:
     updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in KPI_COLUMNS if column != "id")
     await conn.executemany(
         f"""INSERT INTO kpis ({_list(KPI_COLUMNS)}) VALUES ({_placeholders(len(KPI_COLUMNS))})
             ON CONFLICT (id) DO UPDATE SET {updates}""", _rows(rows, KPI_COLUMNS))
 
 
-async def delete_kpis(conn: asyncpg.Connection, org_id: str, kpi_ids: Sequence[str]) -> None:
+async def delete_kpis(conn: Connection, org_id: str, kpi_ids: Sequence[str]) -> None:
     """Deletes the KPIs with their values, alerts and targets (ON DELETE CASCADE)."""
     await conn.execute("DELETE FROM kpis WHERE organization_id = $1 AND id = ANY ($2::text[])", org_id,
                        list(kpi_ids))
 
 
-async def insert_values(conn: asyncpg.Connection, org_id: str, rows: Sequence[Any]) -> None:
+async def insert_values(conn: Connection, org_id: str, rows: Sequence[Any]) -> None:
     await conn.executemany(
         f"""INSERT INTO kpi_values (organization_id, {_list(VALUE_COLUMNS)})
             VALUES ({_placeholders(len(VALUE_COLUMNS) + 1)})""", _rows(rows, VALUE_COLUMNS, org_id))
 
 
-async def upsert_alerts(conn: asyncpg.Connection, org_id: str, rows: Sequence[Any]) -> None:
+async def upsert_alerts(conn: Connection, org_id: str, rows: Sequence[Any]) -> None:
     updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in ALERT_COLUMNS if column != "id")
     await conn.executemany(
         f"""INSERT INTO kpi_alerts (organization_id, {_list(ALERT_COLUMNS)})
@@ -84,7 +84,7 @@ async def upsert_alerts(conn: asyncpg.Connection, org_id: str, rows: Sequence[An
         _rows(rows, ALERT_COLUMNS, org_id))
 
 
-async def insert_targets(conn: asyncpg.Connection, org_id: str, rows: Sequence[Any]) -> None:
+async def insert_targets(conn: Connection, org_id: str, rows: Sequence[Any]) -> None:
     await conn.executemany(
         f"""INSERT INTO kpi_targets (organization_id, {_list(TARGET_COLUMNS)})
             VALUES ({_placeholders(len(TARGET_COLUMNS) + 1)})""", _rows(rows, TARGET_COLUMNS, org_id))

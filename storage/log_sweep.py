@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import asyncpg
+from storage.connection import Connection
 
 
-async def sweep(conn: asyncpg.Connection, cursor_table: str, fan_out_sql: str, now: datetime,
+async def sweep(conn: Connection, cursor_table: str, fan_out_sql: str, now: datetime,
                 overlap: timedelta) -> int:
     """Run `fan_out_sql` (its `{where}` filters `events e`; `$1` is `now`) over the events created since the
     watermark in `cursor_table`, less `overlap` (a transaction may commit an event stamped before one already

@@ -4,13 +4,11 @@ bookkeeping — claiming due e-mails across nodes, marking them sent, or schedul
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TypeAlias
 
 import asyncpg
 
 from protocol.ids import new_id
-
-Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 # Postgres delivers a NOTIFY only when the queuing transaction commits: the wake-up comes after commit.
 WAKE_CHANNEL = "obeya_mail"
@@ -56,5 +54,6 @@ async def mark_failed_attempt(conn: Conn, email_id: str, error: str, retry_at: d
 
 async def next_due(conn: Conn, now: datetime) -> datetime | None:
     """When the earliest queued e-mail becomes due (None: nothing queued; `now`: due at once)."""
-    return await conn.fetchval(
+    due: datetime | None = await conn.fetchval(
         "SELECT min(coalesce(next_attempt_at, $1)) FROM emails WHERE status = 'queued'", now)
+    return due

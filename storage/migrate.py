@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-import asyncpg
+from storage.connection import Connection
 
 # An arbitrary constant shared by every node: the advisory lock that serialises migrations.
 MIGRATION_LOCK_ID = 0x0BE7A_0001
@@ -23,7 +23,7 @@ def migration_files() -> list[tuple[int, str, str]]:
     return sorted(found)
 
 
-async def apply_migrations(conn: asyncpg.Connection) -> list[str]:
+async def apply_migrations(conn: Connection) -> list[str]:
     """Apply what is missing; return the names applied now."""
     applied_now: list[str] = []
     await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK_ID)
@@ -43,7 +43,7 @@ async def apply_migrations(conn: asyncpg.Connection) -> list[str]:
     return applied_now
 
 
-async def pending_migrations(conn: asyncpg.Connection) -> list[str]:
+async def pending_migrations(conn: Connection) -> list[str]:
     exists = await conn.fetchval("SELECT to_regclass('schema_migrations') IS NOT NULL")
     done = set()
     if exists:

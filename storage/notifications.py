@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncpg
 
 from protocol.ids import new_id
-
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 COLUMNS = "id, type, title, body, entity_type, entity_id, read, created_at"
 

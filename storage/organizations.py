@@ -8,8 +8,7 @@ from typing import Any
 import asyncpg
 
 from storage.accounts import ORG_COLUMNS
-
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn, Connection
 
 _SETTINGS = {"name": "name", "timezone": "timezone", "dateFormat": "date_format", "weekStart": "week_start",
              "language": "language"}
@@ -92,7 +91,7 @@ async def replace_invitation(conn: Conn, invitation_id: str, org_id: str, email:
         invitation_id, org_id, email, role, workspace_ids, token_hash, invited_by, expires_at)
 
 
-async def take_invitation(conn: asyncpg.Connection, token_hash: str, now: datetime) -> asyncpg.Record | None:
+async def take_invitation(conn: Connection, token_hash: str, now: datetime) -> asyncpg.Record | None:
     """Lock and return a pending, unexpired invitation by its token hash."""
     return await conn.fetchrow(
         """SELECT i.id, i.organization_id, i.email, i.role, i.workspace_ids, o.slug FROM invitations i

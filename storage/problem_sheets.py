@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, TypeAlias
+from typing import Any
 
 import asyncpg
 
-Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 _COLUMNS = ("id, board_id, title, type, status, data, action_id, created_by_id, reviewed_by_id, reviewed_at, "
             "review_comment, created_at, updated_at")

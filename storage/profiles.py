@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TypeAlias
-
 import asyncpg
 
-Conn: TypeAlias = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 
 async def member_profiles(conn: Conn, org_id: str) -> list[asyncpg.Record]:

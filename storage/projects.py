@@ -12,7 +12,7 @@ from typing import Any
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn, Connection
 
 _PROJECT = "SELECT id, workspace_id, name, description, created_at, updated_at FROM projects"
 _BOARD = "SELECT id, name, project_id, default_view, created_at, updated_at FROM boards"
@@ -68,7 +68,7 @@ async def update_project(conn: Conn, org_id: str, project_id: str, fields: dict[
         project_id, org_id, *[value for _, value in columns])
 
 
-async def lock_project(conn: asyncpg.Connection, org_id: str, project_id: str) -> asyncpg.Record | None:
+async def lock_project(conn: Connection, org_id: str, project_id: str) -> asyncpg.Record | None:
     """The project, locked until commit (no board is added to it while it is being deleted)."""
     return await conn.fetchrow(f"{_PROJECT} WHERE id = $1 AND organization_id = $2 FOR UPDATE",
                                project_id, org_id)

@@ -10,8 +10,7 @@ from typing import Any
 import asyncpg
 
 from storage import log_sweep
-
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn, Connection
 
 _COLUMNS = "id, url, events, secret, description, active, failed, created_at, updated_at"
 
@@ -110,7 +109,7 @@ async def fan_out(conn: Conn, event_ids: list[str], now: datetime) -> int:
     return int(result.split()[-1])
 
 
-async def sweep(conn: asyncpg.Connection, now: datetime, overlap: timedelta) -> int:
+async def sweep(conn: Connection, now: datetime, overlap: timedelta) -> int:
     """Fan out every event created since the watermark (storage/log_sweep.py)."""
     return await log_sweep.sweep(conn, "webhook_cursor", _FAN_OUT, now, overlap)
 

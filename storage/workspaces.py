@@ -11,7 +11,7 @@ from typing import Any
 
 import asyncpg
 
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn, Connection
 
 # A workspace member counts while the user is still a member of the organization.
 _MEMBER_COUNT = """SELECT count(*) FROM workspace_members wm JOIN memberships ms
@@ -90,7 +90,7 @@ async def delete_workspace(conn: Conn, org_id: str, workspace_id: str) -> None:
     await conn.execute("DELETE FROM workspaces WHERE id = $1 AND organization_id = $2", workspace_id, org_id)
 
 
-async def lock_workspace(conn: asyncpg.Connection, org_id: str, workspace_id: str) -> bool:
+async def lock_workspace(conn: Connection, org_id: str, workspace_id: str) -> bool:
     """Lock the workspace row until commit, so that no project is added while it is being deleted."""
     return bool(await conn.fetchval(
         "SELECT true FROM workspaces WHERE id = $1 AND organization_id = $2 FOR UPDATE", workspace_id, org_id))

@@ -128,7 +128,8 @@ class _Builder:
         self.paths: dict[str, dict[str, Any]] = {}
 
     def input_schema(self, struct: type[msgspec.Struct]) -> dict[str, Any]:
-        return self.schemas[self.input_refs[struct]["$ref"].rsplit("/", 1)[1]]
+        schema: dict[str, Any] = self.schemas[self.input_refs[struct]["$ref"].rsplit("/", 1)[1]]
+        return schema
 
     def add(self, method: str, path: str, operation: dict[str, Any]) -> None:
         self.paths.setdefault(path, {})[method.lower()] = operation

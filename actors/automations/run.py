@@ -54,7 +54,7 @@ def plain(value: Any) -> Any:
 
 
 def same(value: Any, expected: Any) -> bool:
-    return value == expected or plain(value) == expected
+    return bool(value == expected or plain(value) == expected)
 
 
 def _number(value: Any) -> float | None:
@@ -226,18 +226,24 @@ class Run:
                   "value.new": plain(self.change.get("new"))}
         return _VARIABLE.sub(lambda match: "" if values[match[1]] is None else str(values[match[1]]), template)
 
+    @property
+    def _item_id(self) -> str:
+        """The id of the run's item, for an item action (`_act` refuses those when the run has no item)."""
+        assert self.item_id is not None
+        return self.item_id
+
     async def _act(self, kind: str, config: dict[str, Any]) -> None:
         if kind in ITEM_ACTIONS and self.item is None:
             raise ActionFailed("this run has no item to act on")
         if kind in ("set_value", "assign_person"):
             value = self.text(config.get("value")) if kind == "set_value" else config.get("userIds")
             await self._call(item_spec.SET_VALUE, item_spec.SetValueInput(
-                itemId=self.item_id, columnId=config["columnId"], value=value))
+                itemId=self._item_id, columnId=config["columnId"], value=value))
         elif kind == "move_item":
             await self._call(item_spec.MOVE, item_spec.MoveItemInput(
-                id=self.item_id, groupId=config["groupId"], boardId=config.get("boardId")))
+                id=self._item_id, groupId=config["groupId"], boardId=config.get("boardId")))
         elif kind == "archive_item":
-            await self._call(item_spec.ARCHIVE, item_spec.ItemIdInput(id=self.item_id))
+            await self._call(item_spec.ARCHIVE, item_spec.ItemIdInput(id=self._item_id))
         elif kind in ("create_item", "create_subitem"):
             await self._create(kind == "create_subitem", config)
         elif kind == "send_notification":

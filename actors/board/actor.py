@@ -4,6 +4,7 @@ comments is decided here against memory, committed in the turn's one transaction
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import asyncpg
 
@@ -26,7 +27,7 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
         if board is None:
             return BoardState()  # only `boards.create` is accepted by an empty board
 
-        async def rows(row_type: type, sql: str) -> dict:
+        async def rows(row_type: type, sql: str) -> dict[str, Any]:
             return {r["id"]: row_from_record(row_type, r) for r in await conn.fetch(sql, self.actor_id)}
 
         return BoardState(

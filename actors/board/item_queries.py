@@ -63,7 +63,7 @@ def _matches(value: Any, operator: str, wanted: Any) -> bool:
         pass
     else:
         return False
-    return {"gt": left > wanted, "gte": left >= wanted, "lt": left < wanted, "lte": left <= wanted}[operator]
+    return bool({"gt": left > wanted, "gte": left >= wanted, "lt": left < wanted, "lte": left <= wanted}[operator])
 
 
 def _sort_value(value: Any) -> list[Any]:

@@ -96,7 +96,8 @@ class BoardState:
     comments: dict[str, CommentRow] = field(default_factory=dict)
 
     def with_rows(self, table: str, rows: dict[str, Any]) -> BoardState:
-        return replace(self, **{table: rows})
+        tables: dict[str, Any] = {table: rows}
+        return replace(self, **tables)
 
     def ordered_groups(self) -> list[GroupRow]:
         return sorted(self.groups.values(), key=lambda g: (g.position, g.id))

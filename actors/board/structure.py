@@ -15,14 +15,14 @@ from actors.board.views import board_summary, board_view, column_view, group_vie
 from actors.kernel.events import changes
 from actors.runtime.actor import Decision
 from protocol import boards as spec
-from protocol.columns import COMPUTED_TYPES
+from protocol.columns import COMPUTED_TYPES, ColumnType
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
 from protocol.ids import new_id
 
 # Group colours given in turn when a group is created without one.
 GROUP_PALETTE = ("#579BFC", "#00C875", "#FDAB3D", "#E2445C", "#A25DDC", "#037F4C", "#FF642E", "#66CCFF")
 DEFAULT_GROUP = "New Group"
-DEFAULT_COLUMNS = (("Status", "status"), ("Owner", "people"))
+DEFAULT_COLUMNS: tuple[tuple[str, ColumnType], ...] = (("Status", "status"), ("Owner", "people"))
 
 
 def _board(state: BoardState) -> BoardRow:

@@ -52,7 +52,7 @@ async def check_url(node: Node, url: str, field: str = "url") -> str:
         infos = await asyncio.get_running_loop().getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         raise _refuse("host does not resolve", field) from None
-    if any(refused_address(ipaddress.ip_address(info[4][0].split("%")[0])) for info in infos):
+    if any(refused_address(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos):
         raise _refuse("must not point to a private, loopback, link-local or reserved address", field)
     return url
 

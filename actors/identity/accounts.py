@@ -20,6 +20,7 @@ from protocol import auth
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, NotFound, Unauthorized
 from protocol.ids import iso, new_id
+from protocol.registry import EmptyInput
 from storage import accounts as repo
 
 SESSION_DAYS = 30
@@ -108,7 +109,7 @@ async def login(node: Node, org_id: str | None, data: auth.LoginInput) -> Sessio
     async with node.pool.acquire() as conn:
         row = await repo.user_login(conn, data.email)
         valid = row is not None and await verify_secret(data.password, row["password_hash"])
-        if valid and org_id is not None:
+        if valid and row is not None and org_id is not None:
             valid = await repo.membership_role(conn, org_id, row["id"]) is not None
     if not valid or row is None:
         raise Unauthorized("invalid e-mail or password")
@@ -131,7 +132,7 @@ async def check_email(node: Node, caller: Caller, data: auth.CheckEmailInput) ->
 
 
 @implement(auth.ME)
-async def me(node: Node, caller: Caller, data: auth.EmptyInput) -> dict[str, Any]:
+async def me(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
     async with node.pool.acquire() as conn:
         user = await repo.user_by_id(conn, caller.uid)
         if user is None:

@@ -16,8 +16,7 @@ from protocol.caller import Caller
 from protocol.errors import Forbidden, NotFound
 from protocol.registry import Role
 from storage import access as repo
-
-Conn = asyncpg.Connection | asyncpg.Pool
+from storage.connection import Conn
 
 # Access answers are this fresh at worst (a removed workspace member loses access within this time).
 ACCESS_CACHE_SECONDS = 5.0
