@@ -8,3 +8,6 @@ CREATE TABLE secret_keys (
     material   bytea NOT NULL,
     created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
+
+-- Checklist history and completion rates select completions by completion time (docs/decisions.md).
+CREATE INDEX checklist_completions_made ON checklist_completions (checklist_id, completed_at DESC, id DESC);
