@@ -181,6 +181,34 @@ MAINTENANCE = DemoBoard(
 BOARDS = (TIER_1, MAINTENANCE)
 
 
+@dataclass(frozen=True)
+class DemoKpi:
+    """A KPI of the tier-1 board and the values recorded on it, oldest first; the last sets its status."""
+
+    category: str
+    name: str
+    unit: str
+    direction: str
+    thresholds: dict[str, dict[str, float]]
+    values: tuple[float, ...]
+    responsible: str  # a Person key
+
+
+# One per SQCDP letter, so the tier meeting's KPI row shows red, amber and green.
+TIER_1_KPIS = (
+    DemoKpi("safety", "Days without lost-time injury", "days", "higher_is_better",
+            {"green": {"min": 30}, "amber": {"min": 7, "max": 30}, "red": {"max": 7}}, (12, 13, 14), "tom"),
+    DemoKpi("quality", "Scrap rate", "%", "lower_is_better",
+            {"green": {"max": 1.5}, "amber": {"min": 1.5, "max": 2}, "red": {"min": 2}}, (1.4, 1.8, 2.3), "tom"),
+    DemoKpi("cost", "Overtime hours", "h", "lower_is_better",
+            {"green": {"max": 20}, "amber": {"min": 20, "max": 40}, "red": {"min": 40}}, (18, 22, 16), "maria"),
+    DemoKpi("delivery", "On-time delivery", "%", "higher_is_better",
+            {"green": {"min": 95}, "amber": {"min": 90, "max": 95}, "red": {"max": 90}}, (96, 93.5), "tom"),
+    DemoKpi("people", "Attendance", "%", "higher_is_better",
+            {"green": {"min": 95}, "amber": {"min": 90, "max": 95}, "red": {"max": 90}}, (97, 96.5), "jana"),
+)
+
+
 def email_of(person: Person, slug: str) -> str:
     return f"{person.mailbox}@{slug}.test"
 
@@ -230,6 +258,20 @@ async def _fill_board(demo: DemoOrganization, project_id: str, spec: DemoBoard) 
     return {"id": board["id"], "name": spec.name, "items": len(spec.items), "groups": list(groups)}
 
 
+async def _add_kpis(demo: DemoOrganization, board_id: str) -> list[dict[str, Any]]:
+    kpis = []
+    for spec in TIER_1_KPIS:
+        kpi = await demo.call("tom", "kpis.define", {
+            "boardId": board_id, "name": spec.name, "category": spec.category, "direction": spec.direction,
+            "frequency": "daily", "unit": spec.unit, "thresholds": spec.thresholds,
+            "responsibleUserId": demo.user_id(spec.responsible)})
+        for value in spec.values:
+            recorded = await demo.call(spec.responsible, "kpis.setValue", {"kpiId": kpi["id"], "value": value})
+        kpis.append({"id": kpi["id"], "name": spec.name, "category": spec.category,
+                     "status": recorded["status"]})
+    return kpis
+
+
 async def build_demo(node: Node, slug: str, password: str) -> dict[str, Any]:
     """Create the demo organization `slug`; Conflict when an organization already has that slug."""
     options = decode_input(DemoOptions, {"slug": slug, "password": password})
@@ -260,12 +302,14 @@ async def build_demo(node: Node, slug: str, password: str) -> dict[str, Any]:
         "workspaceId": workspace["id"], "name": "Line 3",
         "description": "Daily tier meeting and maintenance for assembly line 3"})
     boards = [await _fill_board(demo, project["id"], spec) for spec in BOARDS]
+    kpis = await _add_kpis(demo, boards[0]["id"])
     return {
         "organizationId": org_id, "slug": slug, "name": ORGANIZATION_NAME, "plan": PLAN,
         "host": f"{slug}.{node.service_host}", "baseUrl": node.base_url(slug), "password": password,
         "users": [{"id": user_ids[p.key], "name": p.name, "email": email_of(p, slug), "role": p.role}
                   for p in PEOPLE],
         "workspaceId": workspace["id"], "projectId": project["id"], "boards": boards,
+        "kpis": kpis,
     }
 
 
@@ -293,6 +337,7 @@ def how_to_log_in(result: dict[str, Any]) -> str:
         f"the password {password}",
         *(f"  {user['role']:<7} {user['name']:<{width}}  {user['email']}" for user in result["users"]),
         *(f"Board {board['name']!r}: {board['id']} ({board['items']} items)" for board in result["boards"]),
+        f"KPIs on {tier_1['name']!r}: " + ", ".join(f"{kpi['name']} ({kpi['status']})" for kpi in result["kpis"]),
         "Try it:",
         f"  curl -s -c cookies -H {shlex.quote('Host: ' + host)} -H 'Content-Type: application/json' "
         f"-d {shlex.quote(login)} {local}/api/v1/auth/login",

@@ -52,12 +52,14 @@ async def user_login(conn: Conn, email: str) -> asyncpg.Record | None:
 
 
 async def update_user(conn: Conn, user_id: str, fields: dict[str, Any]) -> asyncpg.Record | None:
-    allowed = {"name", "image"}
-    assignments = [f"{column} = ${index}" for index, column in enumerate(fields, start=2) if column in allowed]
+    """Set the profile fields given (`name`, `image`; any other key is ignored)."""
+    written = {column: value for column, value in fields.items() if column in ("name", "image")}
+    # Placeholders are numbered over the written fields only, in the order of their values.
+    assignments = [f"{column} = ${index}" for index, column in enumerate(written, start=2)]
     assignments.append("updated_at = now()")
     return await conn.fetchrow(
         f"UPDATE users SET {', '.join(assignments)} WHERE id = $1 RETURNING {USER_COLUMNS}",
-        user_id, *[fields[c] for c in fields if c in allowed])
+        user_id, *written.values())
 
 
 async def organization_by_slug(conn: Conn, slug: str) -> asyncpg.Record | None:

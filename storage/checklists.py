@@ -94,13 +94,17 @@ async def completed_in(conn: Conn, org_id: str, periods: Sequence[tuple[str, str
     return {row["checklist_id"] for row in rows}
 
 
-_IN_RANGE = """organization_id = $1 AND checklist_id = $2 AND ($3::date IS NULL OR date >= $3)
-               AND ($4::date IS NULL OR date <= $4)"""
+# By completion time, UTC days: a weekly checklist completed today counts in a range of today (its period
+# may have started days before the range).
+_IN_RANGE = """organization_id = $1 AND checklist_id = $2
+               AND ($3::date IS NULL OR completed_at >= $3::date::timestamp AT TIME ZONE 'UTC')
+               AND ($4::date IS NULL OR completed_at < ($4::date + 1)::timestamp AT TIME ZONE 'UTC')"""
 
 
 async def count_completions(conn: Conn, org_id: str, checklist_id: str, *, start: date | None, end: date | None
                             ) -> int:
-    """How many completions of the template are dated from `start` to `end` (both inclusive, either open)."""
+    """How many completions of the template were made from day `start` to day `end` (UTC, both inclusive,
+    either open)."""
     count: int = await conn.fetchval(f"SELECT count(*) FROM checklist_completions WHERE {_IN_RANGE}",
                                      org_id, checklist_id, start, end)
     return count
@@ -108,8 +112,8 @@ async def count_completions(conn: Conn, org_id: str, checklist_id: str, *, start
 
 async def completions(conn: Conn, org_id: str, checklist_id: str, *, start: date | None, end: date | None,
                       limit: int, offset: int) -> list[asyncpg.Record]:
-    """One page of the template's completions dated from `start` to `end`, newest first."""
+    """One page of the template's completions made from day `start` to day `end`, newest first."""
     return await conn.fetch(
         f"""SELECT {_COMPLETION_COLUMNS} FROM checklist_completions WHERE {_IN_RANGE}
-             ORDER BY date DESC, completed_at DESC, id DESC LIMIT $5 OFFSET $6""",
+             ORDER BY completed_at DESC, id DESC LIMIT $5 OFFSET $6""",
         org_id, checklist_id, start, end, limit, offset)

@@ -15,11 +15,14 @@ WAKE_CHANNEL = "obeya_mail"
 
 
 async def store(conn: Conn, org_id: str | None, kind: str, recipient: str, subject: str, body: str,
-                status: str) -> str:
+                status: str, sealed_body: bytes | None = None) -> str:
+    """`body` is what may be shown and logged; `sealed_body`, when the e-mail carries a secret, is the text
+    to send, sealed (actors/kernel/sealing.py)."""
     email_id = new_id("eml")
     await conn.execute(
-        """INSERT INTO emails (id, organization_id, kind, recipient, subject, body, status)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)""", email_id, org_id, kind, recipient, subject, body, status)
+        """INSERT INTO emails (id, organization_id, kind, recipient, subject, body, status, sealed_body)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""",
+        email_id, org_id, kind, recipient, subject, body, status, sealed_body)
     if status == "queued":
         await conn.execute(f"NOTIFY {WAKE_CHANNEL}")
     return email_id
@@ -34,21 +37,22 @@ async def claim_due(conn: Conn, now: datetime, lease_until: datetime, limit: int
                         WHERE status = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= $1)
                         ORDER BY next_attempt_at NULLS FIRST, created_at
                         LIMIT $3 FOR UPDATE SKIP LOCKED)
-           RETURNING id, kind, recipient, subject, body, attempts""", now, lease_until, limit)
+           RETURNING id, kind, recipient, subject, body, sealed_body, attempts""", now, lease_until, limit)
 
 
 async def mark_sent(conn: Conn, email_id: str, now: datetime) -> None:
     await conn.execute(
         """UPDATE emails SET status = 'sent', sent_at = $2, attempts = attempts + 1, last_error = NULL,
-                  next_attempt_at = NULL
+                  next_attempt_at = NULL, sealed_body = NULL
            WHERE id = $1""", email_id, now)
 
 
 async def mark_failed_attempt(conn: Conn, email_id: str, error: str, retry_at: datetime | None) -> None:
-    """Count a failed attempt; with no `retry_at` the e-mail is given up as failed."""
+    """Count a failed attempt; with no `retry_at` the e-mail is given up as failed and its secret wiped."""
     await conn.execute(
         """UPDATE emails SET attempts = attempts + 1, last_error = $2, next_attempt_at = $3,
-                  status = CASE WHEN $3::timestamptz IS NULL THEN 'failed' ELSE status END
+                  status = CASE WHEN $3::timestamptz IS NULL THEN 'failed' ELSE status END,
+                  sealed_body = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE sealed_body END
            WHERE id = $1""", email_id, error, retry_at)
 
 
@@ -57,3 +61,15 @@ async def next_due(conn: Conn, now: datetime) -> datetime | None:
     due: datetime | None = await conn.fetchval(
         "SELECT min(coalesce(next_attempt_at, $1)) FROM emails WHERE status = 'queued'", now)
     return due
+
+
+
+async def secret_key(conn: Conn, name: str, candidate: bytes) -> bytes:
+    """The stored key named `name`, created as `candidate` by the first caller (every node reads the same)."""
+    material: bytes | None = await conn.fetchval("SELECT material FROM secret_keys WHERE name = $1", name)
+    if material is None:
+        await conn.execute("INSERT INTO secret_keys (name, material) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+                           name, candidate)
+        material = await conn.fetchval("SELECT material FROM secret_keys WHERE name = $1", name)
+    assert material is not None
+    return material

@@ -70,13 +70,15 @@ async def deliveries(conn: Conn, org_id: str, webhook_id: str, limit: int,
 
 
 async def redeliver(conn: Conn, org_id: str, webhook_id: str, now: datetime) -> int:
-    """Re-queue the webhook's failed deliveries with a fresh set of retries and reactivate the webhook if it
-    was marked failed; the number of deliveries re-queued."""
+    """Make every undelivered delivery of the webhook due now with a fresh set of retries — the exhausted
+    ones and those waiting for their next retry — and reactivate the webhook if it was marked failed; the
+    number of deliveries re-queued. One being sent at this moment may be sent twice (at least once)."""
     await conn.execute("UPDATE webhooks SET active = true, failed = false, updated_at = $3 "
                        "WHERE organization_id = $1 AND id = $2 AND failed", org_id, webhook_id, now)
     result: str = await conn.execute(
         """UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3
-            WHERE organization_id = $1 AND webhook_id = $2 AND status = 'failed'""", org_id, webhook_id, now)
+            WHERE organization_id = $1 AND webhook_id = $2 AND status IN ('pending', 'retrying', 'failed')""",
+        org_id, webhook_id, now)
     return int(result.split()[-1])
 
 

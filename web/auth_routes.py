@@ -3,18 +3,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from actors.identity import accounts
 from actors.tenancy import organizations
 from protocol.auth import LoginInput, SignupInput
 from protocol.caller import Caller
+from protocol.errors import UnsupportedMediaType
 from protocol.organizations import AcceptInvitationInput
-from web.context import SESSION_COOKIE
+from web.context import SESSION_COOKIE, is_json
 from web.envelopes import json_response
 from web.inputs import decode_input
 from web.keys import CALLER, NODE
 from web.rest import json_body
+
+
+async def _json_input(request: web.Request) -> dict[str, Any]:
+    """The body of a session-opening request, read only as JSON said to be JSON: a form a cross-site page
+    posts (urlencoded, multipart, text/plain) is refused before it is read."""
+    if not is_json(request):
+        raise UnsupportedMediaType("this request needs Content-Type: application/json")
+    return await json_body(request)
 
 
 def _set_session_cookie(request: web.Request, response: web.Response, session: accounts.Session) -> None:
@@ -23,7 +34,7 @@ def _set_session_cookie(request: web.Request, response: web.Response, session: a
 
 
 async def signup(request: web.Request) -> web.Response:
-    data = decode_input(SignupInput, await json_body(request))
+    data = decode_input(SignupInput, await _json_input(request))
     session = await accounts.signup(request.app[NODE], data)
     response = json_response({"data": session.user}, 201)
     _set_session_cookie(request, response, session)
@@ -32,7 +43,7 @@ async def signup(request: web.Request) -> web.Response:
 
 async def login(request: web.Request) -> web.Response:
     caller: Caller = request[CALLER]
-    data = decode_input(LoginInput, await json_body(request))
+    data = decode_input(LoginInput, await _json_input(request))
     org_id = caller.organization.id if caller.organization else None
     session = await accounts.login(request.app[NODE], org_id, data)
     response = json_response({"data": session.user})
@@ -41,7 +52,7 @@ async def login(request: web.Request) -> web.Response:
 
 
 async def accept_invitation(request: web.Request) -> web.Response:
-    data = decode_input(AcceptInvitationInput, await json_body(request))
+    data = decode_input(AcceptInvitationInput, await _json_input(request))
     session = await organizations.accept_invitation(request.app[NODE], data)
     response = json_response({"data": session.user})
     _set_session_cookie(request, response, session)

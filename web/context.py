@@ -19,7 +19,6 @@ from protocol.errors import (
     MethodNotSupported,
     NotFound,
     PayloadTooLarge,
-    UnsupportedMediaType,
 )
 from protocol.ids import new_id
 from web.envelopes import error_response
@@ -73,21 +72,49 @@ def _bearer(request: web.Request) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else "invalid"
 
 
-def _check_csrf(request: web.Request, service_host: str) -> None:
-    """A cookie-authenticated write must be JSON and, when the browser names an origin, same-site."""
-    # Browsers send POST cross-site without a preflight; PUT, PATCH and DELETE always need one, so a
-    # body-less DELETE (no Content-Type) is safe, but any body must be JSON and a POST must say so.
-    content_type = request.headers.get("Content-Type")
-    needs_json = content_type is not None or request.method == "POST"
-    if needs_json and (content_type or "").split(";")[0].strip().lower() != "application/json":
-        raise UnsupportedMediaType("cookie-authenticated writes need Content-Type: application/json")
-    origin = request.headers.get("Origin")
-    if origin is None:
+# Writes that open a session (no cookie yet), checked like every cookie-authenticated write.
+SESSION_OPENING = frozenset({"/api/v1/auth/signup", "/api/v1/auth/login", "/api/v1/invitations/accept"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin_of(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of an Origin or Referer value; None when it names no http(s) origin."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname.lower(), port or _DEFAULT_PORTS[parts.scheme]
+
+
+def own_origin(request: web.Request, production: bool) -> tuple[str, str, int | None] | None:
+    """The origin a page of this organization is served from: the request's scheme and Host (in production
+    https, the scheme of the TLS front even when the proxy speaks http to us)."""
+    scheme = "https" if production else request.scheme
+    return _origin_of(f"{scheme}://{request.host}") if request.host else None
+
+
+def is_json(request: web.Request) -> bool:
+    return (request.headers.get("Content-Type") or "").split(";")[0].strip().lower() == "application/json"
+
+
+def check_csrf(request: web.Request, production: bool) -> None:
+    """A write a browser could send on its own (session cookie, or opening a session) must come from the
+    organization's own origin: `Origin`, else `Referer`, naming exactly this scheme, host and port. With
+    neither header, only JSON is accepted (a browser cannot send it cross-site without a preflight), and a
+    body-less PUT, PATCH or DELETE (those always need a preflight cross-site)."""
+    claimed = request.headers.get("Origin") or request.headers.get("Referer")
+    if claimed is not None:
+        if _origin_of(claimed) is None or _origin_of(claimed) != own_origin(request, production):
+            raise Forbidden("cross-site request refused: the origin is not this organization's")
         return
-    origin_host = (urlsplit(origin).hostname or "").lower()
-    if origin_host != host_name(request) and origin_host != service_host \
-            and not origin_host.endswith("." + service_host):
-        raise Forbidden("cross-site request refused")
+    if is_json(request):
+        return
+    if request.method != "POST" and not request.can_read_body and "Content-Type" not in request.headers:
+        return
+    raise Forbidden("cross-site request refused: no Origin or Referer, and not JSON")
 
 
 @web.middleware
@@ -132,6 +159,7 @@ async def resolve_identity(request: web.Request, handler: Handler) -> web.Stream
     request[CALLER] = caller
     structlog.contextvars.bind_contextvars(
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)
-    if caller.credential is CredentialKind.SESSION and request.method in _WRITES:
-        _check_csrf(request, node.service_host)
+    if request.method in _WRITES and (caller.credential is CredentialKind.SESSION
+                                      or request.path in SESSION_OPENING):
+        check_csrf(request, node.production)
     return await handler(request)

@@ -142,7 +142,7 @@ async def create_action(node: Node, caller: Caller, data: proto.CreateActionInpu
     try:
         async with node.pool.acquire() as conn, conn.transaction():
             await _require_member(conn, caller.org_id, data.assigneeId, "assigneeId")
-            row = await repo.insert(conn, action_id=new_id("acn"), org_id=caller.org_id, board_id=data.boardId,
+            row = await repo.insert(conn, action_id=new_id("act"), org_id=caller.org_id, board_id=data.boardId,
                                     title=title, description=data.description, priority=data.priority,
                                     assignee_id=data.assigneeId, due_date=due,
                                     source_type=data.sourceType or "manual", source_id=data.sourceId,

@@ -132,7 +132,7 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
         await conn.executemany(
             """INSERT INTO activity (id, organization_id, entity_type, entity_id, action, metadata, actor_id)
                VALUES ($1, $2, $3, $4, $5, $6, $7)""",
-            [(new_id("act"), organization_id, e.entity_type, e.entity_id, e.action, e.metadata, e.actor_id)
+            [(new_id("atv"), organization_id, e.entity_type, e.entity_id, e.action, e.metadata, e.actor_id)
              for e in entries])
     notes = [note for change in changes for note in change.notifications]
     if notes:

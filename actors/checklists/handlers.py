@@ -3,7 +3,8 @@ the caller's checklists of the current period, the missed ones and completion ra
 
 Periods are in UTC: daily is the calendar day; shift is a day shift 06:00-18:00 and a night shift
 18:00-06:00 that belongs to the day it started; weekly is the ISO week (Monday 00:00); monthly the calendar
-month. A completion is dated with its period's start date. A checklist applies to its assignees, or, when
+month. A completion is dated with its period's start date; history and rates select completions by the
+time they were made. A checklist applies to its assignees, or, when
 it has none, to everyone who sees its board.
 """
 
@@ -304,7 +305,7 @@ async def history(node: Node, caller: Caller, data: proto.HistoryInput) -> dict[
 
 @implement(proto.RATE)
 async def completion_rate(node: Node, caller: Caller, data: proto.RateInput) -> dict[str, Any]:
-    """Completions dated in the range (both ends inclusive) against the count the frequency expects there."""
+    """Completions made in the range (UTC days, both ends inclusive) against the count the frequency expects."""
     _check_range(data.startDate, data.endDate)
     row = await _checklist(node, caller, data.checklistId)
     expected = expected_completions(row["frequency"], (data.endDate - data.startDate).days + 1)

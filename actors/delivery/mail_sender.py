@@ -5,6 +5,7 @@ NOTIFY on `storage.mail.WAKE_CHANNEL`), when a retry comes due, and every POLL_S
 notification, a dropped listening connection). Nodes claim e-mails under a lease with SKIP LOCKED, so no two
 send one at once; a node that dies mid-send leaves its claim to run out and the e-mail is tried again
 (delivery is at least once). A failed attempt is retried after 1, 5 and 30 minutes, then the e-mail is failed.
+An e-mail carrying a secret is sent from its sealed text, opened here just before sending.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import aiosmtplib
 import asyncpg
 import structlog
 
-from actors.kernel import mailer
+from actors.kernel import mailer, sealing
 from actors.kernel.node import Node
 from actors.kernel.wake import woken_by_notify
 from actors.runtime.clock import Clock
@@ -45,7 +46,14 @@ async def deliver_due(node: Node, target: mailer.SmtpTarget) -> int:
 
 async def _attempt(node: Node, target: mailer.SmtpTarget, row: asyncpg.Record) -> int:
     try:
-        await mailer.send(target, to=row["recipient"], subject=row["subject"], body=row["body"])
+        body = row["body"] if row["sealed_body"] is None else await sealing.open_sealed(node.pool, row["sealed_body"])
+    except sealing.Unopenable as error:
+        # Another attempt cannot open it either: given up at once, naming why (never the secret).
+        await mail.mark_failed_attempt(node.pool, row["id"], str(error), None)
+        log.warning("email_send_failed", email_id=row["id"], kind=row["kind"], to=row["recipient"], error=str(error))
+        return 0
+    try:
+        await mailer.send(target, to=row["recipient"], subject=row["subject"], body=body)
     # ValueError: a message that cannot be built (a header the e-mail library refuses) fails like a refusal
     # instead of stopping the sender.
     except (aiosmtplib.SMTPException, OSError, TimeoutError, ValueError) as error:

@@ -43,7 +43,7 @@ async def create(node: Node, caller: Caller, data: proto.CreateTokenInput) -> di
     expires_at = node.clock.now() + _lifetime(data.expiresIn)
     secret, prefix, secret_hash = await mint_secret(PERSONAL_TOKEN_PREFIX)
     async with node.pool.acquire() as conn, conn.transaction():
-        row = await repo.insert(conn, credential_id=new_id("pat"), kind=KIND, org_id=caller.org_id,
+        row = await repo.insert(conn, credential_id=new_id("tok"), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=data.name, prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(dict.fromkeys(data.scopes)), expires_at=expires_at)
         await activity.record(conn, caller.org_id, caller.uid, "personal_token", row["id"],

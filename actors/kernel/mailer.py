@@ -3,7 +3,11 @@ leaves through `send` (called by the delivery worker, actors/delivery/mail_sende
 named by `OBEYA_SMTP_URL`.
 
 With `OBEYA_SMTP_URL` unset (the default run and the tests) an e-mail is stored and logged — recipient,
-kind and subject only, since bodies carry secrets such as invitation links — and not sent.
+kind and subject only — and not sent.
+
+Secrets an e-mail carries (an invitation token) are named by the caller: the stored `body` shows each one as
+`REDACTED`, and the text to send is kept sealed (actors/kernel/sealing.py) until the sender opens it at send
+time; the sealed text is wiped once the e-mail is sent or given up.
 
 `OBEYA_SMTP_URL` is `smtp://[user:password@]host[:port]` (plain, upgraded with STARTTLS when the server
 offers it; port 25 by default) or `smtps://…` (implicit TLS; port 465 by default). Query parameters:
@@ -13,6 +17,7 @@ offers it; port 25 by default) or `smtps://…` (implicit TLS; port 465 by defau
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -21,11 +26,13 @@ import aiosmtplib
 import asyncpg
 import structlog
 
+from actors.kernel import sealing
 from storage import mail
 
 log = structlog.get_logger("obeya.mail")
 
 SEND_TIMEOUT_SECONDS = 30.0
+REDACTED = "[redacted]"
 
 
 @dataclass(frozen=True)
@@ -68,11 +75,16 @@ def smtp_target(url: str | None, service_host: str) -> SmtpTarget | None:
 
 
 async def queue_mail(conn: asyncpg.Connection | asyncpg.Pool, *, org_id: str | None, kind: str, to: str,
-                     subject: str, body: str, smtp_configured: bool = False) -> str:
+                     subject: str, body: str, smtp_configured: bool = False, secrets: Sequence[str] = ()) -> str:
     """Store an e-mail in the caller's transaction: `queued` for the sender when SMTP is configured
-    (the sender wakes when that transaction commits), else `stored` and only logged."""
+    (the sender wakes when that transaction commits), else `stored` and only logged. Each of `secrets`
+    (never in the subject) is redacted from the stored body and kept only inside the sealed copy."""
     status = "queued" if smtp_configured else "stored"
-    email_id = await mail.store(conn, org_id, kind, to, subject, body, status)
+    shown = body
+    for secret in secrets:
+        shown = shown.replace(secret, REDACTED)
+    sealed = await sealing.seal(conn, body) if shown != body else None
+    email_id = await mail.store(conn, org_id, kind, to, subject, shown, status, sealed)
     log.info(f"email_{status}", email_id=email_id, kind=kind, to=to, subject=subject)
     return email_id
 

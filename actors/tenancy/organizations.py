@@ -125,7 +125,7 @@ async def invite(node: Node, caller: Caller, data: spec.InviteInput) -> dict[str
                          subject=f"You are invited to {caller.organization.name} on Obeya",
                          body=f"Join {caller.organization.name} as {data.role}: {link}\n"
                               f"Invitation token: {token}\nThe invitation expires on {iso(expires_at)}.",
-                         smtp_configured=node.smtp is not None)
+                         smtp_configured=node.smtp is not None, secrets=[token])
         await activity.record(conn, caller.org_id, caller.user_id, "invitation", row["id"], "member.invited",
                               {"email": data.email, "role": data.role})
         event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.invited",

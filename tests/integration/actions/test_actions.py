@@ -24,7 +24,7 @@ async def test_create_opens_an_action_notifies_the_assignee_and_emits_action_cre
     fixer_id, fixer = await board.org.add_user("member", name="Fred Fixer")
     action = await create(board, assigneeId=fixer_id, description="Guard *loose*", category="safety",
                           sourceType="gemba", sourceId="walk_1")
-    assert action["id"].startswith("acn_")
+    assert action["id"].startswith("act_")
     assert action["status"] == "open" and action["title"] == "Fix the guard on press 4"
     assert action["priority"] == "high" and action["dueDate"] == DUE
     assert action["assignee"] == {"id": fixer_id, "name": "Fred Fixer"} and action["assigneeId"] == fixer_id

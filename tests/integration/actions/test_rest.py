@@ -12,7 +12,7 @@ async def test_create_read_update_delete_over_rest(board: Board) -> None:
     created = await board.api.rest("POST", "/api/v1/actions", action_input(board, category="cost"))
     assert created.status == 201, created.body
     action = created.data
-    assert action["id"].startswith("acn_") and action["status"] == "open"
+    assert action["id"].startswith("act_") and action["status"] == "open"
     assert action["assignee"] == {"id": board.org.owner_id, "name": "Olga Owner"}
     assert (action["dueDate"], action["priority"], action["category"]) == (DUE, "high", "cost")
     assert action["createdAt"].endswith("Z")

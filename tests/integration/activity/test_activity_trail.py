@@ -41,6 +41,7 @@ async def test_org_list_is_newest_first_with_default_page_of_thirty(org: Org) ->
     assert first.body["meta"] == {"cursor": first.body["meta"]["cursor"], "has_more": True, "limit": 30}
     entry = first.data[0]
     assert set(entry) == ENTRY_FIELDS
+    assert entry["id"].startswith("atv_")  # `act_` is the spec's prefix for actions
     assert (entry["entityType"], entry["entityId"], entry["action"], entry["metadata"]) == (
         "item", "itm_1", "item.updated", {"n": 34})
     owner = {"id": org.owner_id, "name": "Olga Owner", "email": org.owner_email, "image": None}

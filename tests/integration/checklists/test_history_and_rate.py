@@ -132,3 +132,19 @@ async def test_rate_bad_input_is_400_naming_the_field(board: Board, params: dict
                                                                      "startDate": "2026-11-01",
                                                                      "endDate": "2026-11-02"})
     assert missing.status == 404
+
+
+@pytest.mark.parametrize("frequency", ["weekly", "monthly"])
+async def test_a_completion_counts_on_the_day_it_was_made(board: Board, clock: ManualClock, frequency: str) -> None:
+    """Completed on Thursday 19 November: the period started on the 16th (week) or the 1st (month), but a
+    range of the 19th shows it done, and the history of that day lists it."""
+    checklist = await create_checklist(board, frequency=frequency)
+    await complete_on_days(board, clock, checklist, [19])
+    today = await rate(board, checklist, "2026-11-19", "2026-11-19")
+    assert (today["expected"], today["completed"], today["rate"]) == (1, 1, 100.0)
+    listed = await history(board, checklist, startDate="2026-11-19", endDate="2026-11-19")
+    assert [c["completedAt"] for c in listed.data["items"]] == ["2026-11-19T10:00:00.000Z"]
+    assert listed.data["items"][0]["date"] == {"weekly": "2026-11-16", "monthly": "2026-11-01"}[frequency]
+    period_start_only = await rate(board, checklist, "2026-11-01", "2026-11-01")
+    assert period_start_only["completed"] == 0
+    assert (await rate(board, checklist, "2026-11-20", "2026-11-30"))["completed"] == 0

@@ -22,6 +22,7 @@ async def test_create_at_api_auth_tokens_returns_the_token_once(org: Org) -> Non
     created = reply.body["result"]["data"]["json"]
     assert set(created) == {"id", "name", "token", "scopes", "expiresAt", "createdAt"}
     assert TOKEN_FORMAT.match(created["token"]) and created["scopes"] == ["read"]
+    assert created["id"].startswith("tok_")  # the spec's prefix for personal access tokens
     lifetime = parse_iso(created["expiresAt"]) - parse_iso(created["createdAt"])
     assert abs(lifetime - timedelta(days=30)) < timedelta(minutes=1)
 

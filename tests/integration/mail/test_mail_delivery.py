@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
@@ -10,9 +11,11 @@ from typing import Any
 import aiohttp
 import asyncpg
 import pytest
+from structlog.testing import capture_logs
 
 from actors.delivery.mail_sender import RETRY_BACKOFF_SECONDS
-from actors.kernel.mailer import smtp_target
+from actors.kernel import sealing
+from actors.kernel.mailer import REDACTED, smtp_target
 from actors.runtime.clock import ManualClock
 from server.app import create_app
 from server.config import Settings
@@ -59,7 +62,69 @@ async def test_invitation_is_sent_to_the_smtp_server(aiohttp_client: Any, databa
     assert message["From"] == "Obeya <no-reply@localhost>"
     assert message["Subject"] == row["subject"] and "on Obeya" in message["Subject"]
     content = message.get_content().replace("\r\n", "\n").removesuffix("\n")  # SMTP's line endings
-    assert content == row["body"] and "Invitation token: " in content and "/invite?token=" in content
+    assert "Invitation token: " in content and "/invite?token=" in content
+    # The stored copy shows the secret redacted, and the sealed text to send is wiped once sent.
+    assert content != row["body"] and row["body"].count(REDACTED) == 2 and row["sealed_body"] is None
+    assert content.replace(_token_of(content), REDACTED) == row["body"]
+    await _holds_no_usable_token(org, row)
+
+    link = re.search(r"(http://\S+/invite\?token=)(\S+)", content)
+    assert link and link.group(1) == f"http://{org.slug}.localhost/invite?token="
+    accepted = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
+                                        {"token": link.group(2), "name": "Mailed", "password": "a long password"})
+    assert accepted.status == 200, accepted.body
+    assert accepted.body["data"]["email"] == "mailed@example.test"
+
+
+def _token_of(content: str) -> str:
+    match = re.search(r"Invitation token: (\S+)", content)
+    assert match, content
+    return match.group(1)
+
+
+async def _holds_no_usable_token(org: Any, row: asyncpg.Record) -> None:
+    """No token-like string anywhere in the stored row (read with SQL) is taken by invitation acceptance."""
+    text = " ".join(str(value) for value in dict(row).values())
+    candidates = set(re.findall(r"[A-Za-z0-9_-]{16,}", text))
+    assert candidates  # the e-mail id at least: the check below looks at something
+    for candidate in candidates:
+        tried = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
+                                         {"token": candidate, "name": "Thief", "password": "a long password"})
+        assert tried.status in (404, 422), (candidate, tried.body)  # 422: longer than any token
+
+
+async def test_stored_invitation_keeps_the_link_redacted_and_sealed(org: Any) -> None:
+    with capture_logs() as logs:
+        invited = await org.owner.mutate("organizations.members.invite", {"email": "sealed@example.test"})
+    assert invited.status == 200, invited.body
+    pool = org.owner.client.server.app[NODE].pool
+    row = await pool.fetchrow("SELECT * FROM emails WHERE recipient = 'sealed@example.test'")
+    assert row["status"] == "stored"
+    assert f"/invite?token={REDACTED}\nInvitation token: {REDACTED}\n" in row["body"]
+    await _holds_no_usable_token(org, row)
+    # Only the sealed text holds the link; it opens with the node's key, and the token it holds works.
+    token = _token_of(await sealing.open_sealed(pool, row["sealed_body"]))
+    assert token not in repr(logs)
+    accepted = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
+                                        {"token": token, "name": "Sealed", "password": "a long password"})
+    assert accepted.status == 200, accepted.body
+
+
+async def test_mail_sealed_under_another_key_is_failed_naming_why(aiohttp_client: Any, database_url: str,
+                                                                  smtp_url: str, sink: Sink,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OBEYA_SECRET_KEY", "k" * 40)
+    client = await _client(aiohttp_client, database_url, None)
+    org = await make_org(client)
+    assert (await org.owner.mutate("organizations.members.invite", {"email": "rekeyed@example.test"})).status == 200
+    pool = client.server.app[NODE].pool
+    await pool.execute("UPDATE emails SET status = 'queued' WHERE recipient = 'rekeyed@example.test'")
+    monkeypatch.setenv("OBEYA_SECRET_KEY", "z" * 40)
+    sender = await _client(aiohttp_client, database_url, smtp_url)
+
+    row = await _email(sender.server.app[NODE].pool, "rekeyed@example.test", lambda row: row["status"] != "queued")
+    assert row["status"] == "failed" and "another key" in row["last_error"] and row["sealed_body"] is None
+    assert sink.to("rekeyed@example.test") == []
 
 
 async def test_mail_queued_before_start_is_sent_at_start(aiohttp_client: Any, database_url: str, smtp_url: str,

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 
+from actors.kernel import sealing
 from tests.harness import PASSWORD, Org, make_org
 from web.keys import NODE
 
 
 async def _invitation_token(org: Org, email: str) -> str:
     node = org.owner.client.server.app[NODE]
-    body = await node.pool.fetchval("SELECT body FROM emails WHERE recipient = $1 ORDER BY created_at DESC LIMIT 1",
-                                   email)
+    sealed = await node.pool.fetchval(
+        "SELECT sealed_body FROM emails WHERE recipient = $1 ORDER BY created_at DESC LIMIT 1", email)
+    body = await sealing.open_sealed(node.pool, sealed)  # the text the mail sender would send
     match = re.search(r"Invitation token: (\S+)", body)
     assert match, body
     return match.group(1)

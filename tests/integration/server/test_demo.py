@@ -10,7 +10,7 @@ import secrets
 import sys
 from typing import Any
 
-from server.demo import PEOPLE, TIER_1, email_of
+from server.demo import PEOPLE, TIER_1, TIER_1_KPIS, email_of
 from tests.harness import Api, login
 
 OBEYA = [sys.executable, "-m", "server.cli"]
@@ -77,13 +77,41 @@ async def test_demo_builds_an_organization_its_people_can_use(client: Any, datab
     expected = ["board.created"]
     for item in TIER_1.items:
         expected += ["item.created", "item.updated"] if item.status == TIER_1.done else ["item.created"]
-    assert [event["event"] for event in feed.data["events"]] == expected
-    assert [event["seq"] for event in feed.data["events"]] == list(range(1, len(expected) + 1))
+    item_events = [event for event in feed.data["events"] if not event["event"].startswith("kpi.")]
+    assert [event["event"] for event in item_events] == expected
+    assert [event["seq"] for event in item_events] == list(range(1, len(expected) + 1))
     closed = [event for event in feed.data["events"] if event["event"] == "item.updated"]
     assert all(event["data"]["changes"][status]["new"]["label"] == "Done" for event in closed)
     emails = {person.key: email_of(person, slug) for person in PEOPLE}
     assert [event["data"]["actor"]["email"] for event in closed] == [
         emails[item.owner] for item in TIER_1.items if item.status == TIER_1.done]
+
+
+async def test_demo_tier_1_board_has_sqcdp_kpis_in_every_colour(client: Any, database_url: str) -> None:
+    slug = f"demo-{secrets.token_hex(4)}"
+    code, stdout, stderr = await _demo(database_url, "--slug", slug)
+    assert code == 0, stderr
+    result = json.loads(stdout)
+    tier_1 = result["boards"][0]
+    assert [kpi["category"] for kpi in result["kpis"]] == ["safety", "quality", "cost", "delivery", "people"]
+    assert [kpi["status"] for kpi in result["kpis"]] == ["amber", "red", "green", "amber", "green"]
+    assert "Scrap rate (red)" in stderr
+
+    tom = await login(Api(client, result["host"]), result["users"][1]["email"], result["password"])
+    grouped = await tom.query("kpis.listByCategory", {"boardId": tier_1["id"]})
+    assert grouped.status == 200, grouped.body
+    assert {category: [kpi["name"] for kpi in kpis] for category, kpis in grouped.data.items()} == {
+        spec.category: [spec.name] for spec in TIER_1_KPIS}
+    latest = {kpis[0]["name"]: kpis[0]["latestValue"] for kpis in grouped.data.values()}
+    assert latest["Scrap rate"]["value"] == 2.3 and latest["Scrap rate"]["status"] == "red"
+    assert {value["status"] for value in latest.values()} == {"red", "amber", "green"}
+    scrap = next(kpi["id"] for kpi in result["kpis"] if kpi["name"] == "Scrap rate")
+    history = await tom.query("kpis.getHistory", {"kpiId": scrap})
+    assert history.status == 200, history.body
+    assert sorted(point["value"] for point in history.data["history"]) == [1.4, 1.8, 2.3]
+    alerts = await tom.query("kpis.getAlerts", {"boardId": tier_1["id"], "kpiId": scrap, "status": "active"})
+    assert alerts.status == 200, alerts.body
+    assert "red" in {alert["threshold"] for alert in alerts.data["alerts"]}, alerts.data
 
 
 async def test_an_existing_slug_or_bad_flags_are_refused_without_output(database_url: str) -> None:

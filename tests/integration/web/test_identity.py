@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import secrets
+from typing import Any
 
-from tests.harness import PASSWORD, Api, Org, login
+import aiohttp
+
+from tests.harness import PASSWORD, Api, Org, login, make_org
 
 
 async def test_unknown_organization_is_not_found(org: Org) -> None:
@@ -95,18 +99,93 @@ async def test_update_profile_validates_and_saves(org: Org) -> None:
     assert (await org.owner.rest("GET", "/api/v1/auth/me")).data["image"] == "https://i/a.png"
 
 
-async def test_cookie_writes_need_json_and_same_site_origin(org: Org) -> None:
-    form = await org.owner.rest("PATCH", "/api/v1/auth/me", None,
-                                headers={"Content-Type": "application/x-www-form-urlencoded"})
-    assert form.status == 415
-    async with org.owner.client.post("/api/v1/notifications/mark-all-read", headers=org.owner.headers()) as bare:
-        assert bare.status == 415  # a POST without Content-Type is what a cross-site page can send
-    evil = await org.owner.rest("PATCH", "/api/v1/auth/me", {"name": "Evil Name"},
-                                headers={"Origin": "https://evil.example"})
-    assert evil.status == 403
+async def test_cookie_writes_come_from_the_organizations_own_origin(org: Org, client: Any) -> None:
+    other = await make_org(client)
+    for origin in ("https://evil.example", f"http://{other.host}", f"http://{org.host}:8080", "null",
+                   f"https://{org.host}"):
+        refused = await org.owner.rest("PATCH", "/api/v1/auth/me", {"name": "Evil Name"}, headers={"Origin": origin})
+        assert refused.status == 403, origin
+    assert (await org.owner.rest("GET", "/api/v1/auth/me")).data["name"] == "Olga Owner"
     same = await org.owner.rest("PATCH", "/api/v1/auth/me", {"name": "Same Site"},
-                                headers={"Origin": f"http://{org.host}:8080"})
+                                headers={"Origin": f"http://{org.host}"})
     assert same.status == 200
+    # Without Origin the Referer decides.
+    referred = await org.owner.rest("PATCH", "/api/v1/auth/me", {"name": "Referred"},
+                                    headers={"Referer": f"http://{org.host}/boards/1?x=y"})
+    assert referred.status == 200
+    for referer in (f"http://{other.host}/boards", "https://evil.example/"):
+        assert (await org.owner.rest("PATCH", "/api/v1/auth/me", {"name": "Evil"},
+                                     headers={"Referer": referer})).status == 403
+    # Neither header: a JSON request is a non-browser client; a form or a bare POST is refused.
+    assert (await org.owner.rest("PATCH", "/api/v1/auth/me", {"name": "Scripted"})).status == 200
+    form = await _raw(org.owner, "/api/v1/notifications/mark-all-read", b"a=1",
+                      {"Content-Type": "application/x-www-form-urlencoded"})
+    assert form.status == 403
+    bare = await _raw(org.owner, "/api/v1/notifications/mark-all-read", None, {})
+    assert bare.status == 403
+    assert (await org.owner.rest("GET", "/api/v1/auth/me")).data["name"] == "Scripted"
+
+
+async def test_same_origin_multipart_upload_passes_the_csrf_check(org: Org) -> None:
+    form = aiohttp.FormData()
+    form.add_field("file", b"name,value\nA,1\n", filename="rows.csv", content_type="text/csv")
+    async with org.owner.client.post("/api/v1/auth/api-keys", data=form,
+                                     headers=org.owner.headers({"Origin": f"http://{org.host}"})) as reply:
+        body = await reply.json()
+    # Past the CSRF layer the route's own decoder answers (it takes JSON), not 403/415 from the edge.
+    assert reply.status == 400 and body["error"]["message"] == "body is not valid JSON", body
+    async with org.owner.client.post("/api/v1/auth/api-keys", data=form,
+                                     headers=org.owner.headers({"Origin": "https://evil.example"})) as refused:
+        assert refused.status == 403
+
+
+async def _raw(api: Api, path: str, body: bytes | None, headers: dict[str, str]) -> aiohttp.ClientResponse:
+    async with api.client.post(path, data=body, headers=api.headers(headers)) as response:
+        await response.read()
+        return response
+
+
+async def test_sign_in_sign_up_and_acceptance_refuse_cross_site_and_non_json(org: Org, client: Any) -> None:
+    other = await make_org(client)
+    credentials = {"email": org.owner_email, "password": PASSWORD}
+    for origin in ("https://evil.example", f"http://{other.host}"):
+        cross = await org.anonymous.rest("POST", "/api/v1/auth/login", credentials, headers={"Origin": origin})
+        assert cross.status == 403 and "Set-Cookie" not in cross.headers
+        accept = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
+                                          {"token": "x" * 43, "name": "N", "password": PASSWORD},
+                                          headers={"Origin": origin})
+        assert accept.status == 403
+    referred = await org.anonymous.rest("POST", "/api/v1/auth/login", credentials,
+                                        headers={"Referer": f"http://{other.host}/login"})
+    assert referred.status == 403
+    same = await org.anonymous.rest("POST", "/api/v1/auth/login", credentials,
+                                    headers={"Origin": f"http://{org.host}"})
+    assert same.status == 200
+    assert (await org.anonymous.rest("POST", "/api/v1/auth/login", credentials)).status == 200  # JSON, no Origin
+
+    # A form post is what a cross-site page sends: refused without an origin, and never read as JSON.
+    as_form = json.dumps(credentials).encode()
+    for content_type in ("application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=b"):
+        blind = await _raw(org.anonymous, "/api/v1/auth/login", as_form, {"Content-Type": content_type})
+        assert blind.status == 403, content_type
+        own = await _raw(org.anonymous, "/api/v1/auth/login", as_form,
+                         {"Content-Type": content_type, "Origin": f"http://{org.host}"})
+        assert own.status == 415 and "Set-Cookie" not in own.headers, content_type
+    assert (await _raw(org.anonymous, "/api/v1/invitations/accept", b"token=x",
+                       {"Content-Type": "application/x-www-form-urlencoded"})).status == 403
+
+    slug = f"new-{secrets.token_hex(4)}"
+    signup = {"email": f"founder@{slug}.test", "password": PASSWORD, "name": "Fay Founder",
+              "organizationName": "New Co", "organizationSlug": slug}
+    bare_host = Api(client, "localhost")
+    tenant = await bare_host.rest("POST", "/api/v1/auth/signup", signup, headers={"Origin": f"http://{org.host}"})
+    assert tenant.status == 403
+    form_signup = await _raw(bare_host, "/api/v1/auth/signup", json.dumps(signup).encode(),
+                             {"Content-Type": "text/plain"})
+    assert form_signup.status == 403
+    # On the bare service host its own origin is the service host.
+    created = await bare_host.rest("POST", "/api/v1/auth/signup", signup, headers={"Origin": "http://localhost"})
+    assert created.status == 201, created.body
 
 
 async def test_responses_carry_a_request_id(org: Org) -> None:

@@ -190,3 +190,26 @@ async def test_an_event_logged_on_two_streams_is_delivered_once(org: Org, receiv
     assert sorted(entry["event"] for entry in await deliveries(org.owner, hook["id"])) == [
         "item.moved", "kpi.value_entered"]
     assert receiver.requests.empty()
+
+
+async def test_redeliver_sends_now_a_delivery_waiting_for_its_next_retry(
+        clocked_client: Any, clock: ManualClock, receiver: Receiver) -> None:
+    org = await make_org(clocked_client)
+    receiver.status = 503
+    hook = await create_webhook(org.owner, receiver.url, ["project.created"])
+    await make_project(org)
+    event_id = (await receiver.next()).headers["webhook-id"]
+    waiting = await delivery_settled(org.owner, hook["id"], 1, "retrying")
+    assert waiting["nextAttemptAt"] == (clock.now() + timedelta(minutes=1)).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")
+
+    receiver.status = 200  # the endpoint is fixed: everything pending goes now, not at its retry time
+    again = await org.owner.rest("POST", f"/api/v1/webhooks/{hook['id']}/redeliver", {})
+    assert again.status == 200, again.body
+    assert again.data["requeued"] == 1
+    clock.advance(1)
+    assert (await receiver.next()).headers["webhook-id"] == event_id
+    done = await delivery_settled(org.owner, hook["id"], 1, "succeeded")
+    assert done["responseCode"] == 200 and done["nextAttemptAt"] is None
+    over_rpc = await org.owner.mutate("webhooks.redeliver", {"id": hook["id"]})
+    assert over_rpc.status == 200 and over_rpc.data["requeued"] == 0  # nothing undelivered is left
