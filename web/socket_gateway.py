@@ -172,7 +172,7 @@ class LiveGateway:
         self._subscriptions[sid] = set()
         # The private room: the user's `notification.created` events, live from now on (resume with
         # `subscribe {room: "user", since}`).
-        stream = user_stream(caller.uid)
+        stream = user_stream(caller.org_id, caller.uid)
         await self._join(sid, self._room(caller.org_id, stream), None)
 
     async def _disconnect(self, sid: str, *args: Any) -> None:
