@@ -55,7 +55,8 @@ def event_payload(name: str, org_id: str, data: dict[str, Any], caller: Caller |
 
 async def emit(conn: asyncpg.Connection, *, org_id: str, stream: str, name: str, data: dict[str, Any],
                caller: Caller | None, moment: datetime) -> StoredEvent:
-    """Append one event inside the caller's transaction."""
+    """Append one event inside the caller's transaction, outside the write path: nothing publishes it (tests
+    use it for a change committed by a node that died before publishing). Services use `node.write`."""
     [stored] = await event_log.append(conn, org_id, stream, [(name, event_payload(name, org_id, data, caller,
                                                                                   moment))])
     return stored
