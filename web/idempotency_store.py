@@ -12,7 +12,6 @@ import structlog
 
 from actors.kernel.node import Node
 from protocol.errors import BadRequest, Conflict, FieldError
-from storage import idempotency as repo
 
 log = structlog.get_logger("obeya.idempotency")
 
@@ -52,30 +51,30 @@ async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse
     """Claim the key for this request (None: run it now), or the first request's response to replay.
     The same key with another request, or while the first is still running, is 409 CONFLICT."""
     now = node.clock.now()
-    if await repo.claim(node.pool, scope, key, digest, now, now - KEY_LIFETIME, now - ABANDONED_AFTER):
+    if await node.idempotency.claim(scope, key, digest, now, now - KEY_LIFETIME, now - ABANDONED_AFTER):
         return None
-    row = await repo.find(node.pool, scope, key)
-    if row is not None and row["request_hash"] != digest:
+    row = await node.idempotency.find(scope, key)
+    if row is not None and row.request_hash != digest:
         message = f"{HEADER} was already used with a different request"
         raise Conflict(message, details=[FieldError(HEADER, message)])
-    if row is None or row["status"] is None:
+    if row is None or row.status is None or row.response is None:
         message = f"a request with this {HEADER} is still in progress"
         raise Conflict(message, details=[FieldError(HEADER, message)])
-    return StoredResponse(row["status"], bytes(row["response"]), row["content_type"])
+    return StoredResponse(row.status, row.response, row.content_type)
 
 
 async def finish(node: Node, scope: str, key: str, digest: str, response: StoredResponse) -> None:
-    await repo.complete(node.pool, scope, key, digest, response.status, response.body, response.content_type)
+    await node.idempotency.complete(scope, key, digest, response.status, response.body, response.content_type)
 
 
 async def release(node: Node, scope: str, key: str, digest: str) -> None:
     """Forget a claim whose request failed, so that a retry runs again."""
-    await repo.release(node.pool, scope, key, digest)
+    await node.idempotency.release(scope, key, digest)
 
 
 async def purge(node: Node) -> int:
     """Delete the records older than their 24 hours; returns how many."""
-    return await repo.purge(node.pool, node.clock.now() - KEY_LIFETIME)
+    return await node.idempotency.purge(node.clock.now() - KEY_LIFETIME)
 
 
 async def purge_periodically(node: Node) -> None:

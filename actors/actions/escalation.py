@@ -41,19 +41,16 @@ def target_for(chain: list[str], assignee_id: str | None, level: int) -> str | N
 
 async def _escalate_batch(node: Node, now: datetime) -> int:
     today = now.astimezone(UTC).date()
-    events = []
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(None) as uow:
+        conn = uow.conn
         rows = await repo.due_for_escalation(conn, today=today, unchanged_since=now - ESCALATION_INTERVAL,
                                              below_level=MAX_AUTOMATIC_LEVEL, limit=BATCH)
         for row in rows:
             chain = await repo.escalation_chain(conn, row["organization_id"], row["board_id"])
             days = (today - row["due_date"]).days
             reason = f"overdue since {row['due_date'].isoformat()} ({days} day{'s' if days > 1 else ''} past due)"
-            _, made = await escalate_locked(
-                conn, None, row, target_id=target_for(chain, row["assignee_id"], row["escalation_level"] + 1),
-                reason=reason, now=now)
-            events += made
-    await node.bus.publish(events)
+            target = target_for(chain, row["assignee_id"], row["escalation_level"] + 1)
+            await escalate_locked(uow, row, target_id=target, reason=reason)
     return len(rows)
 
 

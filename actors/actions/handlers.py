@@ -16,10 +16,10 @@ from typing import Any
 import asyncpg
 
 from actors.kernel.access import require_board_access
-from actors.kernel.events import changes, emit, user_stream
+from actors.kernel.events import changes
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
-from actors.tenancy.notifications import notify
+from actors.kernel.write import UnitOfWork
 from actors.tenancy.projects import board_stream, given_fields, page_of
 from protocol import actions as proto
 from protocol.caller import Caller
@@ -28,9 +28,7 @@ from protocol.ids import iso, new_id
 from protocol.pagination import Page, decode_cursor, decode_time_cursor, encode_cursor, page_limit
 from protocol.registry import Role
 from storage import actions as repo
-from storage import activity
 from storage import organizations as members
-from storage.events import StoredEvent
 
 # The spec's field of actions.update and the column it sets.
 _UPDATABLE = {"title": "title", "description": "description", "status": "status", "priority": "priority",
@@ -107,25 +105,19 @@ async def _locked(conn: asyncpg.Connection, caller: Caller, action_id: str) -> a
     return row
 
 
-async def _notify(conn: asyncpg.Connection, caller: Caller | None, row: Mapping[str, Any], *, user_id: str | None,
-                  type: str, title: str, moment: datetime) -> list[StoredEvent]:
+async def _notify(uow: UnitOfWork, row: Mapping[str, Any], *, user_id: str | None, type: str, title: str) -> None:
     """Notify `user_id` about the action, unless nobody, the caller themself, or no longer an active member (an
     assignee who left the organization stays named, but the organization's news are no longer theirs)."""
-    if user_id is None or (caller is not None and user_id == caller.user_id):
-        return []
-    member = await members.member(conn, row["organization_id"], user_id)
+    if user_id is None or (uow.caller is not None and user_id == uow.caller.user_id):
+        return
+    member = await members.member(uow.conn, row["organization_id"], user_id)
     if member is None or member["status"] != "active":
-        return []
-    view = await notify(conn, user_id=user_id, org_id=row["organization_id"], type=type, title=title,
-                        body=row["title"], entity_type="action", entity_id=row["id"])
-    return [await emit(conn, org_id=row["organization_id"], stream=user_stream(user_id), name="notification.created",
-                       data=view, caller=caller, moment=moment)]
+        return
+    await uow.notify(user_id, type, title, row["title"], "action", row["id"], org_id=row["organization_id"])
 
 
-async def _emit(conn: asyncpg.Connection, caller: Caller | None, row: Mapping[str, Any], name: str,
-                data: dict[str, Any], moment: datetime) -> StoredEvent:
-    return await emit(conn, org_id=row["organization_id"], stream=board_stream(row["board_id"]), name=name,
-                      data=data, caller=caller, moment=moment)
+def _emit(uow: UnitOfWork, row: Mapping[str, Any], name: str, data: dict[str, Any]) -> None:
+    uow.emit(board_stream(row["board_id"]), name, data, org_id=row["organization_id"])
 
 
 def _audit(row: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
@@ -138,25 +130,21 @@ async def create_action(node: Node, caller: Caller, data: proto.CreateActionInpu
     `action_assigned` notification (not when assigning oneself), in one transaction."""
     title, due = _title(data.title), _due_date(data.dueDate)
     await require_board_access(node, caller, data.boardId)
-    now = node.clock.now()
-    try:
-        async with node.pool.acquire() as conn, conn.transaction():
-            await _require_member(conn, caller.org_id, data.assigneeId, "assigneeId")
-            row = await repo.insert(conn, action_id=new_id("act"), org_id=caller.org_id, board_id=data.boardId,
-                                    title=title, description=data.description, priority=data.priority,
-                                    assignee_id=data.assigneeId, due_date=due,
-                                    source_type=data.sourceType or "manual", source_id=data.sourceId,
-                                    category=data.category, created_by=caller.user_id, now=now)
-            view = action_view(row, today(node))
-            await activity.record(conn, caller.org_id, caller.user_id, "action", row["id"], "action.created",
-                                  _audit(row, assigneeId=data.assigneeId, priority=data.priority))
-            events = [await _emit(conn, caller, row, "action.created", {"action": view}, now)]
-            events += await _notify(conn, caller, row, user_id=data.assigneeId, type="action_assigned",
-                                    title="An action was assigned to you", moment=now)
-    except asyncpg.ForeignKeyViolationError:
-        # The board was deleted between the access check and the insert.
-        raise NotFound("board not found") from None
-    await node.bus.publish(events)
+    # A foreign-key violation: the board was deleted between the access check and the insert.
+    async with node.write(caller, missing=NotFound("board not found")) as uow:
+        conn = uow.conn
+        await _require_member(conn, caller.org_id, data.assigneeId, "assigneeId")
+        row = await repo.insert(conn, action_id=new_id("act"), org_id=caller.org_id, board_id=data.boardId,
+                                title=title, description=data.description, priority=data.priority,
+                                assignee_id=data.assigneeId, due_date=due,
+                                source_type=data.sourceType or "manual", source_id=data.sourceId,
+                                category=data.category, created_by=caller.user_id, now=uow.now)
+        view = action_view(row, today(node))
+        await uow.activity("action", row["id"], "action.created",
+                           _audit(row, assigneeId=data.assigneeId, priority=data.priority))
+        _emit(uow, row, "action.created", {"action": view})
+        await _notify(uow, row, user_id=data.assigneeId, type="action_assigned",
+                      title="An action was assigned to you")
     return view
 
 
@@ -201,8 +189,8 @@ async def update_action(node: Node, caller: Caller, data: proto.UpdateActionInpu
     if "title" in given:
         _title(given["title"])
     await _action(node, caller, data.id)
-    now = node.clock.now()
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn, now = uow.conn, uow.now
         before = await _locked(conn, caller, data.id)
         if data.expectedVersion is not None and data.expectedVersion != before["version"]:
             raise Conflict("the action was changed since that version",
@@ -217,30 +205,25 @@ async def update_action(node: Node, caller: Caller, data: proto.UpdateActionInpu
         row = await repo.update(conn, caller.org_id, data.id, fields, now)
         view = action_view(row, today(node))
         changed = _wire_changes(before, fields)
-        await activity.record(conn, caller.org_id, caller.user_id, "action", row["id"],
-                              "action.status_changed" if "status" in changed else "action.updated",
-                              _audit(row, changes=changed))
-        events = [await _emit(conn, caller, row, "action.updated", {"action": view, "changes": changed}, now)]
+        await uow.activity("action", row["id"], "action.status_changed" if "status" in changed else "action.updated",
+                           _audit(row, changes=changed))
+        _emit(uow, row, "action.updated", {"action": view, "changes": changed})
         if fields.get("status") == "completed":
-            events.append(await _emit(conn, caller, row, "action.completed", {"action": view}, now))
+            _emit(uow, row, "action.completed", {"action": view})
         if "assignee_id" in fields:
-            events += await _notify(conn, caller, row, user_id=row["assignee_id"], type="action_assigned",
-                                    title="An action was assigned to you", moment=now)
-    await node.bus.publish(events)
+            await _notify(uow, row, user_id=row["assignee_id"], type="action_assigned",
+                          title="An action was assigned to you")
     return view
 
 
 @implement(proto.DELETE)
 async def delete_action(node: Node, caller: Caller, data: proto.ActionIdInput) -> dict[str, Any]:
     await _action(node, caller, data.id)
-    now = node.clock.now()
-    async with node.pool.acquire() as conn, conn.transaction():
-        row = await _locked(conn, caller, data.id)
-        await repo.delete(conn, caller.org_id, data.id)
-        await activity.record(conn, caller.org_id, caller.user_id, "action", data.id, "action.deleted", _audit(row))
-        event = await _emit(conn, caller, row, "action.deleted", {"action": {"id": row["id"], "boardId":
-                                                                                row["board_id"]}}, now)
-    await node.bus.publish([event])
+    async with node.write(caller) as uow:
+        row = await _locked(uow.conn, caller, data.id)
+        await repo.delete(uow.conn, caller.org_id, data.id)
+        await uow.activity("action", data.id, "action.deleted", _audit(row))
+        _emit(uow, row, "action.deleted", {"action": {"id": row["id"], "boardId": row["board_id"]}})
     return {"success": True, "id": data.id}
 
 
@@ -264,11 +247,12 @@ async def list_actions(node: Node, caller: Caller, data: proto.ListActionsInput)
     return page_of(rows, limit, lambda row: action_view(row, on), "actions")
 
 
-async def escalate_locked(conn: asyncpg.Connection, caller: Caller | None, row: asyncpg.Record, *,
-                          target_id: str | None, reason: str, now: datetime
-                          ) -> tuple[dict[str, Any], list[StoredEvent]]:
+async def escalate_locked(uow: UnitOfWork, row: asyncpg.Record, *, target_id: str | None,
+                          reason: str) -> dict[str, Any]:
     """Raise a locked action one level, escalated to `target_id`: the history row, the activity entry,
-    `action.escalated` and the target's `action_escalated` notification. `caller` None is the scheduler."""
+    `action.escalated` and the target's `action_escalated` notification. A unit without caller is the
+    scheduler's."""
+    conn, caller, now = uow.conn, uow.caller, uow.now
     org_id, level = row["organization_id"], row["escalation_level"] + 1
     after = await repo.update(conn, org_id, row["id"], {"escalation_level": level, "escalated_to_user_id": target_id,
                                                         "escalation_changed_at": now}, now)
@@ -277,26 +261,24 @@ async def escalate_locked(conn: asyncpg.Connection, caller: Caller | None, row: 
                               from_level=level - 1, to_level=level, to_user_id=target_id, reason=reason,
                               changed_by=by, now=now)
     view = action_view(after, now.astimezone(UTC).date())
-    await activity.record(conn, org_id, by, "action", row["id"], "action.escalated",
-                          _audit(after, fromLevel=level - 1, toLevel=level, escalatedTo=target_id, reason=reason,
-                                 automatic=caller is None))
-    events = [await _emit(conn, caller, after, "action.escalated",
-                          {"action": view, "reason": reason, "fromLevel": level - 1, "toLevel": level,
-                           "escalatedTo": view["escalatedTo"], "automatic": caller is None}, now)]
-    events += await _notify(conn, caller, after, user_id=target_id, type="action_escalated",
-                            title=f"An action was escalated to you (level {level})", moment=now)
-    return view, events
+    await uow.activity("action", row["id"], "action.escalated",
+                       _audit(after, fromLevel=level - 1, toLevel=level, escalatedTo=target_id, reason=reason,
+                              automatic=caller is None), org_id=org_id)
+    _emit(uow, after, "action.escalated",
+          {"action": view, "reason": reason, "fromLevel": level - 1, "toLevel": level,
+           "escalatedTo": view["escalatedTo"], "automatic": caller is None})
+    await _notify(uow, after, user_id=target_id, type="action_escalated",
+                  title=f"An action was escalated to you (level {level})")
+    return view
 
 
 @implement(proto.ESCALATE)
 async def escalate(node: Node, caller: Caller, data: proto.EscalateInput) -> dict[str, Any]:
     await _action(node, caller, data.id)
-    async with node.pool.acquire() as conn, conn.transaction():
-        await _require_member(conn, caller.org_id, data.escalateToUserId, "escalateToUserId")
-        row = await _locked(conn, caller, data.id)
-        view, events = await escalate_locked(conn, caller, row, target_id=data.escalateToUserId,
-                                             reason=data.reason, now=node.clock.now())
-    await node.bus.publish(events)
+    async with node.write(caller) as uow:
+        await _require_member(uow.conn, caller.org_id, data.escalateToUserId, "escalateToUserId")
+        row = await _locked(uow.conn, caller, data.id)
+        view = await escalate_locked(uow, row, target_id=data.escalateToUserId, reason=data.reason)
     return view
 
 
@@ -304,8 +286,8 @@ async def escalate(node: Node, caller: Caller, data: proto.EscalateInput) -> dic
 async def deescalate(node: Node, caller: Caller, data: proto.DeescalateInput) -> dict[str, Any]:
     """Back one level; the person it is escalated to becomes who it was escalated to at that level."""
     await _action(node, caller, data.id)
-    now = node.clock.now()
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn, now = uow.conn, uow.now
         before = await _locked(conn, caller, data.id)
         level = before["escalation_level"] - 1
         if level < 0:
@@ -320,11 +302,9 @@ async def deescalate(node: Node, caller: Caller, data: proto.DeescalateInput) ->
         view = action_view(row, today(node))
         changed = changes({"escalationLevel": level + 1, "escalatedToUserId": before["escalated_to_user_id"]},
                           {"escalationLevel": level, "escalatedToUserId": target})
-        await activity.record(conn, caller.org_id, caller.user_id, "action", data.id, "action.deescalated",
-                              _audit(row, fromLevel=level + 1, toLevel=level, reason=data.reason))
-        event = await _emit(conn, caller, row, "action.updated",
-                            {"action": view, "changes": changed, "reason": data.reason}, now)
-    await node.bus.publish([event])
+        await uow.activity("action", data.id, "action.deescalated",
+                           _audit(row, fromLevel=level + 1, toLevel=level, reason=data.reason))
+        _emit(uow, row, "action.updated", {"action": view, "changes": changed, "reason": data.reason})
     return view
 
 
@@ -333,8 +313,8 @@ async def verify(node: Node, caller: Caller, data: proto.VerifyInput) -> dict[st
     """A completed action becomes verified, or (`verified: false`) goes back to in_progress with the note
     kept and its assignee told."""
     await _action(node, caller, data.id)
-    now = node.clock.now()
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn, now = uow.conn, uow.now
         before = await _locked(conn, caller, data.id)
         if before["status"] != "completed":
             raise BadRequest(f"only a completed action can be verified; this one is {before['status']}",
@@ -346,14 +326,12 @@ async def verify(node: Node, caller: Caller, data: proto.VerifyInput) -> dict[st
         view = action_view(row, today(node))
         changed = changes({"status": before["status"], "verificationNote": before["verification_note"]},
                           {"status": status, "verificationNote": data.verificationNote})
-        await activity.record(conn, caller.org_id, caller.user_id, "action", data.id,
-                              "action.verified" if data.verified else "action.verification_rejected",
-                              _audit(row, note=data.verificationNote))
-        events = [await _emit(conn, caller, row, "action.updated", {"action": view, "changes": changed}, now)]
+        await uow.activity("action", data.id, "action.verified" if data.verified else "action.verification_rejected",
+                           _audit(row, note=data.verificationNote))
+        _emit(uow, row, "action.updated", {"action": view, "changes": changed})
         if not data.verified:
-            events += await _notify(conn, caller, row, user_id=row["assignee_id"], type="action_reopened",
-                                    title="Your action was not verified and is back in progress", moment=now)
-    await node.bus.publish(events)
+            await _notify(uow, row, user_id=row["assignee_id"], type="action_reopened",
+                          title="Your action was not verified and is back in progress")
     return view
 
 

@@ -18,9 +18,9 @@ import asyncpg
 
 from actors.actions.handlers import create_action, today
 from actors.kernel.access import require_board_access
-from actors.kernel.events import emit
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from actors.kernel.write import UnitOfWork
 from actors.tenancy.projects import board_stream
 from protocol import audits as proto
 from protocol.actions import CreateActionInput, Priority
@@ -28,7 +28,6 @@ from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.pagination import page_limit, page_offset
-from storage import activity
 from storage import audits as repo
 from storage import organizations as members
 
@@ -134,18 +133,17 @@ async def _locked_in_progress(conn: asyncpg.Connection, caller: Caller, session_
         raise Conflict("the audit is completed: its scores can no longer change")
 
 
-async def _commit_event(node: Node, conn: asyncpg.Connection, caller: Caller, session_id: str, name: str,
-                        extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], Any]:
-    """Read the session back inside the transaction, write its activity entry and event; the view and event."""
-    row = await repo.session(conn, caller.org_id, session_id)
+async def _commit_event(uow: UnitOfWork, session_id: str, name: str,
+                        extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Read the session back inside the transaction, write its activity entry and event; the view."""
+    org_id = uow.org_id
+    row = await repo.session(uow.conn, org_id, session_id)
     assert row is not None  # locked or inserted by this transaction
-    view = session_view(row, await repo.scores(conn, caller.org_id, [session_id]))
-    await activity.record(conn, caller.org_id, caller.uid, "audit", session_id, name,
-                          {"boardId": row["board_id"], "checklistId": row["checklist_id"],
-                           "totalScore": row["total_score"], **(extra or {})})
-    event = await emit(conn, org_id=caller.org_id, stream=board_stream(row["board_id"]), name=name,
-                       data={"audit": _summary(row), **(extra or {})}, caller=caller, moment=node.clock.now())
-    return view, event
+    view = session_view(row, await repo.scores(uow.conn, org_id, [session_id]))
+    await uow.activity("audit", session_id, name, {"boardId": row["board_id"], "checklistId": row["checklist_id"],
+                                                   "totalScore": row["total_score"], **(extra or {})})
+    uow.emit(board_stream(row["board_id"]), name, {"audit": _summary(row), **(extra or {})})
+    return view
 
 
 @implement(proto.CREATE_CHECKLIST)
@@ -155,17 +153,14 @@ async def create_checklist(node: Node, caller: Caller, data: proto.CreateCheckli
     await require_board_access(node, caller, data.boardId)
     items = [{"id": new_id("aqi"), "question": item.question.strip(), "category": item.category,
               "maxScore": item.maxScore} for item in data.items]
-    try:
-        async with node.pool.acquire() as conn, conn.transaction():
-            row = await repo.insert_checklist(conn, checklist_id=new_id("chk"), org_id=caller.org_id,
-                                              board_id=data.boardId, name=data.name.strip(), kind=data.type.strip(),
-                                              items=items, max_score=sum(item.maxScore for item in data.items),
-                                              created_by=caller.uid, now=node.clock.now())
-            await activity.record(conn, caller.org_id, caller.uid, "audit_checklist", row["id"],
-                                  "audit_checklist.created", {"boardId": data.boardId, "name": row["name"],
-                                                              "items": len(items)})
-    except asyncpg.ForeignKeyViolationError:
-        raise NotFound("board not found") from None  # deleted since the access check
+    # A foreign-key violation: the board was deleted since the access check.
+    async with node.write(caller, missing=NotFound("board not found")) as uow:
+        row = await repo.insert_checklist(uow.conn, checklist_id=new_id("chk"), org_id=caller.org_id,
+                                          board_id=data.boardId, name=data.name.strip(), kind=data.type.strip(),
+                                          items=items, max_score=sum(item.maxScore for item in data.items),
+                                          created_by=caller.uid, now=uow.now)
+        await uow.activity("audit_checklist", row["id"], "audit_checklist.created",
+                           {"boardId": data.boardId, "name": row["name"], "items": len(items)})
     return checklist_view(row)
 
 
@@ -191,15 +186,12 @@ async def start_audit(node: Node, caller: Caller, data: proto.StartAuditInput) -
     now = node.clock.now()
     day = data.date or now.astimezone(UTC).date()
     session_id = new_id("aud")
-    try:
-        async with node.pool.acquire() as conn, conn.transaction():
-            await repo.insert_session(conn, session_id=session_id, org_id=caller.org_id, board_id=data.boardId,
-                                      checklist_id=checklist["id"], auditor_id=caller.uid, day=day,
-                                      max_score=checklist["max_score"], now=now)
-            view, event = await _commit_event(node, conn, caller, session_id, "audit.started")
-    except asyncpg.ForeignKeyViolationError:
-        raise NotFound("board not found") from None  # deleted since the access check
-    await node.bus.publish([event])
+    # A foreign-key violation: the board was deleted since the access check.
+    async with node.write(caller, missing=NotFound("board not found")) as uow:
+        await repo.insert_session(uow.conn, session_id=session_id, org_id=caller.org_id, board_id=data.boardId,
+                                  checklist_id=checklist["id"], auditor_id=caller.uid, day=day,
+                                  max_score=checklist["max_score"], now=now)
+        view = await _commit_event(uow, session_id, "audit.started")
     return view
 
 
@@ -225,13 +217,12 @@ async def submit_score(node: Node, caller: Caller, data: proto.SubmitScoreInput)
     session = await _session(node, caller, data.sessionId)
     _check_scores(session["checklist_items"], data.scores)
     rows = [(score.itemId, score.score, score.comment, score.photoUrl) for score in data.scores]
-    async with node.pool.acquire() as conn, conn.transaction():
-        await _locked_in_progress(conn, caller, data.sessionId)
-        await repo.upsert_scores(conn, caller.org_id, data.sessionId, rows, caller.uid, node.clock.now())
-        await repo.recompute_total(conn, caller.org_id, data.sessionId, node.clock.now())
-        view, event = await _commit_event(node, conn, caller, data.sessionId, "audit.scored",
-                                          {"itemIds": [score.itemId for score in data.scores]})
-    await node.bus.publish([event])
+    async with node.write(caller) as uow:
+        await _locked_in_progress(uow.conn, caller, data.sessionId)
+        await repo.upsert_scores(uow.conn, caller.org_id, data.sessionId, rows, caller.uid, uow.now)
+        await repo.recompute_total(uow.conn, caller.org_id, data.sessionId, uow.now)
+        view = await _commit_event(uow, data.sessionId, "audit.scored",
+                                   {"itemIds": [score.itemId for score in data.scores]})
     return view
 
 
@@ -242,7 +233,8 @@ def _unscored_message(count: int) -> str:
 @implement(proto.COMPLETE_AUDIT)
 async def complete_audit(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     session = await _session(node, caller, data.id)
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         await _locked_in_progress(conn, caller, data.id)
         scored = await repo.scored_item_ids(conn, caller.org_id, data.id)
         unscored = [item["id"] for item in session["checklist_items"] if item["id"] not in scored]
@@ -250,9 +242,8 @@ async def complete_audit(node: Node, caller: Caller, data: proto.IdInput) -> dic
             raise BadRequest(_unscored_message(len(unscored)),
                              details=[FieldError("id", _unscored_message(len(unscored)))],
                              data={"unscoredCount": len(unscored), "unscoredItemIds": unscored})
-        await repo.complete(conn, caller.org_id, data.id, node.clock.now())
-        view, event = await _commit_event(node, conn, caller, data.id, "audit.completed")
-    await node.bus.publish([event])
+        await repo.complete(conn, caller.org_id, data.id, uow.now)
+        view = await _commit_event(uow, data.id, "audit.completed")
     return view
 
 
@@ -337,6 +328,7 @@ async def generate_actions(node: Node, caller: Caller, data: proto.GenerateActio
     finally:
         if pending:
             await repo.release_claims(node.pool, caller.org_id, session["id"], pending)
-    await activity.record(node.pool, caller.org_id, caller.uid, "audit", session["id"], "audit.actions_generated",
-                          {"boardId": session["board_id"], "threshold": data.threshold, "actionIds": made})
+    async with node.write(caller) as uow:
+        await uow.activity("audit", session["id"], "audit.actions_generated",
+                           {"boardId": session["board_id"], "threshold": data.threshold, "actionIds": made})
     return {"actionsCreated": len(made), "threshold": data.threshold, "actionIds": made}

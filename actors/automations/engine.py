@@ -23,11 +23,10 @@ import asyncpg
 import structlog
 
 from actors.automations import outbound
-from actors.automations.run import Run, completed_parent, trigger_matches
+from actors.automations.run import INTERRUPTED, Run, completed_parent, trigger_matches
 from actors.automations.schedule import schedule_due
 from actors.kernel.bus import log_reader
 from actors.kernel.node import Node
-from actors.kernel.ttl_cache import TtlCache
 from actors.kernel.wake import pause, woken_by_notify
 from storage import automation_jobs as jobs
 from storage import automations as repo
@@ -49,19 +48,16 @@ SWEEP_OVERLAP = timedelta(minutes=5)
 TRIGGERED_BY = {"item.created": {"item.created"}, "item.moved": {"item.moved"},
                 "item.updated": {"value.changed", "subitems.completed"}, "form.submitted": {"form.submitted"}}
 
-# A board's enabled rules, cached so that events of a board without rules cost no query. A rule changed on
-# this node is seen at once (`forget_rules`), one changed on another node within this time (the log sweep
-# makes the jobs a stale cache let pass).
-RULES_CACHE_SECONDS = 5.0
-_rules: TtlCache[tuple[str, str], list[asyncpg.Record]] = TtlCache(RULES_CACHE_SECONDS)
-
 
 async def enabled_rules(node: Node, org_id: str, board_id: str) -> list[asyncpg.Record]:
-    return await _rules.get((org_id, board_id), lambda: repo.enabled_for_board(node.pool, org_id, board_id))
+    """A board's enabled rules, cached (`node.rules`) so that events of a board without rules cost no query.
+    A rule changed on this node is seen at once (`forget_rules`), one changed on another node within
+    `RULES_SECONDS` (the log sweep makes the jobs a stale cache let pass)."""
+    return await node.rules.get((org_id, board_id), lambda: repo.enabled_for_board(node.pool, org_id, board_id))
 
 
-def forget_rules(org_id: str, board_id: str) -> None:
-    _rules.drop((org_id, board_id))
+def forget_rules(node: Node, org_id: str, board_id: str) -> None:
+    node.rules.drop((org_id, board_id))
 
 
 class AutomationEngine:
@@ -84,7 +80,7 @@ class AutomationEngine:
         for event in events:
             if event.name not in TRIGGERED_BY or not event.stream.startswith("board:"):
                 continue
-            known, rules = _rules.peek((event.organization_id, event.stream.removeprefix("board:")))
+            known, rules = self.node.rules.peek((event.organization_id, event.stream.removeprefix("board:")))
             if known and not any(rule["trigger"]["type"] in TRIGGERED_BY[event.name] for rule in rules or ()):
                 continue
             fresh.append(event)
@@ -121,7 +117,7 @@ class AutomationEngine:
         for job in board_jobs:
             try:
                 await self.run_job(job)
-            except (OSError, asyncpg.PostgresError) as error:  # left to run again when its lease ends
+            except INTERRUPTED as error:  # left to run again when its lease ends
                 log.warning("automation_job_interrupted", job=job["id"], error=repr(error))
             except Exception:  # a fault of ours outside the actions: logged once, not retried every lease
                 log.exception("automation_job_failed", job=job["id"], automation=job["automation_id"])

@@ -29,7 +29,6 @@ from protocol.ids import iso, new_id
 from protocol.pagination import Page, page_limit
 from protocol.plans import plan
 from protocol.registry import Role
-from storage import activity
 from storage import automation_jobs as jobs
 from storage import automations as repo
 
@@ -158,7 +157,8 @@ async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[st
     limit = plan(caller.organization.plan).automations_per_board
     trigger = msgspec.to_builtins(data.trigger)
     schedule = _schedule(trigger, node.clock.now(), None)
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         await repo.lock_board(conn, data.boardId)
         if limit is not None and await repo.count_for_board(conn, caller.org_id, data.boardId) >= limit:
             raise Forbidden(f"the {caller.organization.plan} plan allows {limit} automations per board")
@@ -168,9 +168,9 @@ async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[st
                                 actions=msgspec.to_builtins(data.actions), created_by=caller.uid,
                                 now=node.clock.now(), next_fire_at=schedule["next_fire_at"],
                                 hook_secret=schedule["hook_secret"])
-        await activity.record(conn, caller.org_id, caller.uid, "automation", row["id"], "automation.created",
-                              _audit(row))
-    forget_rules(caller.org_id, data.boardId)
+        await uow.activity("automation", row["id"], "automation.created",
+                           _audit(row))
+    forget_rules(node, caller.org_id, data.boardId)
     return automation_view(node, caller, row)
 
 
@@ -182,13 +182,14 @@ async def _change(node: Node, caller: Caller, automation_id: str, changes: dict[
     if restarted:
         changes = {**changes, **_schedule(changes.get("trigger", before["trigger"]), node.clock.now(),
                                           before["hook_secret"])}
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.update(conn, caller.org_id, automation_id, changes, node.clock.now(), rearm=restarted)
         if row is None:
             raise NotFound("automation not found")
-        await activity.record(conn, caller.org_id, caller.uid, "automation", automation_id, "automation.updated",
-                              {**_audit(row), "changed": sorted(set(changes) & set(proto.RULE_FIELDS))})
-    forget_rules(caller.org_id, row["board_id"])
+        await uow.activity("automation", automation_id, "automation.updated",
+                           {**_audit(row), "changed": sorted(set(changes) & set(proto.RULE_FIELDS))})
+    forget_rules(node, caller.org_id, row["board_id"])
     return automation_view(node, caller, row)
 
 
@@ -210,12 +211,13 @@ async def toggle(node: Node, caller: Caller, data: proto.ToggleInput) -> dict[st
 @implement(proto.DELETE)
 async def delete(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     row = await _rule(node, caller, data.id)
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         if not await repo.delete(conn, caller.org_id, data.id):
             raise NotFound("automation not found")
-        await activity.record(conn, caller.org_id, caller.uid, "automation", data.id, "automation.deleted",
-                              _audit(row))
-    forget_rules(caller.org_id, row["board_id"])
+        await uow.activity("automation", data.id, "automation.deleted",
+                           _audit(row))
+    forget_rules(node, caller.org_id, row["board_id"])
     return {"success": True, "id": data.id}
 
 
@@ -224,13 +226,14 @@ async def run_now(node: Node, caller: Caller, data: proto.RunNowInput) -> dict[s
     """Queue one run per top-level item of the rule's board that is neither archived nor trashed (disabled
     rules too: running by hand is deliberate); the engine runs them in the background."""
     row = await _rule(node, caller, data.ruleId)
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         queued = await jobs.add_for_items(conn, org_id=caller.org_id, automation_id=row["id"],
                                           board_id=row["board_id"], trigger_type="manual",
                                           key=f"run:{new_id('run')}", user_id=caller.uid, now=node.clock.now())
         await jobs.wake_engines(conn)
-        await activity.record(conn, caller.org_id, caller.uid, "automation", row["id"], "automation.run_now",
-                              {**_audit(row), "queued": queued})
+        await uow.activity("automation", row["id"], "automation.run_now",
+                           {**_audit(row), "queued": queued})
     return {"executedCount": queued, "ruleId": row["id"], "ruleName": row["name"]}
 
 

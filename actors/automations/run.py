@@ -20,14 +20,12 @@ import msgspec
 import structlog
 
 from actors.automations import outbound
-from actors.kernel.events import emit, user_stream
 from actors.kernel.handlers import HANDLERS
 from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
-from actors.tenancy.notifications import notify
 from protocol import items as item_spec
 from protocol.caller import AutomationRun, Caller, Organization
-from protocol.errors import ApiError
+from protocol.errors import ApiError, Conflict, ServiceUnavailable
 from protocol.ids import new_id
 from protocol.plans import plan
 from protocol.registry import Role
@@ -42,6 +40,10 @@ MAX_DEPTH = 3
 ITEM_ACTIONS = frozenset({"set_value", "assign_person", "move_item", "archive_item", "create_subitem"})
 _VARIABLE = re.compile(r"\{(item\.name|item\.id|item\.url|board\.name|group\.name|user\.name|value\.old|"
                        r"value\.new)\}")
+
+# The database or the network is away, or a write collided with a concurrent one (the write path's typed
+# 503 and 409): the job runs again when its lease ends.
+INTERRUPTED = (OSError, asyncpg.PostgresError, ServiceUnavailable, Conflict)
 
 
 class ActionFailed(Exception):
@@ -183,7 +185,7 @@ class Run:
             except ActionFailed as error:
                 errors.append(f"{action['type']}: {error}")
                 self.actions.append({"type": action["type"], "success": False, "error": str(error)})
-            except (OSError, asyncpg.PostgresError):
+            except INTERRUPTED:
                 raise  # the database or network is away: the job runs again when its lease ends
             except Exception:  # a fault of ours: recorded, so the job does not come back every lease
                 log.exception("automation_action_crashed", automation=self.rule["id"], action=action["type"])
@@ -289,14 +291,7 @@ class Run:
         members = await org_members(self.node, self.org_id)
         if not isinstance(user_ids, list) or not all(isinstance(u, str) and u in members for u in user_ids):
             raise ActionFailed("userIds must be members of the organization")
-        now = self.node.clock.now()
-        events = []
-        async with self.node.pool.acquire() as conn, conn.transaction():
+        async with self.node.write(self.caller, org_id=self.org_id) as uow:
             for user_id in dict.fromkeys(user_ids):
-                view = await notify(conn, user_id=user_id, org_id=self.org_id, type="automation",
-                                    title=self.rule["name"], body=message,
-                                    entity_type="item" if self.item_id else "board",
-                                    entity_id=self.item_id or self.board_id)
-                events.append(await emit(conn, org_id=self.org_id, stream=user_stream(user_id),
-                                         name="notification.created", data=view, caller=self.caller, moment=now))
-        await self.node.bus.publish(events)
+                await uow.notify(user_id, "automation", self.rule["name"], message,
+                                 "item" if self.item_id else "board", self.item_id or self.board_id)

@@ -11,22 +11,18 @@ run once. The job is stored before the 202 answer, so an accepted webhook is nev
 from __future__ import annotations
 
 import hmac
-from datetime import datetime
 from typing import Any
 
-import asyncpg
 import msgspec
 
 from actors.delivery.webhook_sender import sign_hex
-from actors.kernel.events import emit
 from actors.kernel.node import Node
-from protocol.caller import Caller
+from actors.kernel.write import UnitOfWork
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, PayloadTooLarge, Unauthorized
 from protocol.ids import new_id
 from protocol.storable import nul_paths
 from storage import automation_jobs as jobs
 from storage import automations as repo
-from storage.events import StoredEvent
 
 MAX_INBOUND_BYTES = 256 * 1024
 MAX_DELIVERY_ID = 200
@@ -91,12 +87,11 @@ async def receive_webhook(node: Node, *, automation_id: str, org_id: str | None,
     return job_id
 
 
-async def form_submitted(conn: asyncpg.Connection, *, org_id: str, board_id: str, form_id: str, submission_id: str,
-                         item: dict[str, Any] | None, answers: dict[str, Any], caller: Caller | None,
-                         moment: datetime) -> StoredEvent:
-    """The hook for the forms module: append `form.submitted` to the board's stream in the transaction that
-    stores the submission, and publish the returned event on the bus after commit. Rules with a
-    `form.submitted` trigger for `form_id` then run, on `item` (the item the submission made) if any."""
-    return await emit(conn, org_id=org_id, stream=f"board:{board_id}", name="form.submitted",
-                      data={"formId": form_id, "submissionId": submission_id, "boardId": board_id, "item": item,
-                            "answers": answers}, caller=caller, moment=moment)
+def form_submitted(uow: UnitOfWork, *, board_id: str, form_id: str, submission_id: str,
+                   item: dict[str, Any] | None, answers: dict[str, Any]) -> None:
+    """The hook for the forms module: `form.submitted` on the board's stream, in the unit of work that
+    stores the submission (published once it commits). Rules with a `form.submitted` trigger for `form_id`
+    then run, on `item` (the item the submission made) if any."""
+    uow.emit(f"board:{board_id}", "form.submitted",
+             {"formId": form_id, "submissionId": submission_id, "boardId": board_id, "item": item,
+              "answers": answers})

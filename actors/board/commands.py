@@ -69,13 +69,13 @@ class Outcome:
 
     def notify(self, user_id: str, type: str, title: str, body: str | None = None,
                entity_type: str | None = None, entity_id: str | None = None) -> None:
-        """Notify a user in the turn's transaction; `notification.created` goes to their stream `user:<id>`."""
+        """Notify a user in the turn's transaction; `notification.created` goes to their stream of this organization."""
         note = NotificationEntry(new_id("ntf"), user_id, type, title, body, entity_type, entity_id)
         self.notifications.append(note)
         view = {"id": note.id, "type": type, "title": title, "body": body, "entityType": entity_type,
                 "entityId": entity_id, "read": False, "createdAt": iso(self.command.now)}
         caller = self.command.caller
-        self.events.append((user_stream(user_id), "notification.created",
+        self.events.append((user_stream(caller.org_id, user_id), "notification.created",
                             event_payload("notification.created", caller.org_id, view, caller, self.command.now)))
 
     def decision(self, reply: Any) -> Decision[BoardChange]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from actors.board.comments import CommentCall, Profile
 from actors.board.markdown import mention_candidates
-from actors.board.routing import ask_board, board_for, remember_board
+from actors.board.routing import ask_board, board_for
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import comments as spec
@@ -17,21 +17,16 @@ from protocol.caller import Caller
 from protocol.registry import Procedure
 from storage import profiles as repo
 
-# Names, avatars and memberships are this fresh at worst; a user the cache does not know yet (a new member
-# commenting or being mentioned) makes it reload at once.
-PROFILES_CACHE_SECONDS = 5.0
-
-_profiles: dict[str, tuple[float, dict[str, Profile]]] = {}
-
 
 async def member_profiles(node: Node, org_id: str, needed: Iterable[str]) -> dict[str, Profile]:
-    cached = _profiles.get(org_id)
-    if cached is not None and node.clock.monotonic() - cached[0] < PROFILES_CACHE_SECONDS \
-            and all(user_id in cached[1] for user_id in needed):
-        return cached[1]
+    """Names, avatars and memberships, cached (`node.profiles`) at most `PROFILES_SECONDS` old; a user the
+    cache does not know yet (a new member commenting or being mentioned) makes it reload at once."""
+    known, cached = node.profiles.peek(org_id)
+    if known and cached is not None and all(user_id in cached for user_id in needed):
+        return cached
     profiles = {r["id"]: Profile(r["name"], r["avatar"], r["active"])
                 for r in await repo.member_profiles(node.pool, org_id)}
-    _profiles[org_id] = (node.clock.monotonic(), profiles)
+    node.profiles.put(org_id, profiles)
     return profiles
 
 
@@ -56,7 +51,7 @@ async def list_replies(node: Node, caller: Caller, data: spec.RepliesInput) -> A
 async def create_comment(node: Node, caller: Caller, data: spec.CreateCommentInput) -> Any:
     board_id = await board_for(node, caller, data.itemId)
     comment = await _ask(node, caller, board_id, spec.CREATE, data, data.body)
-    remember_board(comment["id"], board_id)
+    node.remember_board(comment["id"], board_id)
     return comment
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from actors.board.actor import BoardActor
 from actors.board.items import MoveAcross, MoveTarget
-from actors.board.routing import ask_board, board_for, remember_board
+from actors.board.routing import ask_board, board_for
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
@@ -25,7 +25,7 @@ async def list_items(node: Node, caller: Caller, data: spec.ListItemsInput) -> A
 @implement(spec.CREATE)
 async def create_item(node: Node, caller: Caller, data: spec.CreateItemInput) -> Any:
     item = await ask_board(node, caller, data.boardId, spec.CREATE.name, data, with_members=True)
-    remember_board(item["id"], data.boardId)
+    node.remember_board(item["id"], data.boardId)
     return item
 
 
@@ -82,7 +82,7 @@ async def move_item(node: Node, caller: Caller, data: spec.MoveItemInput) -> Any
                          expectedVersion=data.expectedVersion, target=target)
     moved = await ask_board(node, caller, source, spec.MOVE.name, command)
     for moved_id in moved["movedIds"]:
-        remember_board(moved_id, data.boardId)
+        node.remember_board(moved_id, data.boardId)
     assert node.actors is not None
     # The target board learns of the item by reloading from the database, where the move is committed.
     await node.actors.evict(BoardActor, data.boardId)

@@ -16,26 +16,16 @@ from storage import access as repo
 
 # Which table an id prefix lives in; the spec's prefixes (domain 2).
 _TABLES = {"grp": "board_groups", "col": "board_columns", "itm": "items", "cmt": "comments"}
-# Rows move between boards only when an item moves; the cache is refreshed by `remember_board`.
-_MAX_LOCATIONS = 100_000
-_locations: dict[str, str] = {}
-
-
-def remember_board(row_id: str, board_id: str) -> None:
-    if len(_locations) >= _MAX_LOCATIONS:
-        _locations.clear()
-    _locations[row_id] = board_id
-
-
 async def board_for(node: Node, caller: Caller, row_id: str, what: str = "item") -> str:
     """The board of a group, column, item or comment id; NotFound when it is not in the organization."""
-    board_id = _locations.get(row_id)
+    # Rows move between boards only when an item moves; the cache is refreshed by `node.remember_board`.
+    board_id = node.board_locations.get(row_id)
     if board_id is None:
         table = _TABLES.get(row_id.split("_", 1)[0])
         board_id = await repo.board_of(node.pool, caller.org_id, table, row_id) if table else None
         if board_id is None:
             raise NotFound(f"{what} not found")
-        remember_board(row_id, board_id)
+        node.remember_board(row_id, board_id)
     return board_id
 
 

@@ -20,7 +20,6 @@ import asyncpg
 
 from actors.kernel.access import require_board_access
 from actors.kernel.events import changes as changed_fields
-from actors.kernel.events import emit
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from actors.tenancy.projects import board_stream
@@ -30,7 +29,6 @@ from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFoun
 from protocol.ids import iso, new_id
 from protocol.pagination import page_limit, page_offset
 from storage import access as access_repo
-from storage import activity
 from storage import checklists as repo
 
 DAY_SHIFT_HOUR = 6
@@ -148,17 +146,14 @@ async def _checklist(node: Node, caller: Caller, checklist_id: str) -> asyncpg.R
 async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[str, Any]:
     items = _items(data.items, [])
     await require_board_access(node, caller, data.boardId)
-    try:
-        async with node.pool.acquire() as conn, conn.transaction():
-            row = await repo.insert(conn, checklist_id=new_id("cl"), org_id=caller.org_id, board_id=data.boardId,
-                                    name=data.name, description=data.description, frequency=data.frequency,
-                                    items=items, assignee_ids=await _assignees(conn, caller.org_id, data.assigneeIds),
-                                    deadline_hour=data.deadlineHour, created_by=caller.uid, now=node.clock.now())
-            await activity.record(conn, caller.org_id, caller.uid, "checklist", row["id"], "checklist.created",
-                                  _audit(row))
-    except asyncpg.ForeignKeyViolationError:
-        # The board was deleted between the access check and the insert.
-        raise NotFound("board not found") from None
+    # A foreign-key violation: the board was deleted between the access check and the insert.
+    async with node.write(caller, missing=NotFound("board not found")) as uow:
+        conn = uow.conn
+        row = await repo.insert(conn, checklist_id=new_id("cl"), org_id=caller.org_id, board_id=data.boardId,
+                                name=data.name, description=data.description, frequency=data.frequency,
+                                items=items, assignee_ids=await _assignees(conn, caller.org_id, data.assigneeIds),
+                                deadline_hour=data.deadlineHour, created_by=caller.uid, now=uow.now)
+        await uow.activity("checklist", row["id"], "checklist.created", _audit(row))
     return checklist_view(row)
 
 
@@ -170,27 +165,28 @@ async def update(node: Node, caller: Caller, data: proto.UpdateInput) -> dict[st
     before = await _checklist(node, caller, data.id)
     if data.items is not None:
         changes["items"] = _items(data.items, before["items"])
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         if data.assigneeIds is not None:
             changes["assigneeIds"] = await _assignees(conn, caller.org_id, data.assigneeIds)
-        row = await repo.update(conn, caller.org_id, data.id, changes, node.clock.now())
+        row = await repo.update(conn, caller.org_id, data.id, changes, uow.now)
         if row is None:
             raise NotFound("checklist not found")
         old, new = checklist_view(before), checklist_view(row)
-        await activity.record(conn, caller.org_id, caller.uid, "checklist", data.id, "checklist.updated",
-                              {**_audit(row), "changes": changed_fields(old, {key: new[key] for key in changes})})
+        await uow.activity("checklist", data.id, "checklist.updated",
+                           {**_audit(row), "changes": changed_fields(old, {key: new[key] for key in changes})})
     return new
 
 
 @implement(proto.DELETE)
 async def delete(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     row = await _checklist(node, caller, data.id)
-    async with node.pool.acquire() as conn, conn.transaction():
-        completions = await repo.delete(conn, caller.org_id, data.id)
+    async with node.write(caller) as uow:
+        completions = await repo.delete(uow.conn, caller.org_id, data.id)
         if completions is None:
             raise NotFound("checklist not found")
-        await activity.record(conn, caller.org_id, caller.uid, "checklist", data.id, "checklist.deleted",
-                              {**_audit(row), "completionsDeleted": completions})
+        await uow.activity("checklist", data.id, "checklist.deleted",
+                           {**_audit(row), "completionsDeleted": completions})
     return {"success": True, "id": data.id}
 
 
@@ -256,8 +252,8 @@ def _responses(row: Mapping[str, Any], responses: Sequence[proto.Response]) -> l
 @implement(proto.COMPLETE)
 async def complete(node: Node, caller: Caller, data: proto.CompleteInput) -> dict[str, Any]:
     await _checklist(node, caller, data.checklistId)
-    now = node.clock.now()
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn, now = uow.conn, uow.now
         # Shared lock: the template cannot change or go away until this completion is committed.
         row = await repo.get(conn, caller.org_id, data.checklistId, share_lock=True)
         if row is None:
@@ -277,14 +273,11 @@ async def complete(node: Node, caller: Caller, data: proto.CompleteInput) -> dic
             raise Conflict("the checklist is already completed for this period",
                            data={"periodStart": iso(period.start), "periodEnd": iso(period.end)})
         view = completion_view(stored)
-        await activity.record(conn, caller.org_id, caller.uid, "checklist", row["id"], "checklist.completed",
-                              {**_audit(row), "completionId": view["id"], "date": view["date"]})
-        event = await emit(conn, org_id=caller.org_id, stream=board_stream(row["board_id"]),
-                           name="checklist.completed",
-                           data={"checklist": {"id": row["id"], "name": row["name"], "boardId": row["board_id"],
-                                               "frequency": row["frequency"]}, "completion": view},
-                           caller=caller, moment=now)
-    await node.bus.publish([event])
+        await uow.activity("checklist", row["id"], "checklist.completed",
+                           {**_audit(row), "completionId": view["id"], "date": view["date"]})
+        uow.emit(board_stream(row["board_id"]), "checklist.completed",
+                 {"checklist": {"id": row["id"], "name": row["name"], "boardId": row["board_id"],
+                                "frequency": row["frequency"]}, "completion": view})
     return view
 
 

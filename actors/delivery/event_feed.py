@@ -2,7 +2,8 @@
 Socket.IO gateway's `subscribe`).
 
 Stream names: `board:<id>` (anyone who may see the board), `org:<organization id>` or just `org` (members
-of that organization, guests excluded), `user:<own id>` or just `user` (the caller's notifications),
+of that organization, guests excluded), `user:<organization id>:<own id>`, `user:<own id>` or just `user`
+(the caller's notifications in this organization: one stream per organization, see `user_stream`),
 `kpi:<id>` (anyone who may see the KPI's board). Streams are read within the caller's organization."""
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ async def stream_of(node: Node, caller: Caller, name: str, field: str = "stream"
         if caller.role is None or caller.role < Role.MEMBER:
             raise Forbidden("guests cannot follow organization events")
         return org_stream(caller.org_id)
-    if kind == "user" and ident in ("", caller.uid):
-        return user_stream(caller.uid)
+    if kind == "user" and ident in ("", caller.uid, f"{caller.org_id}:{caller.uid}"):
+        return user_stream(caller.org_id, caller.uid)
     if kind in ("org", "user"):
         # Another organization's or user's stream does not exist here.
         raise NotFound(f"{name} not found")

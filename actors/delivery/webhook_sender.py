@@ -98,15 +98,15 @@ def delivery_headers(event: StoredEvent, body: bytes, secret: str | None, timest
 
 
 # The bus path only takes events of organizations with an active webhook (most have none: a board change
-# then costs the sender nothing). The set is this fresh at worst; a webhook change on this node drops it at
-# once, and the log sweep catches whatever a stale set let pass.
-ORGS_SECONDS = 5.0
-_subscribed: dict[str, tuple[float, frozenset[str]] | None] = {"orgs": None}
+# then costs the sender nothing). The set (`node.webhook_orgs`, under this key) is `WEBHOOK_ORGS_SECONDS`
+# fresh at worst; a webhook change on this node drops it at once, and the log sweep catches whatever a
+# stale set let pass.
+WEBHOOK_ORGS_KEY = "orgs"
 
 
-def forget_webhook_orgs() -> None:
+def forget_webhook_orgs(node: Node) -> None:
     """A webhook was created, changed or deleted on this node: re-read who has webhooks."""
-    _subscribed["orgs"] = None
+    node.webhook_orgs.drop(WEBHOOK_ORGS_KEY)
 
 
 class WebhookWorker:
@@ -119,9 +119,9 @@ class WebhookWorker:
 
     def on_events(self, events: Sequence[StoredEvent]) -> None:
         """Bus subscriber: note the subscribable events and wake the worker (no I/O here)."""
-        known = _subscribed["orgs"]
+        known, orgs = self.node.webhook_orgs.peek(WEBHOOK_ORGS_KEY)
         fresh = [event.id for event in events if event.name in _SUBSCRIBABLE
-                 and (known is None or event.organization_id in known[1])]
+                 and (not known or orgs is None or event.organization_id in orgs)]
         if fresh:
             self._pending.extend(fresh)
             self._wake.set()
@@ -133,9 +133,7 @@ class WebhookWorker:
     async def step(self) -> None:
         """Fan out the events the bus brought, then start sending what is due."""
         self._wake.clear()
-        known = _subscribed["orgs"]
-        if known is None or time.monotonic() - known[0] > ORGS_SECONDS:
-            _subscribed["orgs"] = (time.monotonic(), await repo.organizations_with_webhooks(self.node.pool))
+        await self.node.webhook_orgs.get(WEBHOOK_ORGS_KEY, lambda: repo.organizations_with_webhooks(self.node.pool))
         now = self.node.clock.now()
         if self._pending:
             event_ids, self._pending = self._pending, []

@@ -25,7 +25,6 @@ from protocol.errors import FieldError, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
 from protocol.registry import EmptyInput
-from storage import activity
 from storage import webhooks as repo
 
 
@@ -79,13 +78,14 @@ def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
 @implement(proto.CREATE)
 async def create(node: Node, caller: Caller, data: proto.CreateWebhookInput) -> dict[str, Any]:
     url = await check_url(node, data.url)
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.insert(conn, webhook_id=new_id("whk"), org_id=caller.org_id, url=url,
                                 events=list(dict.fromkeys(data.events)), secret=data.secret,
                                 description=data.description, created_by=caller.uid, now=node.clock.now())
-        await activity.record(conn, caller.org_id, caller.uid, "webhook", row["id"], "webhook.created",
-                              _audit(row))
-    forget_webhook_orgs()
+        await uow.activity("webhook", row["id"], "webhook.created",
+                           _audit(row))
+    forget_webhook_orgs(node)
     return webhook_view(row)
 
 
@@ -105,24 +105,26 @@ async def update(node: Node, caller: Caller, data: proto.UpdateWebhookInput) -> 
         changes["description"] = data.description
     if data.active is not None:
         changes["active"] = data.active
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.update(conn, caller.org_id, data.id, changes, node.clock.now())
         if row is None:
             raise NotFound("webhook not found")
-        await activity.record(conn, caller.org_id, caller.uid, "webhook", row["id"], "webhook.updated",
-                              {**_audit(row), "changed": sorted(changes)})
-    forget_webhook_orgs()
+        await uow.activity("webhook", row["id"], "webhook.updated",
+                           {**_audit(row), "changed": sorted(changes)})
+    forget_webhook_orgs(node)
     return webhook_view(row)
 
 
 @implement(proto.DELETE)
 async def delete(node: Node, caller: Caller, data: proto.WebhookIdInput) -> dict[str, Any]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.get(conn, caller.org_id, data.id)
         if row is None or not await repo.delete(conn, caller.org_id, data.id):
             raise NotFound("webhook not found")
-        await activity.record(conn, caller.org_id, caller.uid, "webhook", data.id, "webhook.deleted", _audit(row))
-    forget_webhook_orgs()
+        await uow.activity("webhook", data.id, "webhook.deleted", _audit(row))
+    forget_webhook_orgs(node)
     return {"success": True, "id": data.id}
 
 
@@ -141,13 +143,14 @@ async def deliveries(node: Node, caller: Caller, data: proto.DeliveriesInput) ->
 
 @implement(proto.REDELIVER)
 async def redeliver(node: Node, caller: Caller, data: proto.WebhookIdInput) -> dict[str, Any]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         if await repo.get(conn, caller.org_id, data.id) is None:
             raise NotFound("webhook not found")
         requeued = await repo.redeliver(conn, caller.org_id, data.id, node.clock.now())
         row = await repo.get(conn, caller.org_id, data.id)
         assert row is not None
-        await activity.record(conn, caller.org_id, caller.uid, "webhook", data.id, "webhook.redelivered",
-                              {**_audit(row), "requeued": requeued})
-    forget_webhook_orgs()
+        await uow.activity("webhook", data.id, "webhook.redelivered",
+                           {**_audit(row), "requeued": requeued})
+    forget_webhook_orgs(node)
     return {**webhook_view(row), "requeued": requeued}

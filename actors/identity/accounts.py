@@ -47,7 +47,8 @@ async def create_organization(node: Node, *, slug: str, name: str, owner_email: 
                               owner_name: str | None = None, plan: str = "free") -> tuple[str, str]:
     """Create an organization and its owner (a new user, or the existing one with that e-mail and
     password). Returns (organization id, user id)."""
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(None) as uow:
+        conn = uow.conn
         if await repo.slug_taken(conn, slug):
             raise Conflict("organization slug is taken",
                            details=[FieldError("organizationSlug", "already taken")])
@@ -63,13 +64,14 @@ async def create_organization(node: Node, *, slug: str, name: str, owner_email: 
         org_id = new_id("org")
         await repo.insert_organization(conn, org_id, slug, name, plan)
         await repo.insert_membership(conn, org_id, user_id, "owner")
-    forget_member(org_id, user_id)
+    forget_member(node, org_id, user_id)
     return org_id, user_id
 
 
 async def create_user(node: Node, *, org_slug: str, email: str, password: str, name: str,
                       role: str = "member") -> str:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(None) as uow:
+        conn = uow.conn
         org = await repo.organization_by_slug(conn, org_slug)
         if org is None:
             raise NotFound(f"organization {org_slug} not found")
@@ -78,7 +80,7 @@ async def create_user(node: Node, *, org_slug: str, email: str, password: str, n
         user_id = new_id("usr")
         await repo.insert_user(conn, user_id, email, name, await hash_secret(password))
         await repo.insert_membership(conn, org["id"], user_id, role)
-    forget_member(org["id"], user_id)
+    forget_member(node, org["id"], user_id)
     return user_id
 
 

@@ -23,7 +23,6 @@ from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.registry import EmptyInput
-from storage import activity
 from storage import credentials as repo
 
 KIND = "api_key"
@@ -72,32 +71,35 @@ def _future_expiry(moment: datetime | None, now: datetime) -> datetime | None:
 async def create(node: Node, caller: Caller, data: proto.CreateApiKeyInput) -> dict[str, Any]:
     expires_at = _future_expiry(data.expiresAt, node.clock.now())
     secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX)
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.insert(conn, credential_id=new_id("key"), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=data.name, prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(dict.fromkeys(data.scopes)), expires_at=expires_at)
-        await activity.record(conn, caller.org_id, caller.uid, "api_key", row["id"], "api_key.created",
-                              _audit(row))
+        await uow.activity("api_key", row["id"], "api_key.created",
+                           _audit(row))
     return {"key": secret, "apiKey": credential_view(node, row)}
 
 
 @implement(proto.LIST_API_KEYS)
 async def list_keys(node: Node, caller: Caller, data: EmptyInput) -> list[dict[str, Any]]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         rows = await repo.list_of_kind(conn, caller.org_id, KIND)
         # A read of the key list is itself audited (spec 4.3); it concerns the organization's key set.
-        await activity.record(conn, caller.org_id, caller.uid, "api_key", caller.org_id, "api_key.listed",
-                              {"count": len(rows)})
+        await uow.activity("api_key", caller.org_id, "api_key.listed",
+                           {"count": len(rows)})
     return [credential_view(node, row) for row in rows]
 
 
 @implement(proto.REVOKE_API_KEY)
 async def revoke(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[str, Any]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.revoke(conn, caller.org_id, KIND, data.id, node.clock.now())
         if row is not None:
-            await activity.record(conn, caller.org_id, caller.uid, "api_key", row["id"], "api_key.revoked",
-                                  _audit(row))
+            await uow.activity("api_key", row["id"], "api_key.revoked",
+                               _audit(row))
         else:  # revoking twice answers the revoked key again: a retried revoke is not an error
             row = await repo.get(conn, caller.org_id, KIND, data.id)
             if row is None:
@@ -112,7 +114,8 @@ async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
     now = node.clock.now()
     # Hashed before the transaction: bcrypt takes tens of milliseconds and must not hold row locks.
     secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX)
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         old = await repo.revoke(conn, caller.org_id, KIND, data.id, now)
         if old is None:
             if await repo.get(conn, caller.org_id, KIND, data.id) is None:
@@ -123,10 +126,10 @@ async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
         new = await repo.insert(conn, credential_id=new_id("key"), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=old["name"], prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(old["scopes"]), expires_at=old["expires_at"])
-        await activity.record(conn, caller.org_id, caller.uid, "api_key", old["id"], "api_key.rotated",
-                              _audit(old, replacedBy=new["id"]))
-        await activity.record(conn, caller.org_id, caller.uid, "api_key", new["id"], "api_key.created",
-                              _audit(new, rotatedFrom=old["id"]))
+        await uow.activity("api_key", old["id"], "api_key.rotated",
+                           _audit(old, replacedBy=new["id"]))
+        await uow.activity("api_key", new["id"], "api_key.created",
+                           _audit(new, rotatedFrom=old["id"]))
     node.credentials.drop(data.id)
     node.bus.access_changed(AccessChange(credential_id=data.id))  # its sockets are checked again
     return {"key": secret, "apiKey": credential_view(node, new), "revokedKeyId": old["id"]}
@@ -134,12 +137,13 @@ async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
 
 @implement(proto.DELETE_API_KEY)
 async def delete(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[str, Any]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.delete(conn, caller.org_id, KIND, data.id)
         if row is None:
             raise NotFound("API key not found")
-        await activity.record(conn, caller.org_id, caller.uid, "api_key", row["id"], "api_key.deleted",
-                              _audit(row))
+        await uow.activity("api_key", row["id"], "api_key.deleted",
+                           _audit(row))
     node.credentials.drop(data.id)
     node.bus.access_changed(AccessChange(credential_id=data.id))  # its sockets are checked again
     return {"success": True, "id": data.id}

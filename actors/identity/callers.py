@@ -10,7 +10,6 @@ from actors.identity.passwords import verify_secret
 from actors.kernel.credential_cache import VerifiedCredential, secret_digest
 from actors.kernel.membership_cache import member_role
 from actors.kernel.node import Node
-from actors.kernel.ttl_cache import TtlCache
 from protocol.caller import Caller, CredentialKind, Organization
 from protocol.errors import NotFound, Unauthorized
 from protocol.registry import Role
@@ -21,12 +20,6 @@ API_KEY_PREFIX = "svc_sk_live_"
 PERSONAL_TOKEN_PREFIX = "svc_pat_"
 # Clear lookup prefix: the first 8 hex characters after the scheme prefix (spec 5.1).
 LOOKUP_LENGTH = 8
-# Organizations are looked up on every request; a plan or name change shows within this many seconds.
-ORG_CACHE_SECONDS = 5.0
-
-_organizations: TtlCache[str, Organization | None] = TtlCache(ORG_CACHE_SECONDS)
-# Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
-_verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = {}
 
 
 def bearer_kind(token: str) -> tuple[str, str] | None:
@@ -44,15 +37,15 @@ async def organization_for_slug(node: Node, slug: str) -> Organization:
         row = await repo.organization_by_slug(node.pool, key)
         return Organization(row["id"], row["slug"], row["name"], row["plan"]) if row else None
 
-    org = await _organizations.get(key, load)
+    org = await node.organizations.get(key, load)
     if org is None:
         raise NotFound(f"organization {slug} not found")
     return org
 
 
-def forget_organization(slug: str) -> None:
+def forget_organization(node: Node, slug: str) -> None:
     """Drop a cached organization after it changed on this node."""
-    _organizations.drop(slug.lower())
+    node.organizations.drop(slug.lower())
 
 
 async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: str) -> VerifiedCredential | None:
@@ -72,9 +65,9 @@ async def verify_bearer(node: Node, token: str) -> VerifiedCredential:
     digest = secret_digest(token)
     credential = node.credentials.get(digest)
     if credential is None:
-        pending = _verifying.get(digest)
+        pending = node.verifying.get(digest)
         if pending is None:
-            pending = _verifying[digest] = asyncio.get_running_loop().create_future()
+            pending = node.verifying[digest] = asyncio.get_running_loop().create_future()
             try:
                 verified = await _verify_cold(node, token, digest, *parsed)
             except asyncio.CancelledError:
@@ -87,7 +80,7 @@ async def verify_bearer(node: Node, token: str) -> VerifiedCredential:
             else:
                 pending.set_result(verified)
             finally:
-                del _verifying[digest]
+                del node.verifying[digest]
         credential = await asyncio.shield(pending)
     if credential is None:
         raise Unauthorized("invalid credential")

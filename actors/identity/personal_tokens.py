@@ -20,7 +20,6 @@ from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.registry import EmptyInput
-from storage import activity
 from storage import credentials as repo
 
 KIND = "personal_token"
@@ -42,13 +41,14 @@ def _lifetime(expires_in: str | None) -> timedelta:
 async def create(node: Node, caller: Caller, data: proto.CreateTokenInput) -> dict[str, Any]:
     expires_at = node.clock.now() + _lifetime(data.expiresIn)
     secret, prefix, secret_hash = await mint_secret(PERSONAL_TOKEN_PREFIX)
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.insert(conn, credential_id=new_id("tok"), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=data.name, prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(dict.fromkeys(data.scopes)), expires_at=expires_at)
-        await activity.record(conn, caller.org_id, caller.uid, "personal_token", row["id"],
-                              "personal_token.created",
-                              {"name": row["name"], "prefix": prefix, "scopes": list(row["scopes"])})
+        await uow.activity("personal_token", row["id"],
+                           "personal_token.created",
+                           {"name": row["name"], "prefix": prefix, "scopes": list(row["scopes"])})
     return {"id": row["id"], "name": row["name"], "token": secret, "scopes": list(row["scopes"]),
             "expiresAt": iso(row["expires_at"]), "createdAt": iso(row["created_at"])}
 
@@ -61,11 +61,12 @@ async def list_tokens(node: Node, caller: Caller, data: EmptyInput) -> list[dict
 
 @implement(proto.REVOKE_TOKEN)
 async def revoke(node: Node, caller: Caller, data: proto.RevokeTokenInput) -> dict[str, Any]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.revoke(conn, caller.org_id, KIND, data.tokenId, node.clock.now(), user_id=caller.uid)
         if row is not None:
-            await activity.record(conn, caller.org_id, caller.uid, "personal_token", row["id"],
-                                  "personal_token.revoked", {"name": row["name"], "prefix": row["prefix"]})
+            await uow.activity("personal_token", row["id"],
+                               "personal_token.revoked", {"name": row["name"], "prefix": row["prefix"]})
         else:  # already revoked: answered again, as for API keys
             row = await repo.get(conn, caller.org_id, KIND, data.tokenId, user_id=caller.uid)
             if row is None:

@@ -3,7 +3,7 @@ workspaces and the closed ones they belong to; guests see only the workspaces th
 project or workspace the caller may not see is answered 404, as if it did not exist (no existence leak).
 A workspace is administered by the organization's owner and admins and its own members of role admin.
 
-Answers are cached per node for a few seconds: board access is checked on every board call, and a
+Answers are cached per node (`node.access`) for a few seconds: board access is checked on every board call, and a
 membership change shows within that time."""
 
 from __future__ import annotations
@@ -11,17 +11,11 @@ from __future__ import annotations
 import asyncpg
 
 from actors.kernel.node import Node
-from actors.kernel.ttl_cache import TtlCache
 from protocol.caller import Caller
 from protocol.errors import Forbidden, NotFound
 from protocol.registry import Role
 from storage import access as repo
 from storage.connection import Conn
-
-# Access answers are this fresh at worst (a removed workspace member loses access within this time).
-ACCESS_CACHE_SECONDS = 5.0
-
-_answers: TtlCache[tuple[str, str, str], bool] = TtlCache(ACCESS_CACHE_SECONDS)
 
 
 def may_see_workspace(role: Role | None, visibility: str, is_member: bool) -> bool:
@@ -68,10 +62,10 @@ async def require_board_access(node: Node, caller: Caller, board_id: str) -> Non
             workspace = await repo.board_workspace(conn, caller.org_id, board_id)
             return workspace is not None and await sees_workspace(conn, caller, workspace)
 
-    if not await _answers.get((caller.org_id, caller.uid, board_id), load):
+    if not await node.access.get((caller.org_id, caller.uid, board_id), load):
         raise NotFound("board not found")
 
 
-def forget_board_access(board_id: str | None = None) -> None:
+def forget_board_access(node: Node, board_id: str | None = None) -> None:
     """Drop cached answers (all, or one board's) after a change made on this node."""
-    _answers.drop_where(lambda key: board_id is None or key[2] == board_id)
+    node.access.drop_where(lambda key: board_id is None or key[2] == board_id)

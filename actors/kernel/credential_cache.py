@@ -4,9 +4,10 @@ hot path, plus the last-used times that are flushed to the database in the backg
 from __future__ import annotations
 
 import hashlib
-import time
 from dataclasses import dataclass
 from datetime import datetime
+
+from actors.runtime.clock import Clock
 
 # How long a verified credential is trusted without asking the database again (issue: at most 60 s).
 CACHE_SECONDS = 60.0
@@ -29,7 +30,8 @@ def secret_digest(secret: str) -> str:
 
 
 class CredentialCache:
-    def __init__(self, ttl: float = CACHE_SECONDS) -> None:
+    def __init__(self, clock: Clock, ttl: float = CACHE_SECONDS) -> None:
+        self._clock = clock
         self._ttl = ttl
         self._entries: dict[str, tuple[float, VerifiedCredential]] = {}
         self._last_used: dict[str, datetime] = {}
@@ -43,20 +45,20 @@ class CredentialCache:
         if entry is None:
             return None
         stored_at, credential = entry
-        if time.monotonic() - stored_at > self._ttl:
+        if self._clock.monotonic() - stored_at > self._ttl:
             del self._entries[digest]
             return None
         return credential
 
     def put(self, digest: str, credential: VerifiedCredential) -> None:
         dropped_at = self._dropped.get(credential.id)
-        if dropped_at is not None and time.monotonic() - dropped_at <= self._ttl:
+        if dropped_at is not None and self._clock.monotonic() - dropped_at <= self._ttl:
             return
-        self._entries[digest] = (time.monotonic(), credential)
+        self._entries[digest] = (self._clock.monotonic(), credential)
 
     def drop(self, credential_id: str) -> None:
         """Forget a credential at once (revoke, rotate, delete)."""
-        now = time.monotonic()
+        now = self._clock.monotonic()
         self._dropped = {cid: at for cid, at in self._dropped.items() if now - at <= self._ttl}
         self._dropped[credential_id] = now
         for digest in [d for d, (_, c) in self._entries.items() if c.id == credential_id]:
@@ -75,13 +77,13 @@ class CredentialCache:
     def get_session(self, digest: str) -> tuple[str, str] | None:
         """(user id, e-mail) of a verified session cookie, while fresh."""
         entry = self._sessions.get(digest)
-        if entry is None or time.monotonic() - entry[0] > SESSION_CACHE_SECONDS:
+        if entry is None or self._clock.monotonic() - entry[0] > SESSION_CACHE_SECONDS:
             self._sessions.pop(digest, None)
             return None
         return entry[1]
 
     def put_session(self, digest: str, user_id: str, email: str) -> None:
-        self._sessions[digest] = (time.monotonic(), (user_id, email))
+        self._sessions[digest] = (self._clock.monotonic(), (user_id, email))
 
     def drop_session(self, digest: str) -> None:
         self._sessions.pop(digest, None)

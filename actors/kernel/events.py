@@ -7,6 +7,7 @@ puts them back so that every consumer sees one shape.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -24,9 +25,11 @@ def org_stream(org_id: str) -> str:
     return f"org:{org_id}"
 
 
-def user_stream(user_id: str) -> str:
-    """A user's private stream: their `notification.created` events (Socket.IO room `user:<id>`)."""
-    return f"user:{user_id}"
+def user_stream(org_id: str, user_id: str) -> str:
+    """A user's private stream in one organization: their `notification.created` events there. Per
+    organization, so that a member of two organizations has a seq that counts from 1 in each (the stream's
+    row in `event_streams` belongs to one organization)."""
+    return f"user:{org_id}:{user_id}"
 
 
 def actor_of(caller: Caller | None) -> dict[str, Any] | None:
@@ -52,10 +55,18 @@ def event_payload(name: str, org_id: str, data: dict[str, Any], caller: Caller |
 
 async def emit(conn: asyncpg.Connection, *, org_id: str, stream: str, name: str, data: dict[str, Any],
                caller: Caller | None, moment: datetime) -> StoredEvent:
-    """Append one event inside the caller's transaction."""
+    """Append one event inside the caller's transaction, outside the write path: nothing publishes it (tests
+    use it for a change committed by a node that died before publishing). Services use `node.write`."""
     [stored] = await event_log.append(conn, org_id, stream, [(name, event_payload(name, org_id, data, caller,
                                                                                   moment))])
     return stored
+
+
+def notification_view(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A notification as the spec shows it, also the data of its `notification.created` event."""
+    return {"id": row["id"], "type": row["type"], "title": row["title"], "body": row["body"],
+            "entityType": row["entity_type"], "entityId": row["entity_id"], "read": row["read"],
+            "createdAt": iso(row["created_at"])}
 
 
 def wire_payload(event: StoredEvent) -> dict[str, Any]:

@@ -1,19 +1,46 @@
 """What every handler and service is given: the pool, the clock, the caches and the node's settings.
 
-Built once by `server/` at start-up; handlers never reach for globals.
+Built once by `server/` at start-up; handlers never reach for globals. Every cache of the node lives here
+and runs on the node's clock: two nodes in one process share nothing, and a test's `ManualClock` decides
+when an answer is stale.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
 from actors.kernel.bus import EventBus
-from actors.kernel.credential_cache import CredentialCache
+from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
+from actors.kernel.idempotency import IdempotencyRecords
 from actors.kernel.mailer import SmtpTarget
+from actors.kernel.ttl_cache import TtlCache
+from actors.kernel.write import UnitOfWork
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem
+from protocol.caller import Caller
+from protocol.errors import ApiError
+from storage.migrate import pending_migrations
+
+if TYPE_CHECKING:
+    from protocol.caller import Organization
+
+# How stale a cached answer may be when the change was made on another node (a change made on this node
+# drops its entry at once). Five seconds: the hot path (every request reads a role and an organization,
+# every board call its access) costs no query, and a removed member loses access within a breath.
+ACCESS_SECONDS = 5.0
+MEMBERSHIP_SECONDS = 5.0
+ORGANIZATION_SECONDS = 5.0
+RULES_SECONDS = 5.0
+PROFILES_SECONDS = 5.0
+WEBHOOK_ORGS_SECONDS = 5.0
+# Row id -> board id entries kept at most; rows move between boards only when an item moves.
+MAX_BOARD_LOCATIONS = 100_000
+# How long `unready_reason` waits for a connection before calling the database unavailable.
+READINESS_TIMEOUT_SECONDS = 2.0
 
 
 @dataclass
@@ -22,12 +49,61 @@ class Node:
     service_host: str = "localhost"
     production: bool = False
     clock: Clock = field(default_factory=SystemClock)
-    credentials: CredentialCache = field(default_factory=CredentialCache)
     bus: EventBus = field(default_factory=EventBus)
     # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
     actors: ActorSystem | None = None
     smtp: SmtpTarget | None = None  # None: e-mails are stored and logged, not sent
 
+    # The caches, built on the node's clock once it is known.
+    credentials: CredentialCache = field(init=False)
+    access: TtlCache[tuple[str, str, str], bool] = field(init=False)  # (org, user, board) -> may see it
+    roles: TtlCache[tuple[str, str], str | None] = field(init=False)  # (org, user) -> role
+    members: TtlCache[str, frozenset[str]] = field(init=False)  # org -> active member ids
+    organizations: TtlCache[str, Organization | None] = field(init=False)  # slug -> organization
+    rules: TtlCache[tuple[str, str], list[asyncpg.Record]] = field(init=False)  # (org, board) -> rules
+    profiles: TtlCache[str, dict[str, Any]] = field(init=False)  # org -> user id -> comment Profile
+    webhook_orgs: TtlCache[str, frozenset[str]] = field(init=False)  # WEBHOOK_ORGS_KEY -> org ids
+    board_locations: dict[str, str] = field(init=False)  # group/column/item/comment id -> board id
+    # Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
+    verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = field(init=False)
+    idempotency: IdempotencyRecords = field(init=False)
+
+    def __post_init__(self) -> None:
+        clock = self.clock
+        self.credentials = CredentialCache(clock)
+        self.access = TtlCache(ACCESS_SECONDS, clock)
+        self.roles = TtlCache(MEMBERSHIP_SECONDS, clock)
+        self.members = TtlCache(MEMBERSHIP_SECONDS, clock)
+        self.organizations = TtlCache(ORGANIZATION_SECONDS, clock)
+        self.rules = TtlCache(RULES_SECONDS, clock)
+        self.profiles = TtlCache(PROFILES_SECONDS, clock)
+        self.webhook_orgs = TtlCache(WEBHOOK_ORGS_SECONDS, clock)
+        self.board_locations = {}
+        self.verifying = {}
+        self.idempotency = IdempotencyRecords(self.pool)
+
     def base_url(self, slug: str) -> str:
         scheme = "https" if self.production else "http"
         return f"{scheme}://{slug}.{self.service_host}"
+
+    def write(self, caller: Caller | None, *, org_id: str | None = None,
+              missing: ApiError | None = None) -> UnitOfWork:
+        """The one way a service changes data: `async with node.write(caller) as uow:` (actors/kernel/write.py).
+        `org_id` names the organization when the caller has none (a scheduler, an invitation being
+        accepted); `missing` is what a foreign-key violation means to the caller (a row it refers to was
+        deleted meanwhile)."""
+        return UnitOfWork(self.pool, self.bus, caller, org_id=org_id, now=self.clock.now(), missing=missing)
+
+    def remember_board(self, row_id: str, board_id: str) -> None:
+        if len(self.board_locations) >= MAX_BOARD_LOCATIONS:
+            self.board_locations.clear()
+        self.board_locations[row_id] = board_id
+
+    async def unready_reason(self) -> str | None:
+        """None when ready; otherwise why not (the database does not answer, or migrations are pending)."""
+        try:
+            async with self.pool.acquire(timeout=READINESS_TIMEOUT_SECONDS) as conn:
+                pending = await pending_migrations(conn)
+        except Exception as error:  # any failure to reach the database means not ready
+            return f"database unavailable: {type(error).__name__}"
+        return f"migrations pending: {', '.join(pending)}" if pending else None

@@ -1,12 +1,14 @@
 """A per-node cache whose answers are at most a fixed number of seconds old: what the hot path reads on
 every request (organizations, roles, board access, members, automation rules) without a query each time.
-A change made on this node drops its entry at once; another node's change shows within the TTL."""
+A change made on this node drops its entry at once; another node's change shows within the TTL.
+Each cache belongs to one `Node` and runs on its clock, so tests drive staleness with a `ManualClock`."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
+
+from actors.runtime.clock import Clock
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -17,27 +19,31 @@ MAX_ENTRIES = 100_000
 
 
 class TtlCache(Generic[K, V]):
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, clock: Clock) -> None:
         self._seconds = seconds
+        self._clock = clock
         self._entries: dict[K, tuple[float, V]] = {}
 
     async def get(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
         """The cached value while fresh, else `await load()` stored under `key`."""
         entry = self._entries.get(key)
-        if entry is not None and time.monotonic() - entry[0] < self._seconds:
+        if entry is not None and self._clock.monotonic() - entry[0] < self._seconds:
             return entry[1]
         value = await load()
-        if len(self._entries) >= MAX_ENTRIES:
-            self._evict()
-        self._entries[key] = (time.monotonic(), value)
+        self.put(key, value)
         return value
 
     def peek(self, key: K) -> tuple[bool, V | None]:
         """(True, value) while `key` holds a fresh value, else (False, None); never loads (no await)."""
         entry = self._entries.get(key)
-        if entry is not None and time.monotonic() - entry[0] < self._seconds:
+        if entry is not None and self._clock.monotonic() - entry[0] < self._seconds:
             return True, entry[1]
         return False, None
+
+    def put(self, key: K, value: V) -> None:
+        if len(self._entries) >= MAX_ENTRIES:
+            self._evict()
+        self._entries[key] = (self._clock.monotonic(), value)
 
     def drop(self, key: K) -> None:
         self._entries.pop(key, None)
@@ -47,7 +53,7 @@ class TtlCache(Generic[K, V]):
             del self._entries[key]
 
     def _evict(self) -> None:
-        now = time.monotonic()
+        now = self._clock.monotonic()
         self._entries = {k: e for k, e in self._entries.items() if now - e[0] < self._seconds}
         if len(self._entries) >= MAX_ENTRIES:
             self._entries.clear()

@@ -66,7 +66,7 @@ class Outcome:
         view = {"id": note.id, "type": type, "title": title, "body": body, "entityType": "kpi",
                 "entityId": self.kpi.id, "read": False, "createdAt": iso(self.command.now)}
         caller = self.command.caller
-        self.events.append((user_stream(user_id), "notification.created",
+        self.events.append((user_stream(caller.org_id, user_id), "notification.created",
                             event_payload("notification.created", caller.org_id, view, caller, self.command.now)))
 
     def decision(self, reply: Any) -> Decision[KpiChange]:

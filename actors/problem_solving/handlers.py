@@ -20,7 +20,6 @@ from protocol.errors import BadRequest, FieldError, NotFound
 from protocol.ids import iso, new_id
 from protocol.pagination import page_limit, page_offset
 from storage import actions as actions_repo
-from storage import activity
 from storage import problem_sheets as repo
 
 ENTITY = "problem_sheet"
@@ -66,7 +65,8 @@ async def _change(node: Node, caller: Caller, before: Mapping[str, Any], changes
                   from_statuses: Sequence[str] | None = None, **audit: Any) -> dict[str, Any]:
     """Apply `changes` to a visible sheet and write the trail entry in one transaction. With `from_statuses`
     the sheet must be in one of them when the change commits (else 400 naming its current status)."""
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.update(conn, caller.org_id, before["id"], changes, node.clock.now(),
                                 from_statuses=from_statuses)
         if row is None:
@@ -76,8 +76,8 @@ async def _change(node: Node, caller: Caller, before: Mapping[str, Any], changes
             allowed = " or ".join(from_statuses or ())
             raise BadRequest(f"the sheet is {current['status']}; only a {allowed} sheet can be {action}",
                              data={"currentStatus": current["status"]})
-        await activity.record(conn, caller.org_id, caller.uid, ENTITY, row["id"], f"problem_sheet.{action}",
-                              _audit(row, **audit))
+        await uow.activity(ENTITY, row["id"], f"problem_sheet.{action}",
+                           _audit(row, **audit))
     return sheet_view(row)
 
 
@@ -85,15 +85,12 @@ async def _change(node: Node, caller: Caller, before: Mapping[str, Any], changes
 async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[str, Any]:
     shaped = proto.check_data(data.type, data.data)
     await require_board_access(node, caller, data.boardId)
-    try:
-        async with node.pool.acquire() as conn, conn.transaction():
-            row = await repo.insert(conn, sheet_id=new_id("ps"), org_id=caller.org_id, board_id=data.boardId,
-                                    title=data.title, sheet_type=data.type, data=shaped, created_by=caller.uid,
-                                    now=node.clock.now())
-            await activity.record(conn, caller.org_id, caller.uid, ENTITY, row["id"], "problem_sheet.created",
-                                  _audit(row))
-    except asyncpg.ForeignKeyViolationError:
-        raise NotFound("board not found") from None  # deleted since the (cached) access check
+    # A foreign-key violation: the board was deleted since the (cached) access check.
+    async with node.write(caller, missing=NotFound("board not found")) as uow:
+        row = await repo.insert(uow.conn, sheet_id=new_id("ps"), org_id=caller.org_id, board_id=data.boardId,
+                                title=data.title, sheet_type=data.type, data=shaped, created_by=caller.uid,
+                                now=uow.now)
+        await uow.activity(ENTITY, row["id"], "problem_sheet.created", _audit(row))
     return sheet_view(row)
 
 
@@ -113,22 +110,24 @@ async def update(node: Node, caller: Caller, data: proto.UpdateInput) -> dict[st
 @implement(proto.DELETE)
 async def delete(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     await visible_sheet(node, caller, data.id)
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         row = await repo.get(conn, caller.org_id, data.id, lock=True)
         if row is None:
             raise NotFound("problem sheet not found")
         await _unlink_action(conn, caller, row["action_id"], data.id, node.clock.now())
         await repo.delete(conn, caller.org_id, data.id)
-        await activity.record(conn, caller.org_id, caller.uid, ENTITY, data.id, "problem_sheet.deleted",
-                              _audit(row, actionId=row["action_id"]))
+        await uow.activity(ENTITY, data.id, "problem_sheet.deleted",
+                           _audit(row, actionId=row["action_id"]))
     return {"success": True, "id": data.id}
 
 
 @implement(proto.GET)
 async def get_by_id(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     row = await visible_sheet(node, caller, data.id)
-    await activity.record(node.pool, caller.org_id, caller.uid, ENTITY, row["id"], "problem_sheet.viewed",
-                          _audit(row))
+    async with node.write(caller) as uow:
+        await uow.activity(ENTITY, row["id"], "problem_sheet.viewed",
+                           _audit(row))
     return sheet_view(row)
 
 
@@ -140,8 +139,9 @@ async def list_sheets(node: Node, caller: Caller, data: proto.ListInput) -> dict
     filters = {"action_id": data.actionId, "type": data.type, "status": data.status}
     rows, total = await repo.page(node.pool, caller.org_id, data.boardId, limit=limit, offset=offset,
                                   filters=filters)
-    await activity.record(node.pool, caller.org_id, caller.uid, "board", data.boardId, "problem_sheet.listed",
-                          {"filters": {k: v for k, v in filters.items() if v is not None}, "total": total})
+    async with node.write(caller) as uow:
+        await uow.activity("board", data.boardId, "problem_sheet.listed",
+                           {"filters": {k: v for k, v in filters.items() if v is not None}, "total": total})
     return {"items": [sheet_view(row) for row in rows], "total": total, "hasMore": offset + len(rows) < total}
 
 
@@ -157,8 +157,9 @@ async def get_by_action(node: Node, caller: Caller, data: proto.ByActionInput) -
         except NotFound:
             continue
         visible.append(sheet_view(row))
-    await activity.record(node.pool, caller.org_id, caller.uid, "action", data.actionId, "problem_sheet.listed",
-                          {"count": len(visible)})
+    async with node.write(caller) as uow:
+        await uow.activity("action", data.actionId, "problem_sheet.listed",
+                           {"count": len(visible)})
     return visible
 
 
@@ -208,7 +209,8 @@ async def link_to_root_cause(node: Node, caller: Caller, data: proto.LinkInput) 
     await visible_sheet(node, caller, data.sheetId)
     await _visible_action(node, caller, data.actionId)
     now = node.clock.now()
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         before = await repo.get(conn, caller.org_id, data.sheetId, lock=True)
         if before is None:
             raise NotFound("problem sheet not found")
@@ -218,6 +220,6 @@ async def link_to_root_cause(node: Node, caller: Caller, data: proto.LinkInput) 
             await _unlink_action(conn, caller, before["action_id"], data.sheetId, now)
         row = await repo.update(conn, caller.org_id, data.sheetId, {"action_id": data.actionId}, now)
         assert row is not None  # locked above
-        await activity.record(conn, caller.org_id, caller.uid, ENTITY, row["id"], "problem_sheet.linked",
-                              _audit(row, actionId=data.actionId, previousActionId=before["action_id"]))
+        await uow.activity(ENTITY, row["id"], "problem_sheet.linked",
+                           _audit(row, actionId=data.actionId, previousActionId=before["action_id"]))
     return sheet_view(row)

@@ -11,11 +11,12 @@ from typing import Any, Generic
 import asyncpg
 import structlog
 
+from actors.kernel.db_errors import as_api_error
+from actors.kernel.write import Pending, append_sorted
 from actors.runtime.actor import Actor, C, Decision, Event, M, S
 from actors.runtime.directory import Directory
 from actors.runtime.mailbox import Envelope, Mailbox
-from protocol.errors import ApiError, Conflict, InternalError, ServiceUnavailable
-from storage import events as event_log
+from protocol.errors import ApiError, InternalError, ServiceUnavailable
 from storage.epochs import StaleEpoch, check_epoch, take_epoch
 from storage.events import StoredEvent
 
@@ -30,21 +31,6 @@ class ActivationState(enum.Enum):
     VALID = "valid"
     DEACTIVATING = "deactivating"
     INVALID = "invalid"
-
-
-def as_api_error(exc: BaseException) -> ApiError:
-    """What a caller is told when activation or a commit failed; branches on SQLSTATE classes only."""
-    match exc:
-        case ApiError():
-            return exc
-        case asyncpg.TransactionRollbackError():  # 40001 serialization failure, 40P01 deadlock
-            return Conflict("the change collided with a concurrent one; retry")
-        case asyncpg.IntegrityConstraintViolationError():
-            return Conflict("the change conflicts with stored data")
-        case asyncpg.PostgresConnectionError() | asyncpg.InterfaceError() | OSError() | TimeoutError():
-            return ServiceUnavailable("the database is unavailable; retry")
-        case _:
-            return InternalError("internal error")
 
 
 class Activation(Generic[S, M, C]):
@@ -193,17 +179,13 @@ class Activation(Generic[S, M, C]):
 
     async def _commit(self, changes: list[C], events: list[Event]) -> list[StoredEvent]:
         actor = self.actor
-        by_stream: dict[str, list[tuple[str, Any]]] = {}
-        for event in events:
-            stream, name, payload = (actor.stream, *event) if len(event) == 2 else event
-            by_stream.setdefault(stream, []).append((name, payload))
+        org = actor.organization_id
+        pending: list[Pending] = [(org, actor.stream, *event) if len(event) == 2 else (org, *event)
+                                  for event in events]
         async with self._pool.acquire() as conn, conn.transaction():
             await check_epoch(conn, actor.key, self.epoch)
             await actor.persist(conn, changes)
-            committed: list[StoredEvent] = []
-            for stream, stream_events in by_stream.items():
-                committed += await event_log.append(conn, actor.organization_id, stream, stream_events)
-            return committed
+            return await append_sorted(conn, pending)
 
     async def _after_failed_commit(self, decided: list[tuple[Envelope, Decision[C]]],
                                    exc: Exception) -> None:

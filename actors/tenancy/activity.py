@@ -1,5 +1,5 @@
 """Reading the activity trail (platform 4.5): the organization's entries and one entity's, newest first,
-cursor-paged. Entries are written by other services with `storage.activity.record` inside their own
+cursor-paged. Entries are written by other services with `uow.activity` (actors/kernel/write.py) inside their own
 transactions."""
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""In-app notifications: created by other services through `notify`, read and marked by their user."""
+"""In-app notifications: created by other services through `uow.notify` (actors/kernel/write.py), read
+and marked by their user."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import asyncpg
-
+from actors.kernel.events import notification_view
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import notifications as spec
@@ -15,20 +15,6 @@ from protocol.ids import iso
 from protocol.pagination import Page, page_limit
 from protocol.registry import EmptyInput
 from storage import notifications as repo
-
-
-def notification_view(row: asyncpg.Record) -> dict[str, Any]:
-    return {"id": row["id"], "type": row["type"], "title": row["title"], "body": row["body"],
-            "entityType": row["entity_type"], "entityId": row["entity_id"], "read": row["read"],
-            "createdAt": iso(row["created_at"])}
-
-
-async def notify(conn: asyncpg.Connection | asyncpg.Pool, *, user_id: str, org_id: str | None, type: str,
-                 title: str, body: str | None = None, entity_type: str | None = None,
-                 entity_id: str | None = None) -> dict[str, Any]:
-    """Create a notification (inside the caller's transaction when given a connection)."""
-    row = await repo.insert(conn, user_id, org_id, type, title, body, entity_type, entity_id)
-    return notification_view(row)
 
 
 @implement(spec.LIST)

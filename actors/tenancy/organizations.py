@@ -12,7 +12,7 @@ import asyncpg
 from actors.identity import accounts
 from actors.identity.callers import forget_organization
 from actors.identity.passwords import hash_secret, verify_secret
-from actors.kernel.events import emit, org_stream
+from actors.kernel.events import org_stream
 from actors.kernel.handlers import implement
 from actors.kernel.mailer import queue_mail
 from actors.kernel.membership_cache import forget_member
@@ -26,7 +26,6 @@ from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, pa
 from protocol.plans import plan
 from protocol.registry import EmptyInput, Role
 from storage import accounts as account_repo
-from storage import activity
 from storage import organizations as repo
 from storage import workspaces as workspace_repo
 
@@ -63,13 +62,14 @@ async def update_organization(node: Node, caller: Caller, data: spec.UpdateOrgan
             raise ValidationFailed("unknown time zone",
                                    details=[FieldError("timezone", "not an IANA time zone name")]) from None
     fields = {name: getattr(data, name) for name in data.__struct_fields__ if getattr(data, name) is not None}
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         before = await account_repo.organization_by_id(conn, caller.org_id)
         row = await repo.update_settings(conn, caller.org_id, fields)
         assert before is not None and row is not None
-        await activity.record(conn, caller.org_id, caller.user_id, "organization", caller.org_id,
-                              "organization.updated", {"fields": sorted(fields)})
-    forget_organization(row["slug"])
+        await uow.activity("organization", caller.org_id,
+                           "organization.updated", {"fields": sorted(fields)})
+    forget_organization(node, row["slug"])
     view = organization_view(row)
     old = organization_view(before)
     return {name: view[name] for name in ("id", *fields, "updatedAt")} | {
@@ -108,7 +108,8 @@ async def invite(node: Node, caller: Caller, data: spec.InviteInput) -> dict[str
         raise Forbidden("only the owner can make someone an admin")
     token = secrets.token_urlsafe(32)
     expires_at = node.clock.now() + timedelta(days=INVITATION_DAYS)
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         if await repo.member_by_email(conn, caller.org_id, data.email) is not None:
             raise Conflict("already a member", details=[FieldError("email", "already a member")])
         for index, workspace_id in enumerate(data.workspaceIds):
@@ -126,12 +127,10 @@ async def invite(node: Node, caller: Caller, data: spec.InviteInput) -> dict[str
                          body=f"Join {caller.organization.name} as {data.role}: {link}\n"
                               f"Invitation token: {token}\nThe invitation expires on {iso(expires_at)}.",
                          smtp_configured=node.smtp is not None, secrets=[token])
-        await activity.record(conn, caller.org_id, caller.user_id, "invitation", row["id"], "member.invited",
-                              {"email": data.email, "role": data.role})
-        event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.invited",
-                           data={"invitationId": row["id"], "email": data.email, "role": data.role},
-                           caller=caller, moment=node.clock.now())
-    await node.bus.publish([event])
+        await uow.activity("invitation", row["id"], "member.invited",
+                           {"email": data.email, "role": data.role})
+        uow.emit(org_stream(caller.org_id), "member.invited",
+                 {"invitationId": row["id"], "email": data.email, "role": data.role})
     return {"invitationId": row["id"], "email": row["email"], "role": row["role"], "status": row["status"],
             "expiresAt": iso(row["expires_at"])}
 
@@ -147,20 +146,19 @@ async def _target(conn: asyncpg.Connection, caller: Caller, user_id: str) -> asy
 
 @implement(spec.MEMBERS_REMOVE)
 async def remove_member(node: Node, caller: Caller, data: spec.RemoveMemberInput) -> dict[str, Any]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         target = await _target(conn, caller, data.userId)
         if data.reassignTo is not None and (data.reassignTo == data.userId
                                             or await repo.member(conn, caller.org_id, data.reassignTo) is None):
             raise ValidationFailed("reassignTo must be another member",
                                    details=[FieldError("reassignTo", "not another member of the organization")])
         await repo.delete_membership(conn, caller.org_id, data.userId)
-        await activity.record(conn, caller.org_id, caller.user_id, "member", data.userId, "member.removed",
-                              {"email": target["email"], "reassignTo": data.reassignTo})
-        event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id), name="member.removed",
-                           data={"userId": data.userId, "email": target["email"], "reassignTo": data.reassignTo},
-                           caller=caller, moment=node.clock.now())
-    forget_member(caller.org_id, data.userId)
-    await node.bus.publish([event])
+        await uow.activity("member", data.userId, "member.removed",
+                           {"email": target["email"], "reassignTo": data.reassignTo})
+        uow.emit(org_stream(caller.org_id), "member.removed",
+                 {"userId": data.userId, "email": target["email"], "reassignTo": data.reassignTo})
+    forget_member(node, caller.org_id, data.userId)
     reassigned = 0
     if data.reassignTo is not None:
         # After the removal committed, each board hands the items over in its own turn (idempotent).
@@ -174,26 +172,25 @@ async def update_role(node: Node, caller: Caller, data: spec.UpdateRoleInput) ->
         raise Forbidden("ownership cannot be given by a role change")
     if data.role == "admin" and caller.role is not Role.OWNER:
         raise Forbidden("only the owner can promote a member to admin")
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         target = await _target(conn, caller, data.userId)
         if target["role"] == "admin" and caller.role is not Role.OWNER:
             raise Forbidden("only the owner can change an admin's role")
         await repo.set_role(conn, caller.org_id, data.userId, data.role)
         role_change = {"role": {"old": target["role"], "new": data.role}}
-        await activity.record(conn, caller.org_id, caller.user_id, "member", data.userId, "member.role_changed",
-                              {"changes": role_change})
-        event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id),
-                           name="member.role_changed", data={"userId": data.userId, "changes": role_change},
-                           caller=caller, moment=node.clock.now())
-    await node.bus.publish([event])
-    forget_member(caller.org_id, data.userId)
+        await uow.activity("member", data.userId, "member.role_changed",
+                           {"changes": role_change})
+        uow.emit(org_stream(caller.org_id), "member.role_changed", {"userId": data.userId, "changes": role_change})
+    forget_member(node, caller.org_id, data.userId)
     return {"userId": data.userId, "role": data.role}
 
 
 async def accept_invitation(node: Node, data: spec.AcceptInvitationInput) -> accounts.Session:
     """Join with an e-mailed token: a new account, or an existing one proven by its password."""
-    async with node.pool.acquire() as conn, conn.transaction():
-        invitation = await repo.take_invitation(conn, accounts.session_digest(data.token), node.clock.now())
+    async with node.write(None) as uow:
+        conn = uow.conn
+        invitation = await repo.take_invitation(conn, accounts.session_digest(data.token), uow.now)
         if invitation is None:
             raise NotFound("invitation not found or expired")
         existing = await account_repo.user_login(conn, invitation["email"])
@@ -211,11 +208,10 @@ async def accept_invitation(node: Node, data: spec.AcceptInvitationInput) -> acc
             if await workspace_repo.workspace(conn, invitation["organization_id"], workspace_id) is not None:
                 await workspace_repo.upsert_member(conn, workspace_id, user_id, "member")
         await repo.mark_accepted(conn, invitation["id"])
-        joined = Caller(request_id="", user_id=user_id, user_email=invitation["email"])
-        event = await emit(conn, org_id=invitation["organization_id"],
-                           stream=org_stream(invitation["organization_id"]), name="member.joined",
-                           data={"userId": user_id, "email": invitation["email"], "role": invitation["role"]},
-                           caller=joined, moment=node.clock.now())
-    forget_member(invitation["organization_id"], user_id)
-    await node.bus.publish([event])
+        # Known only now: the organization joined, and who joined it (the event's actor).
+        uow.org_id = invitation["organization_id"]
+        uow.caller = Caller(request_id="", user_id=user_id, user_email=invitation["email"])
+        uow.emit(org_stream(uow.org_id), "member.joined",
+                 {"userId": user_id, "email": invitation["email"], "role": invitation["role"]})
+    forget_member(node, invitation["organization_id"], user_id)
     return await accounts.open_session(node, user_id)

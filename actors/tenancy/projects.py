@@ -16,17 +16,16 @@ import asyncpg
 import msgspec
 
 from actors.kernel.access import forget_board_access, require_project_access, require_workspace_access
-from actors.kernel.events import emit, org_stream
+from actors.kernel.events import org_stream
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from actors.kernel.write import UnitOfWork
 from protocol import projects as spec
 from protocol.caller import Caller
 from protocol.errors import NotFound
 from protocol.ids import iso, new_id
 from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
-from storage import activity
 from storage import projects as repo
-from storage.events import StoredEvent
 
 
 def page_of(rows: Sequence[asyncpg.Record], limit: int, view: Callable[[asyncpg.Record], dict[str, Any]],
@@ -67,25 +66,19 @@ def board_summary_view(row: asyncpg.Record) -> dict[str, Any]:
             "updatedAt": iso(row["updated_at"])}
 
 
-async def emit_deleted(conn: asyncpg.Connection, node: Node, caller: Caller, projects: Sequence[asyncpg.Record],
-                       boards: Sequence[asyncpg.Record]) -> list[StoredEvent]:
+def emit_deleted(uow: UnitOfWork, projects: Sequence[asyncpg.Record], boards: Sequence[asyncpg.Record]) -> None:
     """`board.deleted` on each board's stream, then `project.deleted` on the organization's stream."""
-    moment = node.clock.now()
-    events = [await emit(conn, org_id=caller.org_id, stream=board_stream(board["id"]), name="board.deleted",
-                         data={"board": {"id": board["id"], "name": board["name"],
-                                         "projectId": board["project_id"]}}, caller=caller, moment=moment)
-              for board in boards]
+    for board in boards:
+        uow.emit(board_stream(board["id"]), "board.deleted",
+                 {"board": {"id": board["id"], "name": board["name"], "projectId": board["project_id"]}})
     for project in projects:
-        events.append(await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id),
-                                 name="project.deleted", data={"project": project_view(project)},
-                                 caller=caller, moment=moment))
-    return events
+        uow.emit(org_stream(uow.org_id), "project.deleted", {"project": project_view(project)})
 
 
 async def board_removed(node: Node, board_ids: Sequence[str]) -> None:
     """After boards were deleted outside their actors: deactivate those actors on this node and drop the
     cached access answers, so the next call finds no board."""
-    forget_board_access()
+    forget_board_access(node)
     if node.actors is None or not board_ids:
         return
     # Imported here: nothing else in the plain services depends on the board actor's modules.
@@ -118,28 +111,24 @@ async def get_project(node: Node, caller: Caller, data: spec.ProjectIdInput) -> 
 
 @implement(spec.CREATE)
 async def create_project(node: Node, caller: Caller, data: spec.CreateProjectInput) -> dict[str, Any]:
-    try:
-        async with node.pool.acquire() as conn, conn.transaction():
-            await require_workspace_access(conn, caller, data.workspaceId)
-            row = await repo.insert_project(conn, new_id("prj"), caller.org_id, data.workspaceId, name=data.name,
-                                            description=data.description, created_by=caller.uid)
-            view = project_view(row)
-            await activity.record(conn, caller.org_id, caller.user_id, "project", row["id"], "project.created",
-                                  {"name": data.name, "workspaceId": data.workspaceId})
-            event = await emit(conn, org_id=caller.org_id, stream=org_stream(caller.org_id),
-                               name="project.created", data={"project": view}, caller=caller,
-                               moment=node.clock.now())
-    except asyncpg.ForeignKeyViolationError:
-        # The workspace was deleted between the access check and the insert.
-        raise NotFound("workspace not found") from None
-    await node.bus.publish([event])
+    # A foreign-key violation: the workspace was deleted between the access check and the insert.
+    async with node.write(caller, missing=NotFound("workspace not found")) as uow:
+        conn = uow.conn
+        await require_workspace_access(conn, caller, data.workspaceId)
+        row = await repo.insert_project(conn, new_id("prj"), caller.org_id, data.workspaceId, name=data.name,
+                                        description=data.description, created_by=caller.uid)
+        view = project_view(row)
+        await uow.activity("project", row["id"], "project.created",
+                           {"name": data.name, "workspaceId": data.workspaceId})
+        uow.emit(org_stream(caller.org_id), "project.created", {"project": view})
     return view
 
 
 @implement(spec.UPDATE)
 async def update_project(node: Node, caller: Caller, data: spec.UpdateProjectInput) -> dict[str, Any]:
     fields = given_fields(data, repo.UPDATABLE, clearable=("description",))
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         await require_project_access(conn, caller, data.id)
         before = await repo.lock_project(conn, caller.org_id, data.id)
         if before is None:
@@ -149,25 +138,25 @@ async def update_project(node: Node, caller: Caller, data: spec.UpdateProjectInp
         if not changes:
             return project_view(before)
         row = await repo.update_project(conn, caller.org_id, data.id, {name: fields[name] for name in changes})
-        await activity.record(conn, caller.org_id, caller.user_id, "project", data.id, "project.updated",
-                              {"changes": changes})
+        await uow.activity("project", data.id, "project.updated",
+                           {"changes": changes})
     return project_view(row)
 
 
 @implement(spec.DELETE)
 async def delete_project(node: Node, caller: Caller, data: spec.ProjectIdInput) -> dict[str, Any]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         await require_project_access(conn, caller, data.id)
         project = await repo.lock_project(conn, caller.org_id, data.id)
         if project is None:
             raise NotFound("project not found")
         boards = await repo.list_boards(conn, caller.org_id, [data.id])
         await repo.delete_project(conn, caller.org_id, data.id)
-        events = await emit_deleted(conn, node, caller, [project], boards)
-        await activity.record(conn, caller.org_id, caller.user_id, "project", data.id, "project.deleted",
-                              {"name": project["name"], "workspaceId": project["workspace_id"],
-                               "boardIds": [board["id"] for board in boards]})
-    await node.bus.publish(events)
+        emit_deleted(uow, [project], boards)
+        await uow.activity("project", data.id, "project.deleted",
+                           {"name": project["name"], "workspaceId": project["workspace_id"],
+                            "boardIds": [board["id"] for board in boards]})
     await board_removed(node, [board["id"] for board in boards])
     return {"success": True, "id": data.id}
 

@@ -26,7 +26,6 @@ from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit
-from storage import activity
 from storage import organizations as org_repo
 from storage import projects as project_repo
 from storage import workspaces as repo
@@ -80,14 +79,15 @@ async def get_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdInput)
 @implement(spec.CREATE)
 async def create_workspace(node: Node, caller: Caller, data: spec.CreateWorkspaceInput) -> dict[str, Any]:
     workspace_id = new_id("wsp")
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         color = data.color or PALETTE[await repo.count_workspaces(conn, caller.org_id) % len(PALETTE)]
         await repo.insert_workspace(conn, workspace_id, caller.org_id, name=data.name,
                                     description=data.description, color=color, icon=data.icon,
                                     visibility=data.visibility, created_by=caller.uid)
         await repo.upsert_member(conn, workspace_id, caller.uid, "admin")
-        await activity.record(conn, caller.org_id, caller.user_id, "workspace", workspace_id, "workspace.created",
-                              {"name": data.name, "visibility": data.visibility})
+        await uow.activity("workspace", workspace_id, "workspace.created",
+                           {"name": data.name, "visibility": data.visibility})
         row = await _workspace(conn, caller, workspace_id)
     return workspace_view(row)
 
@@ -95,7 +95,8 @@ async def create_workspace(node: Node, caller: Caller, data: spec.CreateWorkspac
 @implement(spec.UPDATE)
 async def update_workspace(node: Node, caller: Caller, data: spec.UpdateWorkspaceInput) -> dict[str, Any]:
     fields = given_fields(data, repo.UPDATABLE, clearable=("description", "icon"))
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         await require_workspace_admin(conn, caller, data.id)
         before = await _workspace(conn, caller, data.id)
         changes = {name: {"old": before[name], "new": value} for name, value in fields.items()
@@ -103,17 +104,18 @@ async def update_workspace(node: Node, caller: Caller, data: spec.UpdateWorkspac
         if not changes:
             return workspace_view(before)
         await repo.update_workspace(conn, caller.org_id, data.id, {name: fields[name] for name in changes})
-        await activity.record(conn, caller.org_id, caller.user_id, "workspace", data.id, "workspace.updated",
-                              {"changes": changes})
+        await uow.activity("workspace", data.id, "workspace.updated",
+                           {"changes": changes})
         row = await _workspace(conn, caller, data.id)
     if "visibility" in changes:
-        forget_board_access()
+        forget_board_access(node)
     return workspace_view(row)
 
 
 @implement(spec.DELETE)
 async def delete_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdInput) -> dict[str, Any]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         await require_workspace_access(conn, caller, data.id)
         # Lock the workspace, then its projects: no project or board is added while the lists are read.
         if not await repo.lock_workspace(conn, caller.org_id, data.id):
@@ -122,25 +124,25 @@ async def delete_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdInp
         projects = await project_repo.list_projects(conn, caller.org_id, data.id, lock=True)
         boards = await project_repo.list_boards(conn, caller.org_id, [p["id"] for p in projects])
         await repo.delete_workspace(conn, caller.org_id, data.id)
-        events = await emit_deleted(conn, node, caller, projects, boards)
-        await activity.record(conn, caller.org_id, caller.user_id, "workspace", data.id, "workspace.deleted",
-                              {"name": workspace["name"], "projectIds": [p["id"] for p in projects],
-                               "boardIds": [b["id"] for b in boards]})
-    await node.bus.publish(events)
+        emit_deleted(uow, projects, boards)
+        await uow.activity("workspace", data.id, "workspace.deleted",
+                           {"name": workspace["name"], "projectIds": [p["id"] for p in projects],
+                            "boardIds": [b["id"] for b in boards]})
     await board_removed(node, [board["id"] for board in boards])
     return {"success": True, "id": data.id}
 
 
 async def _set_archived(node: Node, caller: Caller, workspace_id: str, archive: bool) -> dict[str, Any]:
     """Archive or restore; asking for the state the workspace is already in changes nothing."""
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         await require_workspace_admin(conn, caller, workspace_id)
         before = await _workspace(conn, caller, workspace_id)
         if (before["archived_at"] is not None) == archive:
             return workspace_view(before)
         await repo.set_archived(conn, caller.org_id, workspace_id, node.clock.now() if archive else None)
-        await activity.record(conn, caller.org_id, caller.user_id, "workspace", workspace_id,
-                              "workspace.archived" if archive else "workspace.restored", {"name": before["name"]})
+        await uow.activity("workspace", workspace_id,
+                           "workspace.archived" if archive else "workspace.restored", {"name": before["name"]})
         row = await _workspace(conn, caller, workspace_id)
     return workspace_view(row)
 
@@ -157,7 +159,8 @@ async def restore_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdIn
 
 @implement(spec.MEMBERS_ADD)
 async def add_member(node: Node, caller: Caller, data: spec.AddWorkspaceMemberInput) -> dict[str, Any]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         await require_workspace_admin(conn, caller, data.workspaceId)
         user = await org_repo.member(conn, caller.org_id, data.userId)
         if user is None or user["status"] != "active":
@@ -168,21 +171,22 @@ async def add_member(node: Node, caller: Caller, data: spec.AddWorkspaceMemberIn
                                    details=[FieldError("role", "guests can only be members")])
         previous = await repo.upsert_member(conn, data.workspaceId, data.userId, data.role)
         if previous != data.role:
-            await activity.record(conn, caller.org_id, caller.user_id, "workspace", data.workspaceId,
-                                  "workspace.member_added" if previous is None else "workspace.member_role_changed",
-                                  {"userId": data.userId, "role": data.role, "previousRole": previous})
-    forget_board_access()
+            await uow.activity("workspace", data.workspaceId,
+                               "workspace.member_added" if previous is None else "workspace.member_role_changed",
+                               {"userId": data.userId, "role": data.role, "previousRole": previous})
+    forget_board_access(node)
     return {"workspaceId": data.workspaceId, "userId": data.userId, "name": user["name"], "role": data.role}
 
 
 @implement(spec.MEMBERS_REMOVE)
 async def remove_member(node: Node, caller: Caller, data: spec.RemoveWorkspaceMemberInput) -> dict[str, Any]:
-    async with node.pool.acquire() as conn, conn.transaction():
+    async with node.write(caller) as uow:
+        conn = uow.conn
         await require_workspace_admin(conn, caller, data.workspaceId)
         if not await repo.remove_member(conn, data.workspaceId, data.userId):
             raise NotFound("not a member of this workspace",
                            details=[FieldError("userId", "not a member of this workspace")])
-        await activity.record(conn, caller.org_id, caller.user_id, "workspace", data.workspaceId,
-                              "workspace.member_removed", {"userId": data.userId})
-    forget_board_access()
+        await uow.activity("workspace", data.workspaceId,
+                           "workspace.member_removed", {"userId": data.userId})
+    forget_board_access(node)
     return {"success": True, "workspaceId": data.workspaceId, "userId": data.userId}

@@ -88,11 +88,9 @@ async def test_a_form_submission_runs_the_rules_of_its_form(board: Board) -> Non
                  actions=[set_status("Done", board)])
     item = await board.add_item("Submitted defect")
     node = board.api.client.server.app[NODE]
-    async with node.pool.acquire() as conn, conn.transaction():
-        event = await form_submitted(conn, org_id=board.org.id, board_id=board.id, form_id="frm_intake",
-                                     submission_id="sub_1", item={"id": item["id"]}, answers={"q1": "leak"},
-                                     caller=None, moment=node.clock.now())
-    await node.bus.publish([event])
+    async with node.write(None, org_id=board.org.id) as uow:
+        form_submitted(uow, board_id=board.id, form_id="frm_intake", submission_id="sub_1",
+                       item={"id": item["id"]}, answers={"q1": "leak"})
 
     [run] = await runs(board, 1)
     assert run["automationRuleId"] == created["id"] and run["triggerType"] == "form.submitted"

@@ -41,7 +41,7 @@ async def test_a_breach_raises_an_alert_notifies_and_emits(board: Board) -> None
     assert (note["type"], note["entityType"], note["entityId"], note["read"]) == ("kpi_breach", "kpi", kpi["id"],
                                                                                   False)
     assert note["title"] == "On-time delivery is red" and "72.5 %" in note["body"]
-    [(name, created)] = await events_on(org, f"user:{user_id}")
+    [(name, created)] = await events_on(org, f"user:{org.id}:{user_id}")
     assert name == "notification.created" and created["data"]["id"] == note["id"]
 
     on_kpi = await events_on(org, f"kpi:{kpi['id']}")
@@ -182,4 +182,4 @@ async def test_a_responsible_user_who_left_is_not_notified(board: Board) -> None
     assert value["alert"]["status"] == "active"
     assert (await board.api.query("kpis.get", {"id": kpi["id"]})).data["responsibleUserId"] == user_id
     assert await pool_of(org).fetchval("SELECT count(*) FROM notifications WHERE user_id = $1", user_id) == 0
-    assert await events_on(org, f"user:{user_id}") == []
+    assert await events_on(org, f"user:{org.id}:{user_id}") == []

@@ -200,7 +200,7 @@ async def test_a_mentioned_member_gets_notification_created_in_their_private_roo
     member_id, member = await org.add_user("member", name="Mia Member")
     _, bystander = await org.add_user("member", name="Ben Bystander")
     pool = board.api.client.server.app[NODE].pool
-    before = await event_log.last_seq(pool, org.id, f"user:{member_id}")
+    before = await event_log.last_seq(pool, org.id, f"user:{org.id}:{member_id}")
     mentioned, other, follower = screens(), screens(), screens()
     await mentioned.connect(member)  # no subscribe: every socket is in its user's private room
     await other.connect(bystander)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from actors.tenancy.notifications import notify
 from tests.harness import Org
 from web.keys import NODE
 
@@ -11,9 +10,9 @@ async def _seed(org: Org, user_id: str, count: int) -> list[str]:
     node = org.owner.client.server.app[NODE]
     ids = []
     for index in range(count):
-        created = await notify(node.pool, user_id=user_id, org_id=org.id, type="action_assigned",
-                               title=f"Action {index}", body="Please look", entity_type="action",
-                               entity_id=f"act_{index}")
+        async with node.write(None, org_id=org.id) as uow:
+            created = await uow.notify(user_id, "action_assigned", f"Action {index}", "Please look", "action",
+                                       f"act_{index}")
         ids.append(created["id"])
     return ids
 

@@ -4,12 +4,13 @@ began before the revoke finishes after it."""
 from __future__ import annotations
 
 from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
+from actors.runtime.clock import ManualClock
 
 KEY = VerifiedCredential("key_1", "api_key", "org_1", "usr_1", (), None)
 
 
 def test_drop_forgets_and_refuses_a_late_put() -> None:
-    cache = CredentialCache()
+    cache = CredentialCache(ManualClock())
     cache.put("digest", KEY)
     assert cache.get("digest") == KEY
     cache.drop("key_1")
@@ -19,7 +20,7 @@ def test_drop_forgets_and_refuses_a_late_put() -> None:
 
 
 def test_other_credentials_are_unaffected() -> None:
-    cache = CredentialCache()
+    cache = CredentialCache(ManualClock())
     other = VerifiedCredential("key_2", "api_key", "org_1", "usr_1", (), None)
     cache.drop("key_1")
     cache.put("other", other)

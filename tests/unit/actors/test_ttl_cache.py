@@ -6,6 +6,7 @@ import pytest
 
 from actors.kernel import ttl_cache
 from actors.kernel.ttl_cache import TtlCache
+from actors.runtime.clock import ManualClock
 
 
 class Loader:
@@ -18,7 +19,7 @@ class Loader:
 
 
 async def test_fresh_values_load_once() -> None:
-    cache: TtlCache[str, int] = TtlCache(60)
+    cache: TtlCache[str, int] = TtlCache(60, ManualClock())
     load = Loader()
     assert [await cache.get("a", load) for _ in range(3)] == [1, 1, 1]
     assert load.calls == 1
@@ -26,9 +27,12 @@ async def test_fresh_values_load_once() -> None:
 
 async def test_stale_or_dropped_values_load_again() -> None:
     load = Loader()
-    stale: TtlCache[str, int] = TtlCache(0)
-    assert [await stale.get("a", load), await stale.get("a", load)] == [1, 2]
-    fresh: TtlCache[tuple[str, str], int] = TtlCache(60)
+    clock = ManualClock()
+    stale: TtlCache[str, int] = TtlCache(60, clock)
+    first = await stale.get("a", load)
+    clock.advance(60)
+    assert [first, await stale.get("a", load)] == [1, 2]
+    fresh: TtlCache[tuple[str, str], int] = TtlCache(60, clock)
     await fresh.get(("org", "b1"), load)
     await fresh.get(("org", "b2"), load)
     fresh.drop_where(lambda key: key[1] == "b1")
@@ -39,18 +43,20 @@ async def test_stale_or_dropped_values_load_again() -> None:
 
 async def test_peek_answers_only_fresh_values_and_never_loads() -> None:
     load = Loader()
-    cache: TtlCache[str, int] = TtlCache(60)
+    clock = ManualClock()
+    cache: TtlCache[str, int] = TtlCache(60, clock)
     assert cache.peek("a") == (False, None)
     await cache.get("a", load)
     assert cache.peek("a") == (True, 1) and load.calls == 1
-    stale: TtlCache[str, int] = TtlCache(0)
-    await stale.get("a", load)
-    assert stale.peek("a") == (False, None)
+    clock.advance(59.9)
+    assert cache.peek("a") == (True, 1)
+    clock.advance(0.1)
+    assert cache.peek("a") == (False, None)
 
 
 async def test_the_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ttl_cache, "MAX_ENTRIES", 10)
-    cache: TtlCache[int, int] = TtlCache(60)
+    cache: TtlCache[int, int] = TtlCache(60, ManualClock())
     for key in range(25):
         await cache.get(key, Loader())
     assert len(cache._entries) <= 10

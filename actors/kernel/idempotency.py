@@ -1,0 +1,46 @@
+"""The idempotency records as the edge uses them (web/idempotency_store.py): the node's pool bound to the
+queries of `storage/idempotency.py`, so that `web/` reaches the database only through the kernel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+from storage import idempotency as repo
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    request_hash: str
+    status: int | None  # None while the first request runs
+    response: bytes | None
+    content_type: str | None
+
+
+class IdempotencyRecords:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def claim(self, scope: str, key: str, request_hash: str, now: datetime, expired_before: datetime,
+                    abandoned_before: datetime) -> bool:
+        """True if this request won the key (see `storage.idempotency.claim`)."""
+        return await repo.claim(self._pool, scope, key, request_hash, now, expired_before, abandoned_before)
+
+    async def find(self, scope: str, key: str) -> StoredRecord | None:
+        row = await repo.find(self._pool, scope, key)
+        if row is None:
+            return None
+        response = None if row["response"] is None else bytes(row["response"])
+        return StoredRecord(row["request_hash"], row["status"], response, row["content_type"])
+
+    async def complete(self, scope: str, key: str, request_hash: str, status: int, response: bytes,
+                       content_type: str | None) -> None:
+        await repo.complete(self._pool, scope, key, request_hash, status, response, content_type)
+
+    async def release(self, scope: str, key: str, request_hash: str) -> None:
+        await repo.release(self._pool, scope, key, request_hash)
+
+    async def purge(self, created_before: datetime) -> int:
+        return await repo.purge(self._pool, created_before)
