@@ -4,6 +4,7 @@ comments is decided here against memory, committed in the turn's one transaction
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import asyncpg
 
@@ -41,6 +42,15 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
         if state.board is None and message.procedure != CREATE_BOARD:
             raise NotFound("board not found")
         return DECIDERS[message.procedure](state, message)
+
+    @staticmethod
+    def query(state: BoardState, message: Command) -> Any:
+        """A read's reply from committed state (`ActorSystem.read`): a query decider, nothing changed."""
+        if state.board is None:
+            raise NotFound("board not found")
+        decision = DECIDERS[message.procedure](state, message)
+        assert decision.change is None and not decision.events, f"{message.procedure} is not a read"
+        return decision.reply
 
     async def persist(self, conn: asyncpg.Connection, changes: list[BoardChange]) -> None:
         await persist_changes(conn, self.organization_id, changes)

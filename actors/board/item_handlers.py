@@ -7,7 +7,7 @@ from typing import Any
 
 from actors.board.actor import BoardActor
 from actors.board.items import MoveAcross, MoveTarget
-from actors.board.routing import ask_board, board_for, remember_board
+from actors.board.routing import ask_board, board_for, read_board, remember_board
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
@@ -19,7 +19,7 @@ from storage import boards as board_repo
 
 @implement(spec.LIST)
 async def list_items(node: Node, caller: Caller, data: spec.ListItemsInput) -> Any:
-    return await ask_board(node, caller, data.boardId, spec.LIST.name, data)
+    return await read_board(node, caller, data.boardId, spec.LIST.name, data)
 
 
 @implement(spec.CREATE)
@@ -36,8 +36,13 @@ def _by_item(procedure: Any, field: str = "id", *, members: bool = False) -> Non
         return await ask_board(node, caller, board_id, procedure.name, data, with_members=members)
 
 
-for _procedure in (spec.GET, spec.UPDATE, spec.DELETE, spec.RESTORE, spec.ARCHIVE):
+for _procedure in (spec.UPDATE, spec.DELETE, spec.RESTORE, spec.ARCHIVE):
     _by_item(_procedure)
+
+
+@implement(spec.GET)
+async def get_item(node: Node, caller: Caller, data: spec.ItemIdInput) -> Any:
+    return await read_board(node, caller, await board_for(node, caller, data.id), spec.GET.name, data)
 _by_item(spec.SET_VALUE, "itemId", members=True)
 
 

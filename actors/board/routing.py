@@ -48,3 +48,12 @@ async def ask_board(node: Node, caller: Caller, board_id: str, procedure: str, d
     members = await org_members(node, caller.org_id) if with_members else frozenset()
     command = Command(procedure, caller, data, node.clock.now(), members, board_id)
     return await node.actors.ask(BoardActor, board_id, caller.org_id, command)
+
+
+async def read_board(node: Node, caller: Caller, board_id: str, procedure: str, data: Any) -> Any:
+    """A pure read of a board (its query decider) from the actor's committed state, outside its mailbox."""
+    await require_board_access(node, caller, board_id)
+    if node.actors is None:
+        raise ServiceUnavailable("the actor system is not running")
+    command = Command(procedure, caller, data, node.clock.now(), frozenset(), board_id)
+    return await node.actors.read(BoardActor, board_id, caller.org_id, lambda state: BoardActor.query(state, command))
