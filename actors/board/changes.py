@@ -10,6 +10,7 @@ from typing import Any
 import asyncpg
 
 from actors.board.state import BoardRow, BoardState, ColumnRow, CommentRow, GroupRow, ItemRow, Row
+from protocol.errors import Forbidden
 from protocol.ids import new_id
 
 # state attribute -> (SQL table, row type); the board row lives in `board`, the others in dicts by id.
@@ -58,10 +59,21 @@ class NotificationEntry:
 
 
 @dataclass(frozen=True)
+class BoardLimit:
+    """The plan's board limit a board creation is checked against, in its commit (not in decide, which
+    cannot count the organization's boards): boards are created by their own actors, so only the
+    database sees them all."""
+
+    plan: str
+    boards: int
+
+
+@dataclass(frozen=True)
 class BoardChange:
     ops: Sequence[Put | Remove] = ()
     activity: Sequence[ActivityEntry] = ()
     notifications: Sequence[NotificationEntry] = ()
+    board_limit: BoardLimit | None = None
 
 
 def apply_change(state: BoardState, change: BoardChange) -> BoardState:
@@ -105,6 +117,9 @@ _UPSERTS = {row_type: _upsert_sql(row_type, table) for row_type, (_, table) in T
 
 async def persist_changes(conn: asyncpg.Connection, organization_id: str, changes: Sequence[BoardChange]) -> None:
     """Write the turn's changes in order; consecutive ops of one kind on one table go as one batch."""
+    for change in changes:
+        if change.board_limit is not None:
+            await _check_board_limit(conn, organization_id, change.board_limit)
     batch_key: tuple[str, type[Any]] | None = None
     batch: list[Any] = []
 
@@ -140,6 +155,16 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
             """INSERT INTO notifications (id, user_id, organization_id, type, title, body, entity_type, entity_id)
                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""",
             [(n.id, n.user_id, organization_id, n.type, n.title, n.body, n.entity_type, n.entity_id) for n in notes])
+
+
+async def _check_board_limit(conn: asyncpg.Connection, organization_id: str, limit: BoardLimit) -> None:
+    # Concurrent creations in one organization queue on this lock until the first commits, so the count
+    # each sees includes the others' boards.
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtext('boards:' || $1))", organization_id)
+    count = await conn.fetchval("SELECT count(*) FROM boards WHERE organization_id = $1", organization_id)
+    if count >= limit.boards:
+        raise Forbidden(f"the {limit.plan} plan allows {limit.boards} boards; this organization has {count}",
+                        data={"limit": "boards", "max": limit.boards})
 
 
 def row_from_record(row_type: type[Any], record: asyncpg.Record) -> Any:

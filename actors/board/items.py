@@ -24,6 +24,8 @@ from protocol.ids import iso, new_id
 
 # Items stay restorable in the trash this long (platform 8); then the trash sweeper deletes them.
 TRASH_DAYS = 30
+# The notification type of an item assignment (the spec names `action_assigned` for actions).
+ASSIGNED = "item_assigned"
 
 
 def find_item(state: BoardState, item_id: str, field: str = "id", *, trashed: bool = False) -> ItemRow:
@@ -103,10 +105,27 @@ def _with_value(values: dict[str, Any], column_id: str, value: Any) -> dict[str,
     return {**values, column_id: value}
 
 
+def notify_assigned(out: Outcome, state: BoardState, item: ItemRow, before: dict[str, Any]) -> None:
+    """Each person newly put in one of the item's people columns is notified (platform 6.2, assignments),
+    once per item however many columns name them; not the caller, not who was already there."""
+    added: dict[str, None] = {}
+    for column_id, value in item.values.items():
+        column = state.columns.get(column_id)
+        if column is None or column.type != "people" or not isinstance(value, list):
+            continue
+        old = before.get(column_id)
+        kept = set(old) if isinstance(old, list) else set()
+        added.update((uid, None) for uid in value if uid not in kept)
+    for user_id in added:
+        if user_id != out.command.caller.user_id:
+            out.notify(user_id, ASSIGNED, f"You were assigned to {item.name}", None, "item", item.id)
+
+
 def _updated(out: Outcome, state: BoardState, before: ItemRow, after: ItemRow, diff: dict[str, Any]) -> None:
     out.put(after)
     out.log("item", after.id, "item.updated", changes=diff)
     out.emit("item.updated", {"item": webhook_item(state, after), "changes": diff})
+    notify_assigned(out, state, after, before.values)
 
 
 def _end(state: BoardState, group_id: str, parent_id: str | None) -> float:
@@ -154,6 +173,7 @@ def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     view = item_view(after, item)
     out.log("item", item.id, "item.created", boardId=board.id, name=item.name)
     out.emit("item.created", {"item": view})
+    notify_assigned(out, state, item, {})
     return out.decision(view)
 
 
