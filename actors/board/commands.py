@@ -54,6 +54,7 @@ class Outcome:
     notifications: list[NotificationEntry] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     board_limit: BoardLimit | None = None
+    comments_to: tuple[str, tuple[str, ...]] | None = None
 
     def put(self, row: Row) -> None:
         self.ops.append(Put(row))
@@ -81,5 +82,6 @@ class Outcome:
 
     def decision(self, reply: Any) -> Decision[BoardChange]:
         touched = self.ops or self.activity or self.notifications
-        change = BoardChange(self.ops, self.activity, self.notifications, self.board_limit) if touched else None
+        change = BoardChange(self.ops, self.activity, self.notifications, self.board_limit,
+                             self.comments_to) if touched else None
         return Decision(reply=reply, change=change, events=self.events)

@@ -44,7 +44,9 @@ async def _ask(node: Node, caller: Caller, board_id: str, procedure: Procedure, 
 
 async def _read(node: Node, caller: Caller, board_id: str, procedure: Procedure, data: Any) -> Any:
     call = CommentCall(data, await member_profiles(node, caller.org_id, {caller.uid}))
-    return await read_board(node, caller, board_id, procedure.name, call)
+    if isinstance(data, spec.RepliesInput):
+        return await read_board(node, caller, board_id, procedure.name, call, comments_of_comment=data.commentId)
+    return await read_board(node, caller, board_id, procedure.name, call, comments_of_item=data.itemId)
 
 
 @implement(spec.LIST)

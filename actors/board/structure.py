@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import msgspec
@@ -147,7 +148,7 @@ def update_board(state: BoardState, command: Command) -> Decision[BoardChange]:
     if diff:
         out.put(updated)
         out.log("board", board.id, "board.updated", changes=diff)
-        after = BoardState(updated, state.groups, state.columns, state.items, state.comments)
+        after = replace(state, board=updated)
         out.emit("board.updated", {"board": board_summary(after), "changes": diff})
         return out.decision(board_view(after))
     return out.decision(board_view(state))

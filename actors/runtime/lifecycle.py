@@ -166,6 +166,16 @@ class Activation(Generic[S, M, C]):
         self._in_flight = batch
         self.busy = True
         try:
+            try:
+                self._state = await self.actor.prepare(self._pool, self.state,
+                                                       [e.message for e in batch if not e.future.done()])
+            except Exception as exc:
+                error = as_api_error(exc)
+                if not isinstance(exc, ApiError):
+                    log.warning("actor.prepare_failed", actor=self.actor.key, error=repr(exc))
+                for envelope in batch:
+                    envelope.fail(error)
+                return
             decided, provisional = self._decide_all(batch)
             changes = [decision.change for _, decision in decided if decision.change is not None]
             events: list[Event] = [event for _, decision in decided for event in decision.events]
@@ -197,6 +207,8 @@ class Activation(Generic[S, M, C]):
                 continue
             try:
                 decision = self.actor.decide(provisional, envelope.message)
+                # A failing `apply` is a bug in the actor: it fails this message, never the whole actor.
+                after = provisional if decision.change is None else self.actor.apply(provisional, decision.change)
             except ApiError as error:
                 envelope.fail(error)
                 continue
@@ -204,8 +216,7 @@ class Activation(Generic[S, M, C]):
                 log.exception("actor.decide_failed", actor=self.actor.key)
                 envelope.fail(InternalError("internal error"))
                 continue
-            if decision.change is not None:
-                provisional = self.actor.apply(provisional, decision.change)
+            provisional = after
             decided.append((envelope, decision))
         return decided, provisional
 
