@@ -25,7 +25,6 @@ from actors.board.state import BoardState  # noqa: E402
 from protocol import boards as board_spec  # noqa: E402
 from protocol import items as spec  # noqa: E402
 from protocol.caller import Caller, Organization  # noqa: E402
-from protocol.ids import new_id  # noqa: E402
 
 ORG = Organization("org_bench", "bench", "Bench", "enterprise")
 CALLER = Caller(request_id="bench", organization=ORG, user_id="usr_bench")

@@ -23,9 +23,9 @@ async def group_end(conn: Conn, org_id: str, board_id: str, group_id: str) -> fl
             WHERE g.id = $3 AND g.board_id = $2 AND b.organization_id = $1""", org_id, board_id, group_id)
 
 
-async def moving_to(conn: Conn, org_id: str, item_id: str) -> str | None:
-    """The board an item is on its way to (a cross-board move not yet taken), or None."""
-    return await conn.fetchval("SELECT moving_to FROM items WHERE id = $1 AND organization_id = $2",
+async def item_place(conn: Conn, org_id: str, item_id: str) -> asyncpg.Record | None:
+    """An item's board and the board it is on its way to (`moving_to`: a cross-board move not yet taken)."""
+    return await conn.fetchrow("SELECT board_id, moving_to FROM items WHERE id = $1 AND organization_id = $2",
                                item_id, org_id)
 
 

@@ -78,7 +78,7 @@ async def move_item(node: Node, caller: Caller, data: spec.MoveItemInput) -> Any
     if data.boardId is None or data.boardId == source:
         return await ask_board(node, caller, source, spec.MOVE.name, data)
     await require_board_access(node, caller, data.boardId)
-    pending = await board_repo.moving_to(node.pool, caller.org_id, data.id)
+    pending = await _pending_move(node, caller, data.id, source)
     if pending is None:
         target = MoveTarget(data.boardId, data.groupId, await _column_map(node, caller, source, data))
         command = MoveAcross(id=data.id, groupId=data.groupId, position=data.position, boardId=data.boardId,
@@ -87,14 +87,24 @@ async def move_item(node: Node, caller: Caller, data: spec.MoveItemInput) -> Any
             await ask_board(node, caller, source, spec.MOVE.name, command)
             pending = data.boardId
         except NotFound:
-            # A concurrent move of this item may have taken it out first: then this call completes that one.
-            pending = await board_repo.moving_to(node.pool, caller.org_id, data.id)
+            # A concurrent move of this item took it out first: this call completes (or confirms) that one.
+            pending = await _pending_move(node, caller, data.id, source)
             if pending is None:
                 raise
     if pending != data.boardId:
         raise Conflict("the item is already moving to another board; retry once it arrived",
                        details=[FieldError("boardId", "the item is moving to another board")])
     return await take_moved_item(node, caller, source, data.boardId, data.id, data.position)
+
+
+async def _pending_move(node: Node, caller: Caller, item_id: str, source: str) -> str | None:
+    """The board a move of the item is under way to, or that already took it; None while it is on `source`."""
+    place = await board_repo.item_place(node.pool, caller.org_id, item_id)
+    if place is None:
+        return None
+    if place["moving_to"] is not None:
+        return str(place["moving_to"])
+    return str(place["board_id"]) if place["board_id"] != source else None
 
 
 async def take_moved_item(node: Node, caller: Caller, source: str, target: str, item_id: str,

@@ -151,5 +151,10 @@ class BoardState:
         rows.sort(key=lambda i: (rank.get(i.group_id, 0.0), i.position, i.id))
         return rows
 
+    @cached_property
+    def orders(self) -> dict[str | None, Any]:
+        """Sorted views of this state's items by sort key (filled by `items.list`); a new state starts empty."""
+        return {}
+
     def items_of_group(self, group_id: str) -> list[ItemRow]:
         return [i for i in self.board_order if i.group_id == group_id]
