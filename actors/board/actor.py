@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
+from immutables import Map
 
 from actors.board import comments, items, people, structure, trash  # noqa: F401  (register their deciders)
 from actors.board.changes import BoardChange, apply_change, index_items, persist_changes, row_from_record
@@ -28,8 +29,8 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
         if board is None:
             return BoardState()  # only `boards.create` is accepted by an empty board
 
-        async def rows(row_type: type, sql: str) -> dict:
-            return {r["id"]: row_from_record(row_type, r) for r in await conn.fetch(sql, self.actor_id)}
+        async def rows(row_type: type, sql: str) -> Map[str, Any]:
+            return Map({r["id"]: row_from_record(row_type, r) for r in await conn.fetch(sql, self.actor_id)})
 
         # Live state only: items in the trash, items on their way to another board and every comment
         # stay in the database until a message needs them (`prepare`).

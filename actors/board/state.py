@@ -125,7 +125,8 @@ class BoardState:
                 object.__setattr__(self, name, Map(value))
 
     def with_rows(self, table: str, rows: Mapping[str, Any]) -> BoardState:
-        return replace(self, **{table: rows})
+        fields: dict[str, Any] = {table: rows}
+        return replace(self, **fields)
 
     def ordered_groups(self) -> list[GroupRow]:
         return sorted(self.groups.values(), key=lambda g: (g.position, g.id))

@@ -17,7 +17,7 @@ from web.keys import NODE
 
 
 async def numbers(board: Board) -> list[int]:
-    node = board.org.anonymous.client.server.app[NODE]
+    node = board.org.anonymous.client.server.app[NODE]  # type: ignore[attr-defined]
     rows = await node.pool.fetch("SELECT number FROM items WHERE board_id = $1 ORDER BY number", board.id)
     return [row["number"] for row in rows]
 
@@ -97,7 +97,7 @@ async def test_a_move_cut_after_its_first_step_is_completed_by_the_sweeper(clock
 async def test_a_caller_retrying_a_cut_move_completes_it(org: Org, board: Board) -> None:
     target = await make_board(org)
     item = await board.add_item("Travel")
-    node = org.anonymous.client.server.app[NODE]
+    node = org.anonymous.client.server.app[NODE]  # type: ignore[attr-defined]
     step_one = MoveAcross(id=item["id"], groupId=target.group_id, boardId=target.id,
                           target=MoveTarget(target.id, target.group_id, {}))
     await ask_board(node, await _caller(node, org), board.id, spec.MOVE.name, step_one)

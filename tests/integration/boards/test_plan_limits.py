@@ -14,7 +14,7 @@ from web.keys import NODE
 
 async def _fill(org: Org, project_id: str, count: int) -> None:
     """`count` boards written directly: reaching a boundary of 50 through the API proves nothing more."""
-    node = org.anonymous.client.server.app[NODE]
+    node = org.anonymous.client.server.app[NODE]  # type: ignore[attr-defined]
     await node.pool.execute(
         """INSERT INTO boards (id, organization_id, project_id, name, default_view, next_number, created_at,
                                updated_at)
@@ -39,7 +39,7 @@ async def test_a_board_past_the_plan_limit_is_403_naming_it(client: Any, plan: s
     assert over.status == 403, over.body
     assert over.body["error"]["data"]["code"] == "FORBIDDEN"
     assert f"{plan} plan allows {limit} boards" in over.body["error"]["message"]
-    node = org.anonymous.client.server.app[NODE]
+    node = org.anonymous.client.server.app[NODE]  # type: ignore[attr-defined]
     assert await node.pool.fetchval("SELECT count(*) FROM boards WHERE organization_id = $1", org.id) == limit
 
 
