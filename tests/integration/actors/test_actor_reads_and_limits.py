@@ -4,6 +4,7 @@ on the runtime's small ledger actor against real PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -94,6 +95,7 @@ async def test_an_ask_that_times_out_is_503_and_its_queued_message_is_never_appl
         await running  # its commit is still under way: the caller is told to retry, the turn finishes
 
     probe.gate.set()
+    system.settings = replace(system.settings, ask_timeout=10.0)  # the rest is not about timing out
     assert await system.ask(LedgerActor, actor_id, ORG, Add(10)) == 11
     assert (await stored(pool, actor_id)).entries == (1, 10)
 
