@@ -4,8 +4,8 @@ on the runtime's small ledger actor against real PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import asyncpg
