@@ -24,6 +24,23 @@ async def group_end(conn: Conn, org_id: str, board_id: str, group_id: str) -> fl
     return end
 
 
+async def item_place(conn: Conn, org_id: str, item_id: str) -> asyncpg.Record | None:
+    """An item's board and the board it is on its way to (`moving_to`: a cross-board move not yet taken)."""
+    return await conn.fetchrow("SELECT board_id, moving_to FROM items WHERE id = $1 AND organization_id = $2",
+                               item_id, org_id)
+
+
+async def stalled_moves(conn: Conn, before: object) -> list[asyncpg.Record]:
+    """Top-level items left by their board for another one before `before` and not taken since."""
+    return await conn.fetch(
+        """SELECT id, board_id, moving_to, organization_id FROM items
+            WHERE moving_to IS NOT NULL AND parent_id IS NULL AND updated_at <= $1""", before)
+
+
+async def comment_ids(conn: Conn, item_ids: list[str]) -> list[str]:
+    return [r["id"] for r in await conn.fetch("SELECT id FROM comments WHERE item_id = ANY($1::text[])", item_ids)]
+
+
 async def boards_with_expired_trash(conn: Conn, cutoff: object) -> list[asyncpg.Record]:
     """(board id, organization id) of every board holding items deleted before `cutoff`."""
     return await conn.fetch(

@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
+from immutables import Map
 
 from actors.board import comments, items, people, structure, trash  # noqa: F401  (register their deciders)
-from actors.board.changes import BoardChange, apply_change, persist_changes, row_from_record
+from actors.board.changes import BoardChange, apply_change, index_items, persist_changes, row_from_record
 from actors.board.commands import DECIDERS, Command
-from actors.board.state import BoardRow, BoardState, ColumnRow, CommentRow, GroupRow, ItemRow
+from actors.board.on_demand import NEEDS, Needs, load_needed
+from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
 from actors.runtime.actor import Actor, Decision
 from protocol.errors import NotFound
 
@@ -27,21 +29,45 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
         if board is None:
             return BoardState()  # only `boards.create` is accepted by an empty board
 
-        async def rows(row_type: type, sql: str) -> dict[str, Any]:
-            return {r["id"]: row_from_record(row_type, r) for r in await conn.fetch(sql, self.actor_id)}
+        async def rows(row_type: type, sql: str) -> Map[str, Any]:
+            return Map({r["id"]: row_from_record(row_type, r) for r in await conn.fetch(sql, self.actor_id)})
 
+        # Live state only: items in the trash, items on their way to another board and every comment
+        # stay in the database until a message needs them (`prepare`).
+        live = await rows(ItemRow, "SELECT * FROM items WHERE board_id = $1 AND deleted_at IS NULL"
+                                   " AND moving_to IS NULL")
+        ends, children = index_items(live.values())
         return BoardState(
             board=row_from_record(BoardRow, board),
             groups=await rows(GroupRow, "SELECT * FROM board_groups WHERE board_id = $1"),
             columns=await rows(ColumnRow, "SELECT * FROM board_columns WHERE board_id = $1"),
-            items=await rows(ItemRow, "SELECT * FROM items WHERE board_id = $1"),
-            comments=await rows(CommentRow, "SELECT * FROM comments WHERE board_id = $1"),
-        )
+            items=live, ends=ends, children=children)
+
+    async def prepare(self, pool: asyncpg.Pool, state: BoardState, messages: list[Command]) -> BoardState:
+        if state.board is None:
+            return state
+        needs = Needs()
+        for message in messages:
+            need = NEEDS.get(message.procedure)
+            if need is not None:
+                need(state, message, needs)
+        if not needs:
+            return state
+        return await load_needed(pool, state, needs)
 
     def decide(self, state: BoardState, message: Command) -> Decision[BoardChange]:
         if state.board is None and message.procedure != CREATE_BOARD:
             raise NotFound("board not found")
         return DECIDERS[message.procedure](state, message)
+
+    @staticmethod
+    def query(state: BoardState, message: Command) -> Any:
+        """A read's reply from committed state (`ActorSystem.read`): a query decider, nothing changed."""
+        if state.board is None:
+            raise NotFound("board not found")
+        decision = DECIDERS[message.procedure](state, message)
+        assert decision.change is None and not decision.events, f"{message.procedure} is not a read"
+        return decision.reply
 
     async def persist(self, conn: asyncpg.Connection, changes: list[BoardChange]) -> None:
         await persist_changes(conn, self.organization_id, changes)

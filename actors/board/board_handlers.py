@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from actors.board.routing import ask_board, board_for
+from actors.board.routing import ask_board, board_for, read_board
 from actors.kernel.access import require_project_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
@@ -32,6 +32,13 @@ def _by_board(procedure: Any, *, members: bool = False) -> None:
         return await ask_board(node, caller, board_id, procedure.name, data, with_members=members)
 
 
+def _read_board(procedure: Any) -> None:
+    @implement(procedure)
+    async def handler(node: Node, caller: Caller, data: Any) -> Any:
+        board_id = data.boardId if hasattr(data, "boardId") else data.id
+        return await read_board(node, caller, board_id, procedure.name, data)
+
+
 def _by_row(procedure: Any, what: str, *, members: bool = False) -> None:
     @implement(procedure)
     async def handler(node: Node, caller: Caller, data: Any) -> Any:
@@ -39,9 +46,10 @@ def _by_row(procedure: Any, what: str, *, members: bool = False) -> None:
         return await ask_board(node, caller, board_id, procedure.name, data, with_members=members)
 
 
-for _procedure in (spec.GET, spec.UPDATE, spec.DELETE, spec.GROUPS_CREATE, spec.GROUPS_REORDER,
-                   spec.COLUMNS_LIST, spec.COLUMNS_REORDER):
+for _procedure in (spec.UPDATE, spec.DELETE, spec.GROUPS_CREATE, spec.GROUPS_REORDER, spec.COLUMNS_REORDER):
     _by_board(_procedure)
+for _procedure in (spec.GET, spec.COLUMNS_LIST):
+    _read_board(_procedure)
 _by_board(spec.COLUMNS_CREATE, members=True)
 for _procedure in (spec.GROUPS_UPDATE, spec.GROUPS_DELETE):
     _by_row(_procedure, "group")

@@ -4,12 +4,14 @@ the state (pure); `persist` writes the turn's changes with one batched statement
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import asyncpg
+from immutables import Map
 
 from actors.board.state import BoardRow, BoardState, ColumnRow, CommentRow, GroupRow, ItemRow, Row
+from protocol.errors import Forbidden
 from protocol.ids import new_id
 
 # state attribute -> (SQL table, row type); the board row lives in `board`, the others in dicts by id.
@@ -58,37 +60,108 @@ class NotificationEntry:
 
 
 @dataclass(frozen=True)
+class BoardLimit:
+    """The plan's board limit a board creation is checked against, in its commit (not in decide, which
+    cannot count the organization's boards): boards are created by their own actors, so only the
+    database sees them all."""
+
+    plan: str
+    boards: int
+
+
+@dataclass(frozen=True)
 class BoardChange:
     ops: Sequence[Put | Remove] = ()
     activity: Sequence[ActivityEntry] = ()
     notifications: Sequence[NotificationEntry] = ()
+    board_limit: BoardLimit | None = None
+    # (board id, item ids): the comments of items this board takes from another become this board's.
+    comments_to: tuple[str, tuple[str, ...]] | None = None
 
 
 def apply_change(state: BoardState, change: BoardChange) -> BoardState:
-    """Pure: a new state with every op applied; each touched table's dict is copied once."""
-    copies: dict[str, dict[str, Any]] = {}
+    """Pure: a new state with every op applied, in time proportional to the ops (persistent maps)."""
     board = state.board
+    maps: dict[str, Any] = {}  # attribute -> the Map's mutation under way
+
+    def rows(attribute: str) -> Any:
+        if attribute not in maps:
+            maps[attribute] = getattr(state, attribute).mutate()
+        return maps[attribute]
+
     for op in change.ops:
         row_type = type(op.row) if isinstance(op, Put) else op.row_type
         attribute, _ = TABLES[row_type]
         if attribute == "board":
             board = op.row if isinstance(op, Put) else None  # type: ignore[assignment]
             continue
-        rows = copies.get(attribute)
-        if rows is None:
-            rows = copies[attribute] = dict(getattr(state, attribute))
+        table = rows(attribute)
         if isinstance(op, Put) and isinstance(op.row, ItemRow | CommentRow) and board is not None \
                 and op.row.board_id != board.id:
-            rows.pop(op.row.id, None)  # moved to another board: written there, gone from here
+            _drop(table, op.row.id, rows if row_type is ItemRow else None, state)  # moved to another board
+        elif isinstance(op, Put) and isinstance(op.row, ItemRow) and (op.row.deleted_at is not None
+                                                                     or op.row.moving_to is not None):
+            # Into the trash: out of memory (and its comments with it); `hydrate` reads it back on demand.
+            _drop(table, op.row.id, rows, state)
         elif isinstance(op, Put):
-            rows[op.row.id] = op.row
+            old = table.get(op.row.id)
+            table[op.row.id] = op.row
+            if isinstance(op.row, ItemRow):
+                _index_item(rows, old, op.row)
         else:
-            rows.pop(op.id, None)
-    result = state if board is state.board else BoardState(board, state.groups, state.columns, state.items,
-                                                          state.comments)
-    for attribute, rows in copies.items():
-        result = result.with_rows(attribute, rows)
-    return result
+            _drop(table, op.id, rows if row_type is ItemRow else None, state)
+    fields: dict[str, Any] = {attribute: mutation.finish() for attribute, mutation in maps.items()}
+    if board is not state.board:
+        fields["board"] = board
+    if state.comments_of and "items" in fields:
+        # An item that left memory takes its comments along: they are read again if it comes back.
+        kept = frozenset(i for i in state.comments_of if i in fields["items"])
+        if kept != state.comments_of:
+            fields["comments_of"] = kept
+    return replace(state, **fields) if fields else state
+
+
+def _index_item(rows: Any, old: ItemRow | None, item: ItemRow) -> None:
+    siblings = (item.group_id, item.parent_id)
+    ends = rows("ends")
+    if item.position > ends.get(siblings, float("-inf")):
+        ends[siblings] = item.position
+    if item.parent_id is not None and (old is None or old.parent_id != item.parent_id):
+        children = rows("children")
+        children[item.parent_id] = children.get(item.parent_id, frozenset()) | {item.id}
+
+
+def _drop(table: Any, row_id: str, rows: Any, state: BoardState) -> None:
+    old = table.get(row_id)
+    if old is None:
+        return
+    del table[row_id]
+    if rows is None:
+        return
+    if old.parent_id is not None:
+        children = rows("children")
+        siblings = children.get(old.parent_id, frozenset()) - {row_id}
+        if siblings:
+            children[old.parent_id] = siblings
+        elif old.parent_id in children:
+            del children[old.parent_id]
+    # Comments are in memory only for the items in `comments_of`; only then are they looked through.
+    if row_id in state.comments_of:
+        comments = rows("comments")
+        for comment_id in [c.id for c in state.comments.values() if c.item_id == row_id]:
+            comments.pop(comment_id, None)
+
+
+def index_items(items: Any) -> tuple[Map[Any, float], Map[str, frozenset[str]]]:
+    """The `ends` and `children` indexes of a freshly loaded set of items."""
+    ends: dict[Any, float] = {}
+    children: dict[str, set[str]] = {}
+    for item in items:
+        siblings = (item.group_id, item.parent_id)
+        ends[siblings] = max(ends.get(siblings, float("-inf")), item.position)
+        if item.parent_id is not None:
+            children.setdefault(item.parent_id, set()).add(item.id)
+    return Map(ends), Map({k: frozenset(v) for k, v in children.items()})
 
 
 def _upsert_sql(row_type: type[Any], table: str) -> tuple[str, list[str]]:
@@ -105,6 +178,9 @@ _UPSERTS = {row_type: _upsert_sql(row_type, table) for row_type, (_, table) in T
 
 async def persist_changes(conn: asyncpg.Connection, organization_id: str, changes: Sequence[BoardChange]) -> None:
     """Write the turn's changes in order; consecutive ops of one kind on one table go as one batch."""
+    for change in changes:
+        if change.board_limit is not None:
+            await _check_board_limit(conn, organization_id, change.board_limit)
     batch_key: tuple[str, type[Any]] | None = None
     batch: list[Any] = []
 
@@ -127,6 +203,10 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
                 batch_key = key
             batch.append(op.row if isinstance(op, Put) else op.id)
     await flush()
+    for change in changes:
+        if change.comments_to is not None:
+            await conn.execute("UPDATE comments SET board_id = $1 WHERE item_id = ANY($2::text[])",
+                               change.comments_to[0], list(change.comments_to[1]))
     entries = [entry for change in changes for entry in change.activity]
     if entries:
         await conn.executemany(
@@ -140,6 +220,16 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
             """INSERT INTO notifications (id, user_id, organization_id, type, title, body, entity_type, entity_id)
                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""",
             [(n.id, n.user_id, organization_id, n.type, n.title, n.body, n.entity_type, n.entity_id) for n in notes])
+
+
+async def _check_board_limit(conn: asyncpg.Connection, organization_id: str, limit: BoardLimit) -> None:
+    # Concurrent creations in one organization queue on this lock until the first commits, so the count
+    # each sees includes the others' boards.
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtext('boards:' || $1))", organization_id)
+    count = await conn.fetchval("SELECT count(*) FROM boards WHERE organization_id = $1", organization_id)
+    if count >= limit.boards:
+        raise Forbidden(f"the {limit.plan} plan allows {limit.boards} boards; this organization has {count}",
+                        data={"limit": "boards", "max": limit.boards})
 
 
 def row_from_record(row_type: type[Any], record: asyncpg.Record) -> Any:

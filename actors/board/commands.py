@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-from actors.board.changes import ActivityEntry, BoardChange, NotificationEntry, Put, Remove
+from actors.board.changes import ActivityEntry, BoardChange, BoardLimit, NotificationEntry, Put, Remove
 from actors.board.state import BoardState, Row
 from actors.kernel.events import event_payload, user_stream
 from actors.runtime.actor import Decision, Event
@@ -53,6 +53,8 @@ class Outcome:
     activity: list[ActivityEntry] = field(default_factory=list)
     notifications: list[NotificationEntry] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    board_limit: BoardLimit | None = None
+    comments_to: tuple[str, tuple[str, ...]] | None = None
 
     def put(self, row: Row) -> None:
         self.ops.append(Put(row))
@@ -80,5 +82,6 @@ class Outcome:
 
     def decision(self, reply: Any) -> Decision[BoardChange]:
         touched = self.ops or self.activity or self.notifications
-        change = BoardChange(self.ops, self.activity, self.notifications) if touched else None
+        change = BoardChange(self.ops, self.activity, self.notifications, self.board_limit,
+                             self.comments_to) if touched else None
         return Decision(reply=reply, change=change, events=self.events)

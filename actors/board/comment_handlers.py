@@ -9,7 +9,7 @@ from typing import Any
 
 from actors.board.comments import CommentCall, Profile
 from actors.board.markdown import mention_candidates
-from actors.board.routing import ask_board, board_for
+from actors.board.routing import ask_board, board_for, read_board
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import comments as spec
@@ -37,14 +37,21 @@ async def _ask(node: Node, caller: Caller, board_id: str, procedure: Procedure, 
     return await ask_board(node, caller, board_id, procedure.name, call)
 
 
+async def _read(node: Node, caller: Caller, board_id: str, procedure: Procedure, data: Any) -> Any:
+    call = CommentCall(data, await member_profiles(node, caller.org_id, {caller.uid}))
+    if isinstance(data, spec.RepliesInput):
+        return await read_board(node, caller, board_id, procedure.name, call, comments_of_comment=data.commentId)
+    return await read_board(node, caller, board_id, procedure.name, call, comments_of_item=data.itemId)
+
+
 @implement(spec.LIST)
 async def list_comments(node: Node, caller: Caller, data: spec.ListCommentsInput) -> Any:
-    return await _ask(node, caller, await board_for(node, caller, data.itemId), spec.LIST, data)
+    return await _read(node, caller, await board_for(node, caller, data.itemId), spec.LIST, data)
 
 
 @implement(spec.REPLIES)
 async def list_replies(node: Node, caller: Caller, data: spec.RepliesInput) -> Any:
-    return await _ask(node, caller, await board_for(node, caller, data.commentId, "comment"), spec.REPLIES, data)
+    return await _read(node, caller, await board_for(node, caller, data.commentId, "comment"), spec.REPLIES, data)
 
 
 @implement(spec.CREATE)

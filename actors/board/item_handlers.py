@@ -1,25 +1,27 @@
 """Item procedures (domain 4.1): each is routed to the actor of the item's board. A move to another board
-is committed by the source board, which then has the target board's actor reload."""
+is two messages: the source board commits the item leaving, then the target board takes it
+(docs/decisions.md, Boards)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from actors.board.actor import BoardActor
-from actors.board.items import MoveAcross, MoveTarget
-from actors.board.routing import ask_board, board_for
+from actors.board.items import TAKE_ITEM, MoveAcross, MoveTarget, TakeItem
+from actors.board.routing import ask_board, board_for, read_board
+from actors.board.state import BoardState
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import items as spec
 from protocol.caller import Caller
-from protocol.errors import FieldError, NotFound
+from protocol.errors import Conflict, FieldError, NotFound
 from storage import boards as board_repo
 
 
 @implement(spec.LIST)
 async def list_items(node: Node, caller: Caller, data: spec.ListItemsInput) -> Any:
-    return await ask_board(node, caller, data.boardId, spec.LIST.name, data)
+    return await read_board(node, caller, data.boardId, spec.LIST.name, data)
 
 
 @implement(spec.CREATE)
@@ -36,8 +38,14 @@ def _by_item(procedure: Any, field: str = "id", *, members: bool = False) -> Non
         return await ask_board(node, caller, board_id, procedure.name, data, with_members=members)
 
 
-for _procedure in (spec.GET, spec.UPDATE, spec.DELETE, spec.RESTORE, spec.ARCHIVE):
+for _procedure in (spec.UPDATE, spec.DELETE, spec.RESTORE, spec.ARCHIVE):
     _by_item(_procedure)
+
+
+@implement(spec.GET)
+async def get_item(node: Node, caller: Caller, data: spec.ItemIdInput) -> Any:
+    return await read_board(node, caller, await board_for(node, caller, data.id), spec.GET.name, data,
+                            comments_of_item=data.id)
 _by_item(spec.SET_VALUE, "itemId", members=True)
 
 
@@ -70,20 +78,59 @@ async def move_item(node: Node, caller: Caller, data: spec.MoveItemInput) -> Any
     if data.boardId is None or data.boardId == source:
         return await ask_board(node, caller, source, spec.MOVE.name, data)
     await require_board_access(node, caller, data.boardId)
-    async with node.pool.acquire() as conn:
-        end = await board_repo.group_end(conn, caller.org_id, data.boardId, data.groupId)
-        if end is None:
+    pending = await _pending_move(node, caller, data.id, source)
+    if pending is None:
+        target = MoveTarget(data.boardId, data.groupId, await _column_map(node, caller, source, data))
+        command = MoveAcross(id=data.id, groupId=data.groupId, position=data.position, boardId=data.boardId,
+                             expectedVersion=data.expectedVersion, target=target)
+        try:
+            await ask_board(node, caller, source, spec.MOVE.name, command)
+            pending = data.boardId
+        except NotFound:
+            # A concurrent move of this item took it out first: this call completes (or confirms) that one.
+            pending = await _pending_move(node, caller, data.id, source)
+            if pending is None:
+                raise
+    if pending != data.boardId:
+        raise Conflict("the item is already moving to another board; retry once it arrived",
+                       details=[FieldError("boardId", "the item is moving to another board")])
+    return await take_moved_item(node, caller, source, data.boardId, data.id, data.position)
+
+
+async def _pending_move(node: Node, caller: Caller, item_id: str, source: str) -> str | None:
+    """The board a move of the item is under way to, or that already took it; None while it is on `source`."""
+    place = await board_repo.item_place(node.pool, caller.org_id, item_id)
+    if place is None:
+        return None
+    if place["moving_to"] is not None:
+        return str(place["moving_to"])
+    return str(place["board_id"]) if place["board_id"] != source else None
+
+
+async def take_moved_item(node: Node, caller: Caller, source: str, target: str, item_id: str,
+                          position: float | None = None) -> Any:
+    """Step 2 of a cross-board move (after the source committed step 1): the target board takes the item.
+    Idempotent, so a retry, a concurrent move of the same item or the sweeper may all call it."""
+    taken = await ask_board(node, caller, target, TAKE_ITEM, TakeItem(item_id, source, position),
+                            check_access=False)
+    moved = [taken["id"], *taken["subItemIds"]]
+    for moved_id in [*moved, *await board_repo.comment_ids(node.pool, moved)]:
+        node.remember_board(moved_id, target)
+    return taken
+
+
+async def _column_map(node: Node, caller: Caller, source: str, data: spec.MoveItemInput) -> dict[str, str]:
+    """Source column id -> the target's column of the same name and type, read from both boards' committed
+    state; the target group must exist."""
+    assert node.actors is not None and data.boardId is not None
+
+    def theirs(state: BoardState) -> dict[tuple[str, str], str]:
+        if state.board is None:
+            raise NotFound("board not found", details=[FieldError("boardId", "no such board")])
+        if data.groupId not in state.groups:
             raise NotFound("group not found", details=[FieldError("groupId", "no such group on the target board")])
-        theirs = {(c["name"], c["type"]): c["id"] for c in await board_repo.columns(conn, caller.org_id, data.boardId)}
-        ours = await board_repo.columns(conn, caller.org_id, source)
-    column_map = {c["id"]: theirs[(c["name"], c["type"])] for c in ours if (c["name"], c["type"]) in theirs}
-    target = MoveTarget(data.boardId, data.groupId, float(end), column_map)
-    command = MoveAcross(id=data.id, groupId=data.groupId, position=data.position, boardId=data.boardId,
-                         expectedVersion=data.expectedVersion, target=target)
-    moved = await ask_board(node, caller, source, spec.MOVE.name, command)
-    for moved_id in moved["movedIds"]:
-        node.remember_board(moved_id, data.boardId)
-    assert node.actors is not None
-    # The target board learns of the item by reloading from the database, where the move is committed.
-    await node.actors.evict(BoardActor, data.boardId)
-    return moved
+        return {(c.name, c.type): c.id for c in state.columns.values()}
+
+    target_columns = await node.actors.read(BoardActor, data.boardId, caller.org_id, theirs)
+    ours = await node.actors.read(BoardActor, source, caller.org_id, lambda state: list(state.columns.values()))
+    return {c.id: target_columns[(c.name, c.type)] for c in ours if (c.name, c.type) in target_columns}

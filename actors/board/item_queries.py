@@ -9,14 +9,15 @@ compared as text), `is_empty`, `is_not_empty`. Sort: `sortBy` a column id (or `n
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from itertools import islice
 from typing import Any
 
-from actors.board.paging import page_by_key
 from actors.board.state import BoardState, ItemRow
 from actors.board.views import item_view
 from protocol import items as spec
 from protocol.errors import BadRequest, FieldError
-from protocol.pagination import Page, page_limit
+from protocol.pagination import Page, decode_cursor, encode_cursor, page_limit
 
 _BUILT_IN = {"name", "createdAt", "updatedAt"}
 
@@ -88,16 +89,45 @@ def list_items(state: BoardState, data: spec.ListItemsInput) -> Page:
                              details=[FieldError(f"filters.{index}.columnId", "no such column")])
     if data.sortBy is not None and data.sortBy not in state.columns and data.sortBy not in _BUILT_IN:
         raise BadRequest("unknown sort column", details=[FieldError("sortBy", "no such column")])
-    group_rank = {g.id: g.position for g in state.groups.values()}
-    rows = [i for i in state.items.values()
-            if i.parent_id is None and i.deleted_at is None and (data.includeArchived or i.archived_at is None)
-            and (data.groupId is None or i.group_id == data.groupId)
-            and all(_matches(_field(state, i, f.columnId), f.operator, f.value) for f in data.filters)]
+    keys, rows = _ordered(state, data.sortBy)
+    after = decode_cursor(data.cursor, 3)
+    descending = data.sortDir == "desc"
+    try:
+        if descending:
+            start = len(rows) if after is None else bisect_left(keys, tuple(after))
+            candidates = (rows[index] for index in range(start - 1, -1, -1))
+        else:
+            start = 0 if after is None else bisect_right(keys, tuple(after))
+            candidates = (rows[index] for index in range(start, len(rows)))
+    except TypeError:  # a cursor of another list or sort order, or tampered with
+        raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")]) from None
 
-    def key(item: ItemRow) -> list[Any]:
-        if data.sortBy is None:
-            return [group_rank.get(item.group_id, 0.0), item.position, item.id]
-        return [*_sort_value(_field(state, item, data.sortBy)), item.id]
+    def wanted(item: ItemRow) -> bool:
+        return ((data.includeArchived or item.archived_at is None)
+                and (data.groupId is None or item.group_id == data.groupId)
+                and all(_matches(_field(state, item, f.columnId), f.operator, f.value) for f in data.filters))
 
-    return page_by_key(rows, key, 3, data.cursor, limit, "items", lambda item: item_view(state, item),
-                       descending=data.sortDir == "desc")
+    # Walks from the cursor until one row past the page: a page costs its rows, not the board's.
+    page = list(islice((item for item in candidates if wanted(item)), limit + 1))
+    more = len(page) > limit
+    page = page[:limit]
+    next_cursor = encode_cursor(*_key(state, page[-1], data.sortBy)) if more else None
+    return Page([item_view(state, item) for item in page], next_cursor, limit, key="items")
+
+
+def _key(state: BoardState, item: ItemRow, sort_by: str | None) -> tuple[Any, ...]:
+    if sort_by is None:
+        group = state.groups.get(item.group_id)
+        return (group.position if group is not None else 0.0, item.position, item.id)
+    return (*_sort_value(_field(state, item, sort_by)), item.id)
+
+
+def _ordered(state: BoardState, sort_by: str | None) -> tuple[list[tuple[Any, ...]], list[ItemRow]]:
+    """The board's top-level items (trash excluded) sorted by `sort_by` (board order when None), with their
+    keys; computed once per state and order, so later pages and other readers of this version reuse it."""
+    cached = state.orders.get(sort_by)
+    if cached is None:
+        rows = state.board_order if sort_by is None else sorted(
+            state.board_order, key=lambda item: _key(state, item, sort_by))
+        cached = state.orders[sort_by] = ([_key(state, item, sort_by) for item in rows], rows)
+    return cached

@@ -24,6 +24,10 @@ from protocol.ids import iso, new_id
 
 # Items stay restorable in the trash this long (platform 8); then the trash sweeper deletes them.
 TRASH_DAYS = 30
+# Step 2 of a cross-board move: the target board takes the item (`TakeItem`).
+TAKE_ITEM = "board.takeItem"
+# The notification type of an item assignment (the spec names `action_assigned` for actions).
+ASSIGNED = "item_assigned"
 
 
 def find_item(state: BoardState, item_id: str, field: str = "id", *, trashed: bool = False) -> ItemRow:
@@ -103,16 +107,31 @@ def _with_value(values: dict[str, Any], column_id: str, value: Any) -> dict[str,
     return {**values, column_id: value}
 
 
+def notify_assigned(out: Outcome, state: BoardState, item: ItemRow, before: dict[str, Any]) -> None:
+    """Each person newly put in one of the item's people columns is notified (platform 6.2, assignments),
+    once per item however many columns name them; not the caller, not who was already there."""
+    added: dict[str, None] = {}
+    for column_id, value in item.values.items():
+        column = state.columns.get(column_id)
+        if column is None or column.type != "people" or not isinstance(value, list):
+            continue
+        old = before.get(column_id)
+        kept = set(old) if isinstance(old, list) else set()
+        added.update((uid, None) for uid in value if uid not in kept)
+    for user_id in added:
+        if user_id != out.command.caller.user_id:
+            out.notify(user_id, ASSIGNED, f"You were assigned to {item.name}", None, "item", item.id)
+
+
 def _updated(out: Outcome, state: BoardState, before: ItemRow, after: ItemRow, diff: dict[str, Any]) -> None:
     out.put(after)
     out.log("item", after.id, "item.updated", changes=diff)
     out.emit("item.updated", {"item": webhook_item(state, after), "changes": diff})
+    notify_assigned(out, state, after, before.values)
 
 
 def _end(state: BoardState, group_id: str, parent_id: str | None) -> float:
-    siblings = [i.position for i in state.items.values() if i.group_id == group_id and i.parent_id == parent_id
-                and i.deleted_at is None]
-    return max(siblings, default=0.0) + 1.0
+    return state.end_of(group_id, parent_id)
 
 
 @decides(spec.CREATE)
@@ -150,10 +169,11 @@ def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
                    archived_at=None, deleted_at=None, created_at=command.now, updated_at=command.now)
     out.put(msgspec.structs.replace(board, next_number=board.next_number + 1))
     out.put(item)
-    after = state.with_rows("items", {**state.items, item.id: item})
+    after = state.with_rows("items", state.items.set(item.id, item))
     view = item_view(after, item)
     out.log("item", item.id, "item.created", boardId=board.id, name=item.name)
     out.emit("item.created", {"item": view})
+    notify_assigned(out, state, item, {})
     return out.decision(view)
 
 
@@ -215,8 +235,8 @@ def move_item(state: BoardState, command: Command) -> Decision[BoardChange]:
         raise NotFound("group not found", details=[FieldError("groupId", "no such group on this board")])
     position = data.position if data.position is not None else _end(state, data.groupId, None)
     after = _bump(item, command, group_id=data.groupId, position=position)
-    for sub in state.items.values():
-        if sub.parent_id == item.id and sub.group_id != data.groupId:
+    for sub in state.sub_items(item.id):
+        if sub.group_id != data.groupId and sub.deleted_at is None:
             out.put(_bump(sub, command, group_id=data.groupId))
     out.put(after)
     target = {"boardId": after.board_id, "groupId": after.group_id}
@@ -227,27 +247,19 @@ def move_item(state: BoardState, command: Command) -> Decision[BoardChange]:
 
 def _move_out(state: BoardState, command: Command, item: ItemRow, origin: dict[str, Any],
               out: Outcome) -> Decision[BoardChange]:
-    """Across boards: this board commits the item (and its sub-items) as the target board's, with values
-    carried over to the target's columns of the same name and type; the service then has the target
-    board's actor reload, so no actor ever waits on another inside its turn."""
+    """Across boards, step 1 of 2: this board commits the item (and its sub-items) as leaving for the target
+    (`moving_to`, values already carried over to the target's columns of the same name and type) and logs
+    `item.moved` on its own stream. The rows leave memory here; the target board takes them (step 2,
+    `board.takeItem`) under its own numbering. No actor writes another's rows or waits on another."""
     target_board: MoveTarget = command.data.target
     target = {"boardId": target_board.board_id, "groupId": target_board.group_id}
-    moved = [item, *[i for i in state.items.values() if i.parent_id == item.id]]
-    position = command.data.position if command.data.position is not None else target_board.end_position
+    moved = [item, *state.sub_items(item.id)]
     for row in moved:
         values = {target_board.column_map[cid]: v for cid, v in row.values.items() if cid in target_board.column_map}
-        out.put(_bump(row, command, board_id=target_board.board_id, group_id=target_board.group_id, values=values,
-                      position=position if row.id == item.id else row.position))
-    moved_ids = {row.id for row in moved}
-    comments = [c for c in state.comments.values() if c.item_id in moved_ids]
-    for comment in comments:
-        out.put(msgspec.structs.replace(comment, board_id=target_board.board_id))
+        out.put(_bump(row, command, group_id=target_board.group_id, values=values, moving_to=target_board.board_id))
     out.log("item", item.id, "item.moved", **{"from": origin, "to": target})
-    payload = {"item": {**webhook_item(state, item), **target}, "from": origin, "to": target}
-    out.emit("item.moved", payload)
-    out.events.append((f"board:{target_board.board_id}", "item.moved", out.events[-1][1]))
-    # Every id now on the target board (items, sub-items, comments), for the service's location cache.
-    return out.decision({"id": item.id, **target, "movedIds": [*moved_ids, *(c.id for c in comments)]})
+    out.emit("item.moved", {"item": {**webhook_item(state, item), **target}, "from": origin, "to": target})
+    return out.decision({"id": item.id, **target, "version": item.version + 1})
 
 
 class MoveTarget(msgspec.Struct, frozen=True):
@@ -255,12 +267,59 @@ class MoveTarget(msgspec.Struct, frozen=True):
 
     board_id: str
     group_id: str
-    end_position: float
     column_map: dict[str, str]  # source column id -> target column id (same name and type)
 
 
 class MoveAcross(spec.MoveItemInput):
     target: MoveTarget | None = None
+
+
+class TakeItem(msgspec.Struct, frozen=True):
+    """Step 2 of a cross-board move, sent to the target board after the source committed step 1. Idempotent:
+    an item already taken is answered as it is, so a retry (or the sweeper) never takes it twice."""
+
+    item_id: str
+    source_board_id: str
+    position: float | None = None
+
+
+@decides(TAKE_ITEM)
+def take_item(state: BoardState, command: Command) -> Decision[BoardChange]:
+    data: TakeItem = command.data
+    board = state.board
+    assert board is not None
+    taken = state.items.get(data.item_id)
+    if taken is not None and data.item_id not in state.arriving:
+        return Decision(reply=_taken(state, taken))
+    item = state.arriving.get(data.item_id)
+    if item is None:
+        raise NotFound("item not found", details=[FieldError("id", "no such item moving to this board")])
+    out = Outcome(command)
+    group_id = item.group_id if item.group_id in state.groups else state.ordered_groups()[0].id
+    position = data.position if data.position is not None else state.end_of(group_id, None)
+    rows = [item, *sorted((i for i in state.arriving.values() if i.parent_id == item.id),
+                          key=lambda i: (i.position, i.id))]
+    number = board.next_number
+    after: list[ItemRow] = []
+    for row in rows:
+        after.append(msgspec.structs.replace(
+            row, board_id=board.id, group_id=group_id, moving_to=None, number=number, updated_at=command.now,
+            position=position if row.id == item.id else row.position))
+        number += 1
+    out.put(msgspec.structs.replace(board, next_number=number))
+    for row in after:
+        out.put(row)
+    out.comments_to = (board.id, tuple(row.id for row in rows))
+    origin = {"boardId": data.source_board_id, "groupId": None}
+    target = {"boardId": board.id, "groupId": group_id}
+    out.log("item", item.id, "item.moved", **{"from": origin, "to": target})
+    out.emit("item.moved", {"item": webhook_item(state, after[0]), "from": origin, "to": target})
+    return out.decision(_taken(state, after[0]))
+
+
+def _taken(state: BoardState, item: ItemRow) -> dict[str, Any]:
+    return {"id": item.id, "boardId": item.board_id, "groupId": item.group_id, "number": item.number,
+            "version": item.version, "subItemIds": [i.id for i in state.sub_items(item.id)]}
 
 
 @decides(spec.REORDER)
@@ -283,7 +342,7 @@ def reorder_items(state: BoardState, command: Command) -> Decision[BoardChange]:
 
 
 def _trash(out: Outcome, state: BoardState, item: ItemRow, command: Command) -> None:
-    for row in [item, *[i for i in state.items.values() if i.parent_id == item.id and i.deleted_at is None]]:
+    for row in [item, *[i for i in state.sub_items(item.id) if i.deleted_at is None]]:
         out.put(_bump(row, command, deleted_at=command.now))
     out.log("item", item.id, "item.deleted", name=item.name, trash=True)
     out.emit("item.deleted", {"item": webhook_item(state, item), "permanent": False,
@@ -308,8 +367,8 @@ def restore_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     out = Outcome(command)
     restored = _bump(item, command, deleted_at=None, group_id=group_id)
     out.put(restored)
-    for sub in state.items.values():
-        if sub.parent_id == item.id and sub.deleted_at == item.deleted_at:
+    for sub in state.sub_items(item.id):
+        if sub.deleted_at == item.deleted_at:
             out.put(_bump(sub, command, deleted_at=None, group_id=group_id))
     diff = {"deletedAt": {"old": iso(item.deleted_at), "new": None}}
     out.log("item", item.id, "item.restored", changes=diff)

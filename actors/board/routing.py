@@ -3,10 +3,12 @@ id of a group, column, item or comment), check the caller may see it, and ask th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from actors.board.actor import BoardActor
 from actors.board.commands import Command
+from actors.board.on_demand import comments_for_read
 from actors.kernel.access import require_board_access
 from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
@@ -38,3 +40,21 @@ async def ask_board(node: Node, caller: Caller, board_id: str, procedure: str, d
     members = await org_members(node, caller.org_id) if with_members else frozenset()
     command = Command(procedure, caller, data, node.clock.now(), members, board_id)
     return await node.actors.ask(BoardActor, board_id, caller.org_id, command)
+
+
+async def read_board(node: Node, caller: Caller, board_id: str, procedure: str, data: Any, *,
+                     comments_of_item: str | None = None, comments_of_comment: str | None = None) -> Any:
+    """A pure read of a board (its query decider) from the actor's committed state, outside its mailbox;
+    with the comments of one item read from the database when the reply shows them (memory holds none
+    it was not asked for)."""
+    await require_board_access(node, caller, board_id)
+    if node.actors is None:
+        raise ServiceUnavailable("the actor system is not running")
+    command = Command(procedure, caller, data, node.clock.now(), frozenset(), board_id)
+    if comments_of_item is None and comments_of_comment is None:
+        return await node.actors.read(BoardActor, board_id, caller.org_id,
+                                      lambda state: BoardActor.query(state, command))
+    comments = await comments_for_read(node.pool, board_id, item_id=comments_of_item,
+                                       comment_id=comments_of_comment)
+    return await node.actors.read(BoardActor, board_id, caller.org_id,
+                                  lambda state: BoardActor.query(replace(state, comments=comments), command))

@@ -1,12 +1,20 @@
-"""A board's in-memory state: immutable rows keyed by id, replaced (never mutated) by `apply`."""
+"""A board's in-memory state: immutable rows keyed by id in persistent maps (`immutables.Map`), replaced
+(never mutated) by `apply`. A change costs time in proportion to the rows it touches: the maps share
+everything else with the previous state, and the order of items is sorted once per state, on first read.
+
+Only live state is held: items in the trash and comments are read from the database when a message needs
+them (`BoardActor.hydrate`), so a board costs memory in proportion to its live items."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 import msgspec
+from immutables import Map
 
 
 class BoardRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -60,6 +68,8 @@ class ItemRow(msgspec.Struct, frozen=True, kw_only=True):
     deleted_at: datetime | None
     created_at: datetime
     updated_at: datetime
+    # Set while the item leaves for another board (between the source's commit and the target's take).
+    moving_to: str | None = None
 
     @property
     def live(self) -> bool:
@@ -87,17 +97,36 @@ class CommentRow(msgspec.Struct, frozen=True, kw_only=True):
 Row = BoardRow | GroupRow | ColumnRow | ItemRow | CommentRow
 
 
-@dataclass(frozen=True)
+Siblings = tuple[str, str | None]  # (group id, parent item id): the items one position order ranks
+
+
+@dataclass(frozen=True, eq=False)
 class BoardState:
     board: BoardRow | None = None
-    groups: dict[str, GroupRow] = field(default_factory=dict)
-    columns: dict[str, ColumnRow] = field(default_factory=dict)
-    items: dict[str, ItemRow] = field(default_factory=dict)
-    comments: dict[str, CommentRow] = field(default_factory=dict)
+    groups: Map[str, GroupRow] = field(default_factory=Map)
+    columns: Map[str, ColumnRow] = field(default_factory=Map)
+    items: Map[str, ItemRow] = field(default_factory=Map)
+    comments: Map[str, CommentRow] = field(default_factory=Map)
+    # The highest position among each set of siblings, for appending at the end without a scan. It never
+    # goes down when an item leaves, so an appended item still lands after every one present.
+    ends: Map[Siblings, float] = field(default_factory=Map)
+    # Items that have sub-items -> their ids, so a parent's sub-items are found without a scan.
+    children: Map[str, frozenset[str]] = field(default_factory=Map)
+    # Items whose comments were read from the database into `comments` (all others: not loaded yet).
+    comments_of: frozenset[str] = frozenset()
+    # Rows another board is handing over (`board.takeItem`), read for the turn that takes them.
+    arriving: Map[str, ItemRow] = field(default_factory=Map)
 
-    def with_rows(self, table: str, rows: dict[str, Any]) -> BoardState:
-        tables: dict[str, Any] = {table: rows}
-        return replace(self, **tables)
+    def __post_init__(self) -> None:
+        # Plain dicts are accepted (exports build a state from rows) and kept as persistent maps.
+        for name in ("groups", "columns", "items", "comments", "ends", "children"):
+            value = getattr(self, name)
+            if not isinstance(value, Map):
+                object.__setattr__(self, name, Map(value))
+
+    def with_rows(self, table: str, rows: Mapping[str, Any]) -> BoardState:
+        fields: dict[str, Any] = {table: rows}
+        return replace(self, **fields)
 
     def ordered_groups(self) -> list[GroupRow]:
         return sorted(self.groups.values(), key=lambda g: (g.position, g.id))
@@ -105,6 +134,28 @@ class BoardState:
     def ordered_columns(self) -> list[ColumnRow]:
         return sorted(self.columns.values(), key=lambda c: (c.position, c.id))
 
+    def sub_items(self, parent_id: str) -> list[ItemRow]:
+        """The item's sub-items (trashed ones included), in position order."""
+        rows = [self.items[i] for i in self.children.get(parent_id, ()) if i in self.items]
+        return sorted(rows, key=lambda i: (i.position, i.id))
+
+    def end_of(self, group_id: str, parent_id: str | None) -> float:
+        """A position after every sibling's: where an item appended to this group (or parent) goes."""
+        return self.ends.get((group_id, parent_id), 0.0) + 1.0
+
+    @cached_property
+    def board_order(self) -> list[ItemRow]:
+        """Top-level items not in the trash, in board order (group position, then item position); sorted
+        once per state, so paging through a list sorts nothing again until the board changes."""
+        rank = {g.id: g.position for g in self.groups.values()}
+        rows = [i for i in self.items.values() if i.parent_id is None and i.deleted_at is None]
+        rows.sort(key=lambda i: (rank.get(i.group_id, 0.0), i.position, i.id))
+        return rows
+
+    @cached_property
+    def orders(self) -> dict[str | None, Any]:
+        """Sorted views of this state's items by sort key (filled by `items.list`); a new state starts empty."""
+        return {}
+
     def items_of_group(self, group_id: str) -> list[ItemRow]:
-        return sorted((i for i in self.items.values() if i.group_id == group_id and i.parent_id is None
-                       and i.deleted_at is None), key=lambda i: (i.position, i.id))
+        return [i for i in self.board_order if i.group_id == group_id]

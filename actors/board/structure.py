@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import msgspec
 
-from actors.board.changes import BoardChange
+from actors.board.changes import BoardChange, BoardLimit
 from actors.board.commands import Command, Outcome, decides
 from actors.board.formula import formula_references
 from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
@@ -18,6 +20,7 @@ from protocol import boards as spec
 from protocol.columns import COMPUTED_TYPES, ColumnType
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
 from protocol.ids import new_id
+from protocol.plans import plan
 
 # Group colours given in turn when a group is created without one.
 GROUP_PALETTE = ("#579BFC", "#00C875", "#FDAB3D", "#E2445C", "#A25DDC", "#037F4C", "#FF642E", "#66CCFF")
@@ -103,6 +106,9 @@ def create_board(state: BoardState, command: Command) -> Decision[BoardChange]:
     data: spec.CreateBoardInput = command.data
     assert command.board_id is not None
     out = Outcome(command)
+    organization = command.caller.organization
+    if organization is not None and (boards := plan(organization.plan).boards) is not None:
+        out.board_limit = BoardLimit(organization.plan, boards)
     board = BoardRow(id=command.board_id, organization_id=command.caller.org_id, project_id=data.projectId,
                      name=data.name, default_view=data.defaultView, next_number=1,
                      created_by=command.caller.user_id, created_at=command.now, updated_at=command.now)
@@ -143,7 +149,7 @@ def update_board(state: BoardState, command: Command) -> Decision[BoardChange]:
     if diff:
         out.put(updated)
         out.log("board", board.id, "board.updated", changes=diff)
-        after = BoardState(updated, state.groups, state.columns, state.items, state.comments)
+        after = replace(state, board=updated)
         out.emit("board.updated", {"board": board_summary(after), "changes": diff})
         return out.decision(board_view(after))
     return out.decision(board_view(state))
@@ -190,7 +196,7 @@ def update_group(state: BoardState, command: Command) -> Decision[BoardChange]:
     return out.decision(group_view(updated))
 
 
-def _reorder(state: BoardState, command: Command, rows: dict[str, Any], ids: list[str], field: str,
+def _reorder(state: BoardState, command: Command, rows: Mapping[str, Any], ids: list[str], field: str,
              what: str) -> Decision[BoardChange]:
     """Give `rows` the positions 1..n in the order of `ids`, which must name each of them once."""
     _permutation(ids, set(rows), field)

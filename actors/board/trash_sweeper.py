@@ -10,6 +10,7 @@ import structlog
 
 from actors.board.actor import BoardActor
 from actors.board.commands import Command
+from actors.board.item_handlers import take_moved_item
 from actors.board.items import TRASH_DAYS
 from actors.board.trash import PURGE_TRASH
 from actors.kernel.node import Node
@@ -21,6 +22,8 @@ log = structlog.get_logger("obeya.trash")
 
 # Trash older than 30 days may wait up to this long past its day before it goes.
 SWEEP_SECONDS = 3600.0
+# A move still untaken this long after its source committed is one whose second step was lost.
+STALLED_MOVE_SECONDS = 60.0
 
 
 async def purge_expired_trash(node: Node) -> int:
@@ -39,9 +42,25 @@ async def purge_expired_trash(node: Node) -> int:
     return purged
 
 
+async def complete_stalled_moves(node: Node) -> int:
+    """Finish every cross-board move whose source committed the item leaving a while ago but whose target
+    never took it (the node stopped between the two steps); return how many were completed."""
+    done = 0
+    before = node.clock.now() - timedelta(seconds=STALLED_MOVE_SECONDS)
+    for row in await board_repo.stalled_moves(node.pool, before):
+        system = Caller(request_id="move-sweeper", organization=Organization(row["organization_id"], "", "", ""))
+        try:
+            await take_moved_item(node, system, row["board_id"], row["moving_to"], row["id"])
+            done += 1
+        except ApiError as error:  # the next sweep retries
+            log.warning("move_completion_failed", item=row["id"], error=error.message)
+    return done
+
+
 async def sweep_trash_forever(node: Node) -> None:
     while True:
         try:
+            await complete_stalled_moves(node)
             purged = await purge_expired_trash(node)
             if purged:
                 log.info("trash_purged", items=purged)

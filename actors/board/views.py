@@ -59,8 +59,7 @@ def item_view(state: BoardState, item: ItemRow, *, full: bool = False) -> dict[s
     if full:
         view["description"] = item.description
         view["subItems"] = [{"id": sub.id, "name": sub.name, "values": item_values(state, sub)}
-                            for sub in sorted(state.items.values(), key=lambda i: (i.position, i.id))
-                            if sub.parent_id == item.id and sub.deleted_at is None]
+                            for sub in state.sub_items(item.id) if sub.deleted_at is None]
         view["commentCount"] = sum(1 for c in state.comments.values() if c.item_id == item.id)
         view["fileCount"] = sum(len(c.attachment_ids) for c in state.comments.values() if c.item_id == item.id)
     return view

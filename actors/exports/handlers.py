@@ -12,6 +12,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 import msgspec
+from immutables import Map
 
 from actors.board.changes import row_from_record
 from actors.board.state import BoardState, ColumnRow, GroupRow, ItemRow
@@ -60,9 +61,9 @@ async def export_board(node: Node, caller: Caller, data: proto.BoardInput) -> st
     await require_board_access(node, caller, data.boardId)
     async with node.pool.acquire() as conn:
         groups, columns, items = await board_export.board_rows(conn, caller.org_id, data.boardId)
-    state = BoardState(groups={r["id"]: row_from_record(GroupRow, r) for r in groups},
-                       columns={r["id"]: row_from_record(ColumnRow, r) for r in columns},
-                       items={r["id"]: row_from_record(ItemRow, r) for r in items})
+    state = BoardState(groups=Map({r["id"]: row_from_record(GroupRow, r) for r in groups}),
+                       columns=Map({r["id"]: row_from_record(ColumnRow, r) for r in columns}),
+                       items=Map({r["id"]: row_from_record(ItemRow, r) for r in items}))
     ordered = state.ordered_columns()
     rows = []
     for group in state.ordered_groups():

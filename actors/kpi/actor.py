@@ -4,6 +4,8 @@ values, status, alerts and targets is decided here against memory, committed in 
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncpg
 
 from actors.board.changes import row_from_record
@@ -41,6 +43,15 @@ class KpiActor(Actor[KpiState, Command, KpiChange]):
         if state.kpi is None:
             raise NotFound("KPI not found")
         return DECIDERS[message.procedure](state, message)
+
+    @staticmethod
+    def query(state: KpiState, message: Command) -> Any:
+        """A read's reply from committed state (`ActorSystem.read`): a query decider, nothing changed."""
+        if state.kpi is None:
+            raise NotFound("KPI not found")
+        decision = DECIDERS[message.procedure](state, message)
+        assert decision.change is None and not decision.events, f"{message.procedure} is not a read"
+        return decision.reply
 
     async def persist(self, conn: asyncpg.Connection, changes: list[KpiChange]) -> None:
         await persist_changes(conn, self.organization_id, changes)

@@ -16,7 +16,7 @@ from actors.board.changes import row_from_record
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
-from actors.kpi.routing import ask_kpi, kpi_board
+from actors.kpi.routing import ask_kpi, kpi_board, read_kpi
 from actors.kpi.state import AlertRow, KpiRow, TargetRow, ValueRow
 from actors.kpi.views import alert_view, kpi_view, target_view, value_view
 from protocol import kpis as spec
@@ -83,7 +83,7 @@ async def delete(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, An
 
 @implement(spec.GET)
 async def get(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
-    return await _named(node, caller, await ask_kpi(node, caller, data.id, spec.GET.name, data))
+    return await _named(node, caller, await read_kpi(node, caller, data.id, spec.GET.name, data))
 
 
 @implement(spec.LIST)
@@ -108,7 +108,7 @@ async def list_by_category(node: Node, caller: Caller, data: spec.BoardInput) ->
 
 @implement(spec.GET_VALUE)
 async def get_value(node: Node, caller: Caller, data: spec.KpiIdInput) -> dict[str, Any] | None:
-    value: dict[str, Any] | None = await ask_kpi(node, caller, data.kpiId, spec.GET_VALUE.name, data)
+    value: dict[str, Any] | None = await read_kpi(node, caller, data.kpiId, spec.GET_VALUE.name, data)
     return value
 
 

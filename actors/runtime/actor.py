@@ -72,6 +72,12 @@ class Actor(ABC, Generic[S, M, C]):
         Raise an ApiError (e.g. NotFound) when the actor does not exist in `organization_id`.
         """
 
+    async def prepare(self, pool: asyncpg.Pool, state: S, messages: list[M]) -> S:
+        """Before a turn's decisions: return `state` with whatever committed data the messages need that
+        memory does not hold yet (read from the database on demand, e.g. an item in the trash). Memory
+        keeps what was read. The default needs nothing."""
+        return state
+
     @abstractmethod
     def decide(self, state: S, message: M) -> Decision[C]:
         """Validate `message` against `state`; raise an ApiError to reject it with nothing changed."""

@@ -4,6 +4,7 @@ activation (claim, new epoch, load), the turn loop with group commit, and deacti
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import enum
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic
@@ -45,6 +46,8 @@ class Activation(Generic[S, M, C]):
         self.epoch = 0
         self.mailbox = Mailbox(actor.key, soft_limit=soft_limit, hard_limit=hard_limit)
         self.stopped = asyncio.Event()
+        # Set once the activation loaded its state (or gave up): readers wait on it, not on the mailbox.
+        self.ready = asyncio.Event()
         self.last_active = now()
         self.busy = False
         self._pool = pool
@@ -67,11 +70,24 @@ class Activation(Generic[S, M, C]):
         return self._state
 
     @property
+    def readable(self) -> bool:
+        """Whether `state` is the committed state: loaded, and not dropped by a failed reload."""
+        return self.status is ActivationState.VALID and self._state is not None
+
+    @property
+    def close_error(self) -> ApiError:
+        return self._close_error or ServiceUnavailable(f"actor {self.actor.key} stopped; retry")
+
+    @property
     def accepting(self) -> bool:
         return self.status in (ActivationState.CREATING, ActivationState.ACTIVATING, ActivationState.VALID)
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"actor {self.actor.key}")
+        # A fresh context: the task would otherwise inherit the log context (request id, user) of
+        # whichever request happened to activate it, and carry it for every later caller's message.
+        context = contextvars.Context()
+        context.run(structlog.contextvars.bind_contextvars, actor=self.actor.key)
+        self._task = asyncio.create_task(self._run(), name=f"actor {self.actor.key}", context=context)
         self._task.add_done_callback(self._finish)
 
     def post(self, message: M) -> asyncio.Future[Any]:
@@ -108,6 +124,7 @@ class Activation(Generic[S, M, C]):
                 return
             if self.status is ActivationState.ACTIVATING:
                 self.status = ActivationState.VALID
+            self.ready.set()
             while self.status is ActivationState.VALID:
                 batch = self.mailbox.take(self._max_batch)
                 if batch:
@@ -135,6 +152,16 @@ class Activation(Generic[S, M, C]):
         self._in_flight = batch
         self.busy = True
         try:
+            try:
+                self._state = await self.actor.prepare(self._pool, self.state,
+                                                       [e.message for e in batch if not e.future.done()])
+            except Exception as exc:
+                error = as_api_error(exc)
+                if not isinstance(exc, ApiError):
+                    log.warning("actor.prepare_failed", actor=self.actor.key, error=repr(exc))
+                for envelope in batch:
+                    envelope.fail(error)
+                return
             decided, provisional = self._decide_all(batch)
             changes = [decision.change for _, decision in decided if decision.change is not None]
             events: list[Event] = [event for _, decision in decided for event in decision.events]
@@ -145,6 +172,7 @@ class Activation(Generic[S, M, C]):
                 except Exception as exc:
                     await self._after_failed_commit(decided, exc)
                     return
+            # Memory is replaced before any caller hears back, so a reader who got a reply sees its write.
             self._state = provisional
             for envelope, decision in decided:
                 envelope.reply(decision.reply)
@@ -165,6 +193,8 @@ class Activation(Generic[S, M, C]):
                 continue
             try:
                 decision = self.actor.decide(provisional, envelope.message)
+                # A failing `apply` is a bug in the actor: it fails this message, never the whole actor.
+                after = provisional if decision.change is None else self.actor.apply(provisional, decision.change)
             except ApiError as error:
                 envelope.fail(error)
                 continue
@@ -172,8 +202,7 @@ class Activation(Generic[S, M, C]):
                 log.exception("actor.decide_failed", actor=self.actor.key)
                 envelope.fail(InternalError("internal error"))
                 continue
-            if decision.change is not None:
-                provisional = self.actor.apply(provisional, decision.change)
+            provisional = after
             decided.append((envelope, decision))
         return decided, provisional
 
@@ -226,5 +255,6 @@ class Activation(Generic[S, M, C]):
         self._fail_pending()
         self.status = ActivationState.INVALID
         self._on_exit(self)
+        self.ready.set()
         self.stopped.set()
         log.debug("actor.deactivated", actor=self.actor.key, epoch=self.epoch)

@@ -4,7 +4,8 @@ message), runs the single idle sweeper, calls the publish hooks after commits, a
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
+from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar
@@ -22,6 +23,8 @@ from protocol.errors import NotFound, ServiceUnavailable
 log = structlog.get_logger(__name__)
 
 M = TypeVar("M")
+S = TypeVar("S")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +42,12 @@ class RuntimeSettings:
     sweep_interval: float = 60.0
     # How long stop() lets running turns finish before cancelling them.
     stop_timeout: float = 10.0
+    # How long a caller waits for a reply (or a reader for an activation) before it is told 503 "retry".
+    # A message still queued when its caller gave up is dropped, never handled behind the caller's back.
+    ask_timeout: float = 10.0
+    # Active actors per node; past it the least recently used idle ones are deactivated (pinned ones,
+    # which have live subscribers, last). A board holds its live items, so this bounds the node's memory.
+    max_active: int = 10_000
 
 
 class ActorSystem:
@@ -50,6 +59,8 @@ class ActorSystem:
         self.settings = settings or RuntimeSettings()
         # The activation that takes messages, per actor key; `_live` also holds those still stopping.
         self._activations: dict[str, Activation[Any, Any, Any]] = {}
+        # Keys of accepting activations, least recently used first (the cap's eviction order).
+        self._recent: OrderedDict[str, None] = OrderedDict()
         self._live: set[Activation[Any, Any, Any]] = set()
         self._pins: Counter[str] = Counter()
         # Committed events go here; the server passes the node's bus so every subscriber sees them.
@@ -105,7 +116,36 @@ class ActorSystem:
         # No await between finding the activation and posting to it: concurrent first messages to one
         # id all land in the mailbox of the single activation created by the first of them.
         activation = self._activation_for(actor_type, actor_id, organization_id)
-        return await activation.post(message)
+        future = activation.post(message)
+        try:
+            async with asyncio.timeout(self.settings.ask_timeout):
+                return await future
+        except TimeoutError:
+            # The timeout cancelled the future: a message still queued is skipped by its turn.
+            raise ServiceUnavailable(f"actor {activation.actor.key} did not answer in time; retry",
+                                     data={"actor": activation.actor.key}) from None
+
+    async def read(self, actor_type: type[Actor[S, Any, Any]], actor_id: str, organization_id: str,
+                   fn: Callable[[S], R]) -> R:
+        """Answer `fn(state)` from the actor's last committed state, outside its mailbox.
+
+        Activates the actor if needed and waits for its load, but never for its queued writes: a read
+        costs no mailbox slot and no writer time. Memory is replaced before a write's reply is sent, so
+        a caller who got a reply to a write and then reads sees it. `fn` must be pure and quick.
+        """
+        activation = self._activation_for(actor_type, actor_id, organization_id)
+        if not activation.ready.is_set():
+            try:
+                async with asyncio.timeout(self.settings.ask_timeout):
+                    await activation.ready.wait()
+            except TimeoutError:
+                raise ServiceUnavailable(f"actor {activation.actor.key} did not activate in time; retry",
+                                         data={"actor": activation.actor.key}) from None
+        if not activation.readable:
+            raise activation.close_error
+        activation.last_active = self.clock.monotonic()
+        state: S = activation.state
+        return fn(state)
 
     def activation(self, actor_type: type[Actor[Any, Any, Any]],
                    actor_id: str) -> Activation[Any, Any, Any] | None:
@@ -150,7 +190,9 @@ class ActorSystem:
         if current is not None and current.accepting:
             if current.actor.organization_id != organization_id:
                 raise NotFound(f"{actor_type.kind} {actor_id} not found")
+            self._recent.move_to_end(key)
             return current
+        self._make_room()
         activation: Activation[Any, M, Any] = Activation(
             actor_type(actor_id, organization_id, self.clock), pool=self.pool, directory=self.directory,
             publish=self.bus.publish, on_exit=self._forget, now=self.clock.monotonic,
@@ -159,14 +201,39 @@ class ActorSystem:
             # A new activation waits for a deactivating one to finish, so there is one writer at a time.
             predecessor=current)
         self._activations[key] = activation
+        self._recent[key] = None
         self._live.add(activation)
         activation.start()
         return activation
+
+    def _make_room(self) -> None:
+        """Before one more activation: deactivate least recently used idle ones down below `max_active`,
+        unpinned before pinned; one with queued messages or a running turn is never chosen."""
+        excess = len(self._recent) - self.settings.max_active + 1
+        if excess <= 0:
+            return
+        for pinned in (False, True):
+            for key in list(self._recent):
+                if excess <= 0:
+                    return
+                activation = self._activations.get(key)
+                if activation is None or not activation.accepting:
+                    self._recent.pop(key, None)  # already leaving: it no longer counts
+                    excess -= 1
+                    continue
+                if (key in self._pins) != pinned or activation.busy or len(activation.mailbox):
+                    continue
+                activation.deactivate(ServiceUnavailable(f"actor {key} made room for others; retry"))
+                del self._recent[key]
+                excess -= 1
+        if excess > 0:
+            log.warning("actor.over_capacity", active=len(self._recent), max_active=self.settings.max_active)
 
     def _forget(self, activation: Activation[Any, Any, Any]) -> None:
         self._live.discard(activation)
         if self._activations.get(activation.actor.key) is activation:
             del self._activations[activation.actor.key]
+            self._recent.pop(activation.actor.key, None)
 
     async def _sweep_forever(self) -> None:
         # Orleans sweeps in time buckets; one pass over a dict is as cheap at the actor counts one

@@ -1,0 +1,148 @@
+"""What a board keeps out of memory until a message needs it: items in the trash, items arriving from
+another board, and comments. Before a turn, `BoardActor.prepare` asks each message what it needs (`NEEDS`,
+by procedure) and reads it all in one round of queries; what was read stays in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+from typing import Any
+
+import asyncpg
+from immutables import Map
+
+from actors.board.changes import index_items, row_from_record
+from actors.board.commands import Command
+from actors.board.items import TAKE_ITEM, TRASH_DAYS
+from actors.board.state import BoardState, CommentRow, ItemRow
+from actors.board.trash import PURGE_TRASH
+from protocol import comments as comment_spec
+from protocol import items as item_spec
+
+
+@dataclass
+class Needs:
+    trashed: set[str] = field(default_factory=set)          # item ids (with their sub-items)
+    expired_before: Any = None                               # every trashed item deleted before this time
+    arriving: set[str] = field(default_factory=set)          # item ids moving to this board
+    comments_of_items: set[str] = field(default_factory=set)
+    comments_by_id: set[str] = field(default_factory=set)    # comment ids: their items' comments
+
+    def __bool__(self) -> bool:
+        return bool(self.trashed or self.expired_before or self.arriving or self.comments_of_items
+                    or self.comments_by_id)
+
+
+Need = Callable[[BoardState, Command, Needs], None]
+NEEDS: dict[str, Need] = {}
+
+
+def _needs(*procedures: str) -> Callable[[Need], Need]:
+    def register(need: Need) -> Need:
+        for procedure in procedures:
+            NEEDS[procedure] = need
+        return need
+    return register
+
+
+def _items_comments(state: BoardState, needs: Needs, item_ids: list[str]) -> None:
+    for item_id in item_ids:
+        if item_id not in state.comments_of:
+            needs.comments_of_items.add(item_id)
+
+
+@_needs(comment_spec.CREATE.name, comment_spec.LIST.name)
+def _comment_item(state: BoardState, command: Command, needs: Needs) -> None:
+    _items_comments(state, needs, [command.data.input.itemId])
+
+
+@_needs(comment_spec.UPDATE.name, comment_spec.DELETE.name, comment_spec.PIN.name)
+def _comment_by_id(state: BoardState, command: Command, needs: Needs) -> None:
+    if command.data.input.id not in state.comments:
+        needs.comments_by_id.add(command.data.input.id)
+
+
+@_needs(comment_spec.REACT.name, comment_spec.REPLIES.name)
+def _comment_by_comment_id(state: BoardState, command: Command, needs: Needs) -> None:
+    if command.data.input.commentId not in state.comments:
+        needs.comments_by_id.add(command.data.input.commentId)
+
+
+@_needs(item_spec.RESTORE.name)
+def _restore(state: BoardState, command: Command, needs: Needs) -> None:
+    if command.data.id not in state.items:
+        needs.trashed.add(command.data.id)
+
+
+@_needs(item_spec.GET.name)
+def _get(state: BoardState, command: Command, needs: Needs) -> None:
+    _items_comments(state, needs, [command.data.id])
+
+
+@_needs(PURGE_TRASH)
+def _purge(state: BoardState, command: Command, needs: Needs) -> None:
+    needs.expired_before = command.now - timedelta(days=TRASH_DAYS)
+
+
+@_needs(TAKE_ITEM)
+def _take(state: BoardState, command: Command, needs: Needs) -> None:
+    needs.arriving.add(command.data.item_id)
+
+
+async def load_needed(pool: asyncpg.Pool, state: BoardState, needs: Needs) -> BoardState:
+    assert state.board is not None
+    board_id = state.board.id
+    async with pool.acquire() as conn:
+        items: list[asyncpg.Record] = []
+        if needs.trashed:
+            items += await conn.fetch(
+                """SELECT * FROM items WHERE board_id = $1 AND deleted_at IS NOT NULL AND moving_to IS NULL
+                   AND (id = ANY($2::text[]) OR parent_id = ANY($2::text[]))""", board_id, list(needs.trashed))
+        if needs.expired_before is not None:
+            items += await conn.fetch(
+                """SELECT * FROM items WHERE board_id = $1 AND moving_to IS NULL AND deleted_at <= $2""",
+                board_id, needs.expired_before)
+        arriving = []
+        if needs.arriving:
+            arriving = await conn.fetch(
+                """SELECT * FROM items WHERE moving_to = $1
+                   AND (id = ANY($2::text[]) OR parent_id = ANY($2::text[]))""", board_id, list(needs.arriving))
+        comment_items = set(needs.comments_of_items)
+        if needs.comments_by_id:
+            comment_items |= {r["item_id"] for r in await conn.fetch(
+                "SELECT item_id FROM comments WHERE board_id = $1 AND id = ANY($2::text[])",
+                board_id, list(needs.comments_by_id))}
+        if needs.expired_before is not None:
+            comment_items |= {r["id"] for r in items}
+        comment_items -= state.comments_of
+        comments = await conn.fetch("SELECT * FROM comments WHERE board_id = $1 AND item_id = ANY($2::text[])",
+                                    board_id, list(comment_items)) if comment_items else []
+    found = {i.id: i for i in (row_from_record(ItemRow, r) for r in items) if i.id not in state.items}
+    fields: dict[str, Any] = {}
+    if needs.arriving:
+        # Not this board's items yet: held apart, so nothing but `board.takeItem` sees them.
+        fields["arriving"] = Map({r["id"]: row_from_record(ItemRow, r) for r in arriving})
+    if found:
+        _, children = index_items(found.values())
+        merged_children = state.children.mutate()
+        for parent_id, ids in children.items():
+            merged_children[parent_id] = state.children.get(parent_id, frozenset()) | ids
+        fields.update(items=state.items.update(found), children=merged_children.finish())
+    if comment_items:
+        fields["comments"] = state.comments.update({r["id"]: row_from_record(CommentRow, r) for r in comments})
+        fields["comments_of"] = state.comments_of | comment_items
+    return replace(state, **fields) if fields else state
+
+
+async def comments_for_read(pool: asyncpg.Pool, board_id: str, *, item_id: str | None = None,
+                            comment_id: str | None = None) -> Map[str, CommentRow]:
+    """An item's comments for a read outside the mailbox (named by the item, or by one of its comments).
+    Read after the write it may follow was committed, so a reader sees its own comment."""
+    if comment_id is not None:
+        rows = await pool.fetch(
+            """SELECT * FROM comments WHERE board_id = $1
+                AND item_id = (SELECT item_id FROM comments WHERE id = $2 AND board_id = $1)""", board_id, comment_id)
+    else:
+        rows = await pool.fetch("SELECT * FROM comments WHERE board_id = $1 AND item_id = $2", board_id, item_id)
+    return Map({r["id"]: row_from_record(CommentRow, r) for r in rows})
