@@ -37,8 +37,10 @@ async def stalled_moves(conn: Conn, before: object) -> list[asyncpg.Record]:
             WHERE moving_to IS NOT NULL AND parent_id IS NULL AND updated_at <= $1""", before)
 
 
-async def comment_ids(conn: Conn, item_ids: list[str]) -> list[str]:
-    return [r["id"] for r in await conn.fetch("SELECT id FROM comments WHERE item_id = ANY($1::text[])", item_ids)]
+async def comment_ids(conn: Conn, org_id: str, item_ids: list[str]) -> list[str]:
+    rows = await conn.fetch("SELECT id FROM comments WHERE organization_id = $1 AND item_id = ANY($2::text[])",
+                            org_id, item_ids)
+    return [r["id"] for r in rows]
 
 
 async def boards_with_expired_trash(conn: Conn, cutoff: object) -> list[asyncpg.Record]:

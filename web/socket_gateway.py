@@ -39,15 +39,13 @@ from actors.delivery.event_feed import stream_of
 from actors.identity.accounts import session_digest
 from actors.identity.callers import resolve_caller
 from actors.kernel.authorization import authorize
-from actors.kernel.bus import AccessChange, log_reader
-from actors.kernel.events import wire_payload
+from actors.kernel.bus import AccessChange
+from actors.kernel.events import StoredEvent, wire_payload
 from actors.kernel.node import Node
 from protocol import events as spec
 from protocol.caller import Caller
 from protocol.errors import ApiError, BadRequest, Conflict, FieldError, NotFound, Unauthorized
 from protocol.ids import new_id
-from storage import events as event_log
-from storage.events import StoredEvent
 from web.context import SESSION_COOKIE, host_name, org_slug
 from web.inputs import decode_input
 from web.keys import NODE
@@ -138,7 +136,7 @@ class LiveGateway:
     async def running(self, app: web.Application) -> AsyncIterator[None]:
         """cleanup_ctx lifetime: follow the node's event bus and access signals while the app runs."""
         node = self._node = app[NODE]
-        node.bus.subscribe("socket.io", self._on_committed, capacity=BUS_CAPACITY, read=log_reader(node.pool))
+        node.bus.subscribe("socket.io", self._on_committed, capacity=BUS_CAPACITY, read=node.events.read)
         node.bus.watch_access(self._access_changed)
         if self._fanout is not None:
             await self._fanout.start()
@@ -241,7 +239,7 @@ class LiveGateway:
         connection = self._connections.get(sid)
         assert connection is not None
         org_id = connection.caller.org_id
-        latest = await event_log.last_seq(self.node.pool, org_id, stream)
+        latest = await self.node.events.last_seq(org_id, stream)
         if since is None:
             since = latest
         if since > latest:
@@ -280,7 +278,7 @@ class LiveGateway:
                     return
                 target = room.seq
                 limit = min(REPLAY_PAGE, target - cursor.seq)
-                missed = await event_log.read(self.node.pool, room.org_id, room.stream, cursor.seq, limit)
+                missed = await self.node.events.read(room.org_id, room.stream, cursor.seq, limit)
                 for event in missed:
                     if room.catching_up.get(sid) is not cursor or cursor.held:
                         return
@@ -344,7 +342,7 @@ class LiveGateway:
         upto = item["seq"] - 1
         while room.seq < upto:  # a gap: committed before, not published yet (or missed)
             limit = min(REPLAY_PAGE, upto - room.seq)
-            missed = await event_log.read(self.node.pool, room.org_id, room.stream, room.seq, limit)
+            missed = await self.node.events.read(room.org_id, room.stream, room.seq, limit)
             if self._rooms.get(key) is not room:
                 return
             for event in missed:

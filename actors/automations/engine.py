@@ -25,7 +25,6 @@ import structlog
 from actors.automations import outbound
 from actors.automations.run import INTERRUPTED, Run, completed_parent, trigger_matches
 from actors.automations.schedule import schedule_due
-from actors.kernel.bus import log_reader
 from actors.kernel.node import Node
 from actors.kernel.wake import pause, woken_by_notify
 from storage import automation_jobs as jobs
@@ -161,7 +160,7 @@ class AutomationEngine:
     async def run(self) -> None:
         clock = self.node.clock
         self.session = outbound.open_session(self.node)
-        self.node.bus.subscribe("automations", self.on_events, read=log_reader(self.node.pool))
+        self.node.bus.subscribe("automations", self.on_events, read=self.node.events.read)
         periodic = {"poll": (POLL_SECONDS, self.poll), "sweep": (SWEEP_SECONDS, self.sweep),
                     "schedule": (SCHEDULE_SECONDS, self.schedule), "purge": (PURGE_SECONDS, self.purge)}
         last: dict[str, float] = {}

@@ -114,7 +114,7 @@ async def take_moved_item(node: Node, caller: Caller, source: str, target: str, 
     taken = await ask_board(node, caller, target, TAKE_ITEM, TakeItem(item_id, source, position),
                             check_access=False)
     moved = [taken["id"], *taken["subItemIds"]]
-    for moved_id in [*moved, *await board_repo.comment_ids(node.pool, moved)]:
+    for moved_id in [*moved, *await board_repo.comment_ids(node.pool, caller.org_id, moved)]:
         node.remember_board(moved_id, target)
     return taken
 

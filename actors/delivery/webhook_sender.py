@@ -32,7 +32,6 @@ import structlog
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
-from actors.kernel.bus import log_reader
 from actors.kernel.events import wire_payload
 from actors.kernel.node import Node
 from actors.kernel.wake import pause
@@ -187,7 +186,7 @@ class WebhookWorker:
         connector = aiohttp.TCPConnector(resolver=PublicOnlyResolver()) if self.node.production else None
         self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT_SECONDS),
                                               connector=connector)
-        self.node.bus.subscribe("webhooks", self.on_events, read=log_reader(self.node.pool))
+        self.node.bus.subscribe("webhooks", self.on_events, read=self.node.events.read)
         last_sweep: float | None = None
         try:
             while True:

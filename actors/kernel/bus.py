@@ -20,12 +20,9 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 
-import asyncpg
 import structlog
 
-from storage import events as event_log
 from storage.events import StoredEvent
 
 log = structlog.get_logger("obeya.events")
@@ -41,11 +38,6 @@ DEFAULT_CAPACITY = 1024
 CATCH_UP_PAGE = 500
 # How long a consumer waits before reading the log again after a failed read.
 CATCH_UP_RETRY_SECONDS = 1.0
-
-
-def log_reader(pool: asyncpg.Pool) -> LogReader:
-    """Catch up from the event log through this pool."""
-    return partial(event_log.read, pool)
 
 
 @dataclass(frozen=True)

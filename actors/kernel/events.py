@@ -16,7 +16,7 @@ import asyncpg
 from protocol.caller import Caller
 from protocol.ids import iso
 from storage import events as event_log
-from storage.events import StoredEvent
+from storage.events import StoredEvent as StoredEvent  # re-exported: the edge names it through the kernel
 
 API_VERSION = "v1"
 
@@ -71,3 +71,18 @@ def notification_view(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def wire_payload(event: StoredEvent) -> dict[str, Any]:
     return {"id": event.id, **event.payload, "seq": event.seq}
+
+
+class EventLog:
+    """The event log as the edge reads it (the Socket.IO gateway replays from it): through the node, so
+    that `web/` never touches `storage/`."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def read(self, org_id: str, stream: str, since: int, limit: int) -> list[StoredEvent]:
+        """Events of `stream` after seq `since`, oldest first, at most `limit`."""
+        return await event_log.read(self._pool, org_id, stream, since, limit)
+
+    async def last_seq(self, org_id: str, stream: str) -> int:
+        return await event_log.last_seq(self._pool, org_id, stream)

@@ -15,6 +15,7 @@ import asyncpg
 
 from actors.kernel.bus import EventBus
 from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
+from actors.kernel.events import EventLog
 from actors.kernel.idempotency import IdempotencyRecords
 from actors.kernel.mailer import SmtpTarget
 from actors.kernel.ttl_cache import TtlCache
@@ -67,6 +68,7 @@ class Node:
     # Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
     verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = field(init=False)
     idempotency: IdempotencyRecords = field(init=False)
+    events: EventLog = field(init=False)
 
     def __post_init__(self) -> None:
         clock = self.clock
@@ -81,6 +83,7 @@ class Node:
         self.board_locations = {}
         self.verifying = {}
         self.idempotency = IdempotencyRecords(self.pool)
+        self.events = EventLog(self.pool)
 
     def base_url(self, slug: str) -> str:
         scheme = "https" if self.production else "http"

@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 import asyncpg
 import structlog
 
-from actors.kernel.bus import EventBus, Subscriber, log_reader
+from actors.kernel.bus import EventBus, Subscriber
+from actors.kernel.events import EventLog
 from actors.runtime.actor import Actor
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.directory import Directory, LocalDirectory
@@ -104,7 +105,7 @@ class ActorSystem:
     def add_publish_hook(self, hook: Subscriber) -> None:
         """Call `hook(events)` after every commit that logged events, in its own task: the bus never
         waits for it (actors/kernel/bus.py); `await self.bus.drained()` waits until it has run."""
-        self.bus.subscribe(f"publish hook {id(hook)}", hook, read=log_reader(self.pool))
+        self.bus.subscribe(f"publish hook {id(hook)}", hook, read=EventLog(self.pool).read)
 
     async def ask(self, actor_type: type[Actor[Any, M, Any]], actor_id: str, organization_id: str,
                   message: M) -> Any:

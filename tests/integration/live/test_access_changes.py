@@ -139,7 +139,7 @@ async def test_a_user_of_two_organizations_gets_each_notification_once_on_each_h
     member_id, member = await org.add_user("member")
     node = client.server.app[NODE]
     await accounts_repo.insert_membership(node.pool, other.id, member_id, "member")
-    forget_member(other.id, member_id)
+    forget_member(node, other.id, member_id)
     here, there = screens(), screens()
     await here.connect(member)
     await there.connect(member.on_host(other.host))

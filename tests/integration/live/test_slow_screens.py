@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from actors.kernel.bus import log_reader
+from actors.kernel.events import EventLog
 from storage import events as event_log
 from storage.events import StoredEvent
 from tests.harness import Org
@@ -41,7 +41,7 @@ async def test_a_screen_that_never_reads_and_a_blocked_consumer_do_not_slow_writ
         await gate.wait()
         consumed.extend(e.seq for e in events if e.stream == f"board:{board.id}")
 
-    node.bus.subscribe("blocked", blocked, capacity=2, read=log_reader(pool))
+    node.bus.subscribe("blocked", blocked, capacity=2, read=EventLog(pool).read)
     slow = StalledScreen()
     try:
         start = await follow_without_reading(slow, org, board.id)
