@@ -13,6 +13,7 @@ from actors.board.commands import Command
 from actors.board.items import TRASH_DAYS
 from actors.board.trash import PURGE_TRASH
 from actors.kernel.node import Node
+from actors.kernel.supervisor import rest
 from protocol.caller import Caller, Organization
 from protocol.errors import ApiError
 from storage import boards as board_repo
@@ -40,11 +41,9 @@ async def purge_expired_trash(node: Node) -> int:
 
 
 async def sweep_trash_forever(node: Node) -> None:
+    """A worker (node.workers): a failed sweep is logged by the supervisor and tried again after its backoff."""
     while True:
-        try:
-            purged = await purge_expired_trash(node)
-            if purged:
-                log.info("trash_purged", items=purged)
-        except (TimeoutError, OSError) as error:
-            log.warning("trash_sweep_failed", error=repr(error))
-        await node.clock.sleep(SWEEP_SECONDS)
+        purged = await purge_expired_trash(node)
+        if purged:
+            log.info("trash_purged", items=purged)
+        await rest(node.clock, SWEEP_SECONDS)

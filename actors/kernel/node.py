@@ -12,6 +12,7 @@ import asyncpg
 from actors.kernel.bus import EventBus
 from actors.kernel.credential_cache import CredentialCache
 from actors.kernel.mailer import SmtpTarget
+from actors.kernel.supervisor import Supervisor
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem
 
@@ -27,6 +28,15 @@ class Node:
     # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
     actors: ActorSystem | None = None
     smtp: SmtpTarget | None = None  # None: e-mails are stored and logged, not sent
+    # Outbound HTTP (webhook deliveries, call_webhook): the longest a receiver may take to answer.
+    http_timeout: float = 10.0
+    # bcrypt cost of new password, API key and token hashes (server/config.py: OBEYA_BCRYPT_ROUNDS).
+    bcrypt_rounds: int = 10
+    # The node's background workers, on the node's clock.
+    workers: Supervisor = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.workers = Supervisor(self.clock)
 
     def base_url(self, slug: str) -> str:
         scheme = "https" if self.production else "http"

@@ -39,6 +39,9 @@ class RuntimeSettings:
     sweep_interval: float = 60.0
     # How long stop() lets running turns finish before cancelling them.
     stop_timeout: float = 10.0
+    # Part BOARD gives these two their behaviour; until then they are carried, not used.
+    ask_timeout: float = 30.0
+    max_active: int = 10_000
 
 
 class ActorSystem:
