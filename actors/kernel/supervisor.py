@@ -79,6 +79,7 @@ class Supervisor:
         """Return once every worker is parked waiting for its next step and none of them is woken.
         A worker that is woken or working parks again when its step ends (or in its backoff when the
         step fails), and parking wakes this waiter to look again."""
+        await asyncio.sleep(0)  # let what already arrived (a NOTIFY, a socket's data) wake its worker first
         while not all(worker.idle() for worker in self._workers.values()):
             self._parked.clear()
             await self._parked.wait()

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
+from structlog.testing import capture_logs
 
 from actors.kernel.supervisor import FIRST_BACKOFF_SECONDS, MAX_BACKOFF_SECONDS, Supervisor, rest
 from actors.kernel.wake import pause
@@ -21,9 +23,13 @@ async def test_a_failing_worker_restarts_after_a_doubling_backoff_capped_on_the_
         starts.append(clock.monotonic())
         raise ConnectionError("database went away")
 
-    workers.spawn("flaky", failing)
-    await workers.idle()
+    with capture_logs() as logs:
+        workers.spawn("flaky", failing)
+        await workers.idle()
     assert starts == [0.0] and workers.restarts("flaky") == 1
+    [failed] = [entry for entry in logs if entry["event"] == "worker_failed"]
+    assert failed["worker"] == "flaky" and "database went away" in failed["error"]
+    assert failed["restart_in"] == FIRST_BACKOFF_SECONDS
     waited = 0.0
     backoff = FIRST_BACKOFF_SECONDS
     for attempt in range(2, 10):
@@ -100,7 +106,7 @@ async def test_stop_cancels_every_worker_and_awaits_its_clean_up() -> None:
     workers = Supervisor(clock)
     cleaned: list[str] = []
 
-    def looping(name: str) -> object:
+    def looping(name: str) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
             try:
                 while True:
@@ -110,14 +116,14 @@ async def test_stop_cancels_every_worker_and_awaits_its_clean_up() -> None:
                 cleaned.append(name)
         return run
 
-    workers.spawn("a", looping("a"))  # type: ignore[arg-type]
-    workers.spawn("b", looping("b"))  # type: ignore[arg-type]
+    workers.spawn("a", looping("a"))
+    workers.spawn("b", looping("b"))
     await workers.idle()
     await workers.stop()
     assert sorted(cleaned) == ["a", "b"]
     assert workers.names == []
     with pytest.raises(RuntimeError):
-        workers.spawn("late", looping("late"))  # type: ignore[arg-type]
+        workers.spawn("late", looping("late"))
 
 
 async def test_two_workers_may_not_share_a_name() -> None:
