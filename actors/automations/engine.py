@@ -122,7 +122,12 @@ class AutomationEngine:
         by_board: dict[str, list[asyncpg.Record]] = {}
         for job in claimed:
             by_board.setdefault(job["board_id"], []).append(job)
-        await asyncio.gather(*(self._run_in_order(board_jobs) for board_jobs in by_board.values()))
+        # Every board's run is awaited before a failure is raised: none is left running unwatched.
+        outcomes = await asyncio.gather(*(self._run_in_order(board_jobs) for board_jobs in by_board.values()),
+                                        return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
         return len(claimed)
 
     async def _run_in_order(self, board_jobs: list[asyncpg.Record]) -> None:
