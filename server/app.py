@@ -1,13 +1,13 @@
 """Builds the whole application and the order in which its resources start and stop:
-pool → migrations → environment → background tasks. Each lifetime is a one-`yield` cleanup context."""
+migrations → pool → node → actor system → live gateway → rate limiter → background workers. Each lifetime is
+a one-`yield` cleanup context; the workers stop first (under the node's supervisor), the pool last."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
 
+import asyncpg
 import redis.asyncio as redis
 import structlog
 from aiohttp import web
@@ -17,13 +17,13 @@ from actors.automations.engine import run_automations
 from actors.board.trash_sweeper import sweep_trash_forever
 from actors.delivery.mail_sender import deliver_forever
 from actors.delivery.webhook_sender import deliver_webhooks_forever
-from actors.identity.last_used import flushing
+from actors.identity.last_used import flush_forever
 from actors.kernel.handlers import unimplemented
 from actors.kernel.mailer import smtp_target
 from actors.kernel.node import Node
 from actors.runtime.clock import Clock, SystemClock
-from actors.runtime.system import ActorSystem
-from server.config import Settings
+from actors.runtime.system import ActorSystem, RuntimeSettings
+from server.config import WORKERS, Settings
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from web.app import build_web_app
@@ -36,16 +36,29 @@ from web.socket_gateway import LiveGateway
 log = structlog.get_logger("obeya.server")
 
 
-def background(name: str, work: Callable[[Node], Coroutine[Any, Any, None]]
-               ) -> Callable[[web.Application], AsyncIterator[None]]:
-    """The lifetime of a periodic task that runs while the app serves, cancelled at shutdown."""
+def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[None]]]:
+    loops: dict[str, Callable[[Node], Awaitable[None]]] = {
+        "idempotency-purge": purge_periodically, "trash-sweeper": sweep_trash_forever,
+        "webhook-sender": deliver_webhooks_forever, "automations": run_automations,
+        "action-escalation": escalate_overdue_forever, "last-used-flusher": flush_forever}
+    if settings.smtp_url is not None:  # unset: e-mails are stored and logged, and no sender runs
+        loops["mail-sender"] = deliver_forever
+    assert set(loops) <= WORKERS
+    return {name: loop for name, loop in loops.items() if name in settings.workers}
+
+
+def workers(settings: Settings) -> Callable[[web.Application], AsyncIterator[None]]:
+    """The background workers' lifetime: spawned under the node's supervisor, stopped (cancelled and
+    awaited) before the actor system and the pool they use."""
 
     async def lifetime(app: web.Application) -> AsyncIterator[None]:
-        task = asyncio.create_task(work(app[NODE]), name=name)
-        yield
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        node = app[NODE]
+        for name, loop in _worker_loops(settings).items():
+            node.workers.spawn(name, functools.partial(loop, node))
+        try:
+            yield
+        finally:
+            await node.workers.stop()
 
     return lifetime
 
@@ -57,15 +70,22 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     app = build_web_app()
 
     async def database(app: web.Application) -> AsyncIterator[None]:
-        pool = await create_pool(database_url)
+        # Migrations on a connection of their own: they may wait for another node's migrations (an advisory
+        # lock) and run longer than the pool's statement timeout allows.
+        conn = await asyncpg.connect(database_url)
         try:
-            async with pool.acquire() as conn:
-                applied = await apply_migrations(conn)
-            if applied:
-                log.info("migrations_applied", names=applied)
+            applied = await apply_migrations(conn)
+        finally:
+            await conn.close()
+        if applied:
+            log.info("migrations_applied", names=applied)
+        pool = await create_pool(database_url, max_size=settings.pool_size, acquire_timeout=settings.pool_timeout,
+                                 statement_timeout=settings.statement_timeout)
+        try:
             app[NODE] = Node(pool=pool, service_host=settings.service_host, production=settings.production,
                            clock=clock or SystemClock(),
-                           smtp=smtp_target(settings.smtp_url, settings.service_host))
+                           smtp=smtp_target(settings.smtp_url, settings.service_host),
+                           http_timeout=settings.http_timeout, bcrypt_rounds=settings.bcrypt_rounds)
             yield
         finally:
             await pool.close()
@@ -86,7 +106,9 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
 
     async def actor_system(app: web.Application) -> AsyncIterator[None]:
         node = app[NODE]
-        node.actors = ActorSystem(node.pool, clock=node.clock, bus=node.bus)
+        node.actors = ActorSystem(node.pool, clock=node.clock, bus=node.bus,
+                                  settings=RuntimeSettings(ask_timeout=settings.ask_timeout,
+                                                           max_active=settings.max_actors))
         node.actors.start()
         try:
             yield
@@ -99,12 +121,5 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     gateway.attach(app)
     app.cleanup_ctx.append(gateway.running)
     app.cleanup_ctx.append(rate_limiter)
-    app.cleanup_ctx.append(background("idempotency-purge", purge_periodically))
-    app.cleanup_ctx.append(background("trash-sweeper", sweep_trash_forever))
-    if settings.smtp_url is not None:  # unset: e-mails are stored and logged, and no sender runs
-        app.cleanup_ctx.append(background("mail-sender", deliver_forever))
-    app.cleanup_ctx.append(background("webhook-sender", deliver_webhooks_forever))
-    app.cleanup_ctx.append(background("automations", run_automations))
-    app.cleanup_ctx.append(background("action-escalation", escalate_overdue_forever))
-    app.cleanup_ctx.append(lambda app: flushing(app[NODE]))
+    app.cleanup_ctx.append(workers(settings))
     return app

@@ -57,12 +57,12 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-async def _with_env(url: str, work: Callable[[Node], Awaitable[Any]]) -> Any:
+async def _with_env(url: str, settings: Settings, work: Callable[[Node], Awaitable[Any]]) -> Any:
     pool = await create_pool(url, min_size=1, max_size=2)
     try:
         async with pool.acquire() as conn:
             await apply_migrations(conn)
-        return await work(Node(pool=pool))
+        return await work(Node(pool=pool, bcrypt_rounds=settings.bcrypt_rounds))
     finally:
         await pool.close()
 
@@ -90,7 +90,7 @@ def _org_create(args: argparse.Namespace, settings: Settings) -> int:
                                          owner_password=args.owner_password, plan=args.plan)
 
     with database(settings) as url:
-        org_id, user_id = asyncio.run(_with_env(url, work))
+        org_id, user_id = asyncio.run(_with_env(url, settings, work))
     print(json.dumps({"organizationId": org_id, "userId": user_id}))
     return 0
 
@@ -103,7 +103,7 @@ def _user_create(args: argparse.Namespace, settings: Settings) -> int:
                                  name=args.name, role=args.role)
 
     with database(settings) as url:
-        user_id = asyncio.run(_with_env(url, work))
+        user_id = asyncio.run(_with_env(url, settings, work))
     print(json.dumps({"userId": user_id}))
     return 0
 

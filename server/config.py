@@ -1,10 +1,23 @@
-"""Configuration from the environment (DESIGN.md "Project-defined interfaces")."""
+"""Configuration from the environment (DESIGN.md "Project-defined interfaces"), read and checked once at
+start-up: a value that cannot be used stops the server with a message naming its variable."""
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+# The background workers server/app.py can start (Settings.workers selects among them).
+WORKERS = frozenset({"idempotency-purge", "trash-sweeper", "mail-sender", "webhook-sender", "automations",
+                     "action-escalation", "last-used-flusher"})
+
+# bcrypt's own bounds are 4..31; below 10 a stolen hash is cheap to attack (the spec's cost for API keys
+# is 10), so production refuses it. Tests use 4: each hash then costs about a millisecond instead of 50.
+MIN_BCRYPT_ROUNDS = 4
+MIN_PRODUCTION_BCRYPT_ROUNDS = 10
+MAX_BCRYPT_ROUNDS = 31
 
 
 @dataclass(frozen=True)
@@ -15,18 +28,75 @@ class Settings:
     service_host: str
     smtp_url: str | None
     production: bool
+    # Two connections are held by LISTEN (mail sender, automations); the rest serve requests, actor turns
+    # and workers. 20 stays well under PostgreSQL's default max_connections (100) with a few nodes.
+    pool_size: int = 20
+    # How long a request waits for a pooled connection before it is answered 503: past a few seconds the
+    # database is overloaded, and a quick "retry" beats a client timing out on its own.
+    pool_timeout: float = 5.0
+    # No statement of ours takes seconds; one that runs this long is stuck (a lock wait) and is cancelled.
+    statement_timeout: float = 30.0
+    # How long a request waits for an actor's reply (a turn, with its queue ahead of it).
+    ask_timeout: float = 10.0
+    # Actors active at once on one node before the least recently used are deactivated.
+    max_actors: int = 10_000
+    # Outbound webhook deliveries and automations' call_webhook: the receiver must answer within this.
+    http_timeout: float = 10.0
+    bcrypt_rounds: int = 10
+    # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
+    workers: frozenset[str] = WORKERS
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
         mode = env.get("OBEYA_ENV", "development").strip().lower()
         if mode not in ("development", "production"):
             raise SystemExit(f"OBEYA_ENV must be development or production, not {mode!r}")
+        production = mode == "production"
+        rounds = _integer(env, "OBEYA_BCRYPT_ROUNDS", 10, MIN_BCRYPT_ROUNDS, MAX_BCRYPT_ROUNDS)
+        if production and rounds < MIN_PRODUCTION_BCRYPT_ROUNDS:
+            raise SystemExit(f"OBEYA_BCRYPT_ROUNDS must be at least {MIN_PRODUCTION_BCRYPT_ROUNDS} in production, "
+                             f"not {rounds}")
         return cls(
             database_url=env.get("OBEYA_DATABASE_URL") or None,
             redis_url=env.get("OBEYA_REDIS_URL") or None,
             data_dir=Path(env.get("OBEYA_DATA_DIR") or "./.obeya"),
             service_host=(env.get("OBEYA_SERVICE_HOST") or "localhost").lower(),
             smtp_url=env.get("OBEYA_SMTP_URL") or None,
-            production=mode == "production",
+            production=production,
+            # 3: the two LISTEN connections and one to work with.
+            pool_size=_integer(env, "OBEYA_POOL_SIZE", 20, 3, 1000),
+            pool_timeout=_seconds(env, "OBEYA_POOL_TIMEOUT", 5.0),
+            statement_timeout=_seconds(env, "OBEYA_STATEMENT_TIMEOUT", 30.0),
+            ask_timeout=_seconds(env, "OBEYA_ASK_TIMEOUT", 10.0),
+            max_actors=_integer(env, "OBEYA_MAX_ACTORS", 10_000, 1, 10_000_000),
+            http_timeout=_seconds(env, "OBEYA_HTTP_TIMEOUT", 10.0),
+            bcrypt_rounds=rounds,
         )
+
+
+def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise SystemExit(f"{name} must be a whole number, not {text!r}") from None
+    if not low <= value <= high:
+        raise SystemExit(f"{name} must be between {low} and {high}, not {value}")
+    return value
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise SystemExit(f"{name} must be a number of seconds, not {text!r}") from None
+    # An hour is longer than any wait of ours may last; 0 or less would fail every wait at once.
+    if not (math.isfinite(value) and 0 < value <= 3600):
+        raise SystemExit(f"{name} must be more than 0 and at most 3600 seconds, not {text}")
+    return value

@@ -30,8 +30,28 @@ class _PooledConnection(asyncpg.Connection):  # type: ignore[misc]
         return ""
 
 
-async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10, **kwargs: Any) -> asyncpg.Pool:
-    pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size, init=_init_connection,
-                                     connection_class=_PooledConnection, **kwargs)
-    assert pool is not None
+class _Pool(asyncpg.Pool):  # type: ignore[misc]
+    """A pool whose `acquire` waits at most `acquire_timeout` seconds unless told otherwise. Every checkout,
+    also those inside `pool.fetch` and friends, goes through `acquire`; a wait that runs out raises
+    TimeoutError, which callers answer 503."""
+
+    __slots__ = ("_acquire_timeout",)
+
+    def __init__(self, *args: Any, acquire_timeout: float | None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._acquire_timeout = acquire_timeout
+
+    def acquire(self, *, timeout: float | None = None) -> Any:
+        return super().acquire(timeout=self._acquire_timeout if timeout is None else timeout)
+
+
+async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10, acquire_timeout: float | None = None,
+                      statement_timeout: float | None = None, **kwargs: Any) -> asyncpg.Pool:
+    """`acquire_timeout`: the longest wait for a connection; `statement_timeout`: the longest a statement may
+    run (asyncpg's `command_timeout`: it cancels the statement and raises TimeoutError)."""
+    pool = _Pool(dsn, min_size=min_size, max_size=max_size, max_queries=50000,
+                 max_inactive_connection_lifetime=300.0, loop=None, init=_init_connection,
+                 connection_class=_PooledConnection, record_class=asyncpg.Record,
+                 acquire_timeout=acquire_timeout, command_timeout=statement_timeout, **kwargs)
+    await pool
     return pool

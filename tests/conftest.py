@@ -101,11 +101,29 @@ async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
         await pool.close()
 
 
-@pytest.fixture
-def settings() -> Any:
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "workers(*names): the background workers this test's servers run "
+                                       "(server/config.py WORKERS); none without the marker")
+    config.addinivalue_line("markers", "bcrypt_rounds(n): the bcrypt cost of this test's servers (4 without)")
+
+
+def server_settings(request: pytest.FixtureRequest, **environ: str) -> Any:
+    """Settings as a test's server uses them: bcrypt at its minimum cost, and only the background workers
+    the test asks for with `@pytest.mark.workers(...)` (a worker nobody waits for only costs time)."""
+    from dataclasses import replace
+
     from server.config import Settings
 
-    return Settings.from_env({"OBEYA_SERVICE_HOST": "localhost"})
+    workers = request.node.get_closest_marker("workers")
+    rounds = request.node.get_closest_marker("bcrypt_rounds")
+    settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost",
+                                  "OBEYA_BCRYPT_ROUNDS": str(rounds.args[0] if rounds else 4), **environ})
+    return replace(settings, workers=frozenset(workers.args if workers else ()))
+
+
+@pytest.fixture
+def settings(request: pytest.FixtureRequest) -> Any:
+    return server_settings(request)
 
 
 @pytest.fixture
@@ -143,3 +161,47 @@ async def clocked_client(aiohttp_client: Any, database_url: str, settings: Any, 
     from server.app import create_app
 
     return await aiohttp_client(create_app(settings, database_url, clock=clock), cookie_jar=aiohttp.DummyCookieJar())
+
+
+@pytest.fixture
+async def _guarded_loop() -> AsyncIterator[None]:
+    import server.app  # noqa: F401  (imported once before the heartbeat starts: an import is not a blocked loop)
+    from tests.loop_guard import BLOCKED_SECONDS, describe, guarded_loop
+
+    async with guarded_loop() as (unhandled, blocked):
+        yield
+    problems = [f"unhandled in the event loop: {describe(context)}" for context in unhandled]
+    problems += [f"event loop blocked for {late * 1000:.0f} ms (limit {BLOCKED_SECONDS * 1000:.0f} ms)"
+                 for late in blocked]
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    from tests.loop_guard import settle_between_tests
+
+    settle_between_tests(0)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    from tests.loop_guard import settle_between_tests
+
+    try:
+        return (yield)
+    finally:
+        tests_run = item.config.stash.get(_TESTS_RUN, 0) + 1
+        item.config.stash[_TESTS_RUN] = tests_run
+        settle_between_tests(tests_run)
+
+
+_TESTS_RUN = pytest.StashKey[int]()
+
+
+@pytest.fixture(autouse=True)
+def loop_guard(request: pytest.FixtureRequest) -> None:
+    """Every async test runs under the loop guard (tests/loop_guard.py)."""
+    import inspect
+
+    if inspect.iscoroutinefunction(getattr(request.node, "function", None)):
+        request.getfixturevalue("_guarded_loop")

@@ -11,6 +11,7 @@ from datetime import timedelta
 import structlog
 
 from actors.kernel.node import Node
+from actors.kernel.supervisor import rest
 from protocol.errors import BadRequest, Conflict, FieldError
 
 log = structlog.get_logger("obeya.idempotency")
@@ -78,12 +79,10 @@ async def purge(node: Node) -> int:
 
 
 async def purge_periodically(node: Node) -> None:
-    """Runs until cancelled: purge, then wait an interval; a failed purge is logged and tried again."""
+    """A worker (node.workers): purge, then wait an interval; a failed purge is logged by the supervisor
+    and tried again after its backoff."""
     while True:
-        try:
-            purged = await purge(node)
-            if purged:
-                log.info("idempotency_keys_purged", count=purged)
-        except Exception as error:
-            log.warning("idempotency_purge_failed", error=type(error).__name__)
-        await node.clock.sleep(PURGE_INTERVAL_SECONDS)
+        purged = await purge(node)
+        if purged:
+            log.info("idempotency_keys_purged", count=purged)
+        await rest(node.clock, PURGE_INTERVAL_SECONDS)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import asyncpg
 import structlog
 
 from actors.actions.handlers import escalate_locked
 from actors.kernel.node import Node
+from actors.kernel.supervisor import rest
 from storage import actions as repo
 
 log = structlog.get_logger("obeya.action_escalation")
@@ -66,11 +66,9 @@ async def escalate_overdue(node: Node) -> int:
 
 
 async def escalate_overdue_forever(node: Node) -> None:
+    """A worker (node.workers): a failed check is logged by the supervisor and tried again after its backoff."""
     while True:
-        try:
-            escalated = await escalate_overdue(node)
-            if escalated:
-                log.info("overdue_actions_escalated", actions=escalated)
-        except (TimeoutError, OSError, asyncpg.PostgresError) as error:
-            log.warning("overdue_escalation_failed", error=repr(error))
-        await node.clock.sleep(CHECK_SECONDS)
+        escalated = await escalate_overdue(node)
+        if escalated:
+            log.info("overdue_actions_escalated", actions=escalated)
+        await rest(node.clock, CHECK_SECONDS)

@@ -43,6 +43,9 @@ SWEEP_SECONDS = 30.0
 SCHEDULE_SECONDS = 60.0
 PURGE_SECONDS = 3600.0
 SWEEP_OVERLAP = timedelta(minutes=5)
+# Board events the bus brought and the next step has not fanned out yet. Past this many the engine stops
+# noting them and sweeps the event log at its next step instead (the sweep makes the jobs of every event).
+MAX_PENDING = 10_000
 # Board event name -> the trigger types it may fire.
 TRIGGERED_BY = {"item.created": {"item.created"}, "item.moved": {"item.moved"},
                 "item.updated": {"value.changed", "subitems.completed"}, "form.submitted": {"form.submitted"}}
@@ -67,6 +70,7 @@ class AutomationEngine:
         # Whether jobs may be waiting: a step only looks (a statement) when some were made or announced, or
         # once per poll interval (leases run out, another node's jobs), not on every board event.
         self._jobs_waiting = True
+        self._sweep_now = False  # the bus brought more than MAX_PENDING events: sweep the log for them
 
     def _jobs_announced(self) -> None:
         self._jobs_waiting = True
@@ -83,9 +87,14 @@ class AutomationEngine:
             if known and not any(rule["trigger"]["type"] in TRIGGERED_BY[event.name] for rule in rules or ()):
                 continue
             fresh.append(event)
-        if fresh:
+        if not fresh:
+            return
+        if len(self._pending) + len(fresh) > MAX_PENDING:
+            self._pending.clear()
+            self._sweep_now = True
+        else:
             self._pending.extend(fresh)
-            self.wake.set()
+        self.wake.set()
 
     async def _fan_out(self) -> None:
         events, self._pending = self._pending, []
@@ -109,7 +118,12 @@ class AutomationEngine:
         by_board: dict[str, list[asyncpg.Record]] = {}
         for job in claimed:
             by_board.setdefault(job["board_id"], []).append(job)
-        await asyncio.gather(*(self._run_in_order(board_jobs) for board_jobs in by_board.values()))
+        # Every board's run is awaited before a failure is raised: none is left running unwatched.
+        outcomes = await asyncio.gather(*(self._run_in_order(board_jobs) for board_jobs in by_board.values()),
+                                        return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
         return len(claimed)
 
     async def _run_in_order(self, board_jobs: list[asyncpg.Record]) -> None:
@@ -169,19 +183,19 @@ class AutomationEngine:
                 while True:
                     step_started = clock.monotonic()
                     self.wake.clear()
-                    try:
-                        for name, (every, work) in periodic.items():
-                            if name not in last or step_started - last[name] >= every:
-                                await work()
-                                last[name] = step_started
-                        if self._pending:
-                            await self._fan_out()
-                        while self._jobs_waiting:
-                            self._jobs_waiting = False  # an announcement during the run sets it again
-                            if await self.run_due() == BATCH:
-                                self._jobs_waiting = True
-                    except Exception:  # a database outage or a bug: log it, keep the engine running
-                        log.exception("automation_step_failed")
+                    if self._sweep_now:
+                        self._sweep_now = False
+                        last.pop("sweep", None)
+                    for name, (every, work) in periodic.items():
+                        if name not in last or step_started - last[name] >= every:
+                            await work()
+                            last[name] = step_started
+                    if self._pending:
+                        await self._fan_out()
+                    while self._jobs_waiting:
+                        self._jobs_waiting = False  # an announcement during the run sets it again
+                        if await self.run_due() == BATCH:
+                            self._jobs_waiting = True
                     await pause(clock, self.wake, POLL_SECONDS, step_started)
         finally:
             self.node.bus.unsubscribe("automations")
@@ -189,5 +203,6 @@ class AutomationEngine:
 
 
 async def run_automations(node: Node) -> None:
-    """The node's automation engine for as long as the app serves."""
+    """The node's automation engine, a worker (node.workers) for as long as the app serves: a failed step (a
+    database outage, a bug) is logged by the supervisor, which starts the engine again after its backoff."""
     await AutomationEngine(node).run()

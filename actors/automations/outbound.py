@@ -22,7 +22,6 @@ from actors.kernel.node import Node
 from protocol.errors import ValidationFailed
 
 METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
-TIMEOUT_SECONDS = 10.0
 MAX_RECIPIENTS = 50
 _EMAIL = re.compile(r"^[^@\s,;]+@[^@\s,;]+\.[^@\s,;]+$")
 
@@ -64,7 +63,7 @@ async def send_email(node: Node, org_id: str, to: Any, subject: Any, body: Any) 
 def open_session(node: Node) -> aiohttp.ClientSession:
     """The engine's session for call_webhook: in production its resolver refuses non-public addresses."""
     connector = aiohttp.TCPConnector(resolver=PublicOnlyResolver()) if node.production else None
-    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT_SECONDS), connector=connector)
+    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=node.http_timeout), connector=connector)
 
 
 async def call_webhook(node: Node, session: aiohttp.ClientSession, *, url: str, method: str,
@@ -87,7 +86,7 @@ async def call_webhook(node: Node, session: aiohttp.ClientSession, *, url: str, 
                                    allow_redirects=False) as reply:
             status = reply.status
     except TimeoutError:
-        raise OutboundFailed(f"no answer within {TIMEOUT_SECONDS:.0f} s") from None
+        raise OutboundFailed(f"no answer within {node.http_timeout:g} s") from None
     except (aiohttp.ClientError, OSError, ValueError) as error:  # ValueError: a header aiohttp refuses to send
         raise OutboundFailed(f"request failed: {error}") from None
     if not 200 <= status < 300:

@@ -14,6 +14,7 @@ from actors.board.item_handlers import take_moved_item
 from actors.board.items import TRASH_DAYS
 from actors.board.trash import PURGE_TRASH
 from actors.kernel.node import Node
+from actors.kernel.supervisor import rest
 from protocol.caller import Caller, Organization
 from protocol.errors import ApiError
 from storage import boards as board_repo
@@ -58,12 +59,10 @@ async def complete_stalled_moves(node: Node) -> int:
 
 
 async def sweep_trash_forever(node: Node) -> None:
+    """A worker (node.workers): a failed sweep is logged by the supervisor and tried again after its backoff."""
     while True:
-        try:
-            await complete_stalled_moves(node)
-            purged = await purge_expired_trash(node)
-            if purged:
-                log.info("trash_purged", items=purged)
-        except (TimeoutError, OSError) as error:
-            log.warning("trash_sweep_failed", error=repr(error))
-        await node.clock.sleep(SWEEP_SECONDS)
+        await complete_stalled_moves(node)
+        purged = await purge_expired_trash(node)
+        if purged:
+            log.info("trash_purged", items=purged)
+        await rest(node.clock, SWEEP_SECONDS)

@@ -19,7 +19,7 @@ import structlog
 
 from actors.kernel import mailer, sealing
 from actors.kernel.node import Node
-from actors.kernel.wake import woken_by_notify
+from actors.kernel.wake import pause, woken_by_notify
 from actors.runtime.clock import Clock
 from storage import mail
 
@@ -69,35 +69,21 @@ async def _attempt(node: Node, target: mailer.SmtpTarget, row: asyncpg.Record) -
     return 1
 
 
-async def _sleep_until(clock: Clock, due: datetime | None) -> None:
-    # The delay is measured inside the sleeping task, so a clock moved before it starts is not missed.
-    delay = POLL_SECONDS if due is None else min(POLL_SECONDS, (due - clock.now()).total_seconds())
-    if delay > 0:
-        await clock.sleep(delay)
-
-
-async def _wait(clock: Clock, wake: asyncio.Event, due: datetime | None) -> None:
-    waits = {asyncio.create_task(_sleep_until(clock, due)), asyncio.create_task(wake.wait())}
-    try:
-        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in waits:
-            task.cancel()
+def _seconds_until(clock: Clock, due: datetime | None) -> float:
+    return POLL_SECONDS if due is None else min(POLL_SECONDS, (due - clock.now()).total_seconds())
 
 
 async def deliver_forever(node: Node) -> None:
-    """Run while the server serves with `OBEYA_SMTP_URL` set (server/app.py starts it only then)."""
+    """A worker (node.workers) while the server serves with `OBEYA_SMTP_URL` set (server/app.py starts it
+    only then). A failed pass is logged by the supervisor, which starts the sender again after its backoff."""
     target = node.smtp
     assert target is not None
     log.info("email_sending_on", host=target.hostname, port=target.port, tls=target.use_tls, sender=target.sender)
     wake = asyncio.Event()
     async with woken_by_notify(node.pool, mail.WAKE_CHANNEL, wake.set):
         while True:
+            step_started = node.clock.monotonic()
             wake.clear()
-            due: datetime | None = None
-            try:
-                await deliver_due(node, target)
-                due = await mail.next_due(node.pool, node.clock.now())
-            except (OSError, TimeoutError, asyncpg.PostgresError) as error:
-                log.warning("email_delivery_pass_failed", error=repr(error))
-            await _wait(node.clock, wake, due)
+            await deliver_due(node, target)
+            due = await mail.next_due(node.pool, node.clock.now())
+            await pause(node.clock, wake, _seconds_until(node.clock, due), step_started)

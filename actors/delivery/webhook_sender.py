@@ -43,7 +43,6 @@ log = structlog.get_logger("obeya.webhooks")
 
 RETRY_DELAYS = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2),
                 timedelta(hours=12))
-TIMEOUT_SECONDS = 10.0
 # A claimed delivery is not due again for this long: longer than a send can take.
 LEASE = timedelta(seconds=60)
 # How often (clock seconds) the worker looks for due retries and sweeps the event log.
@@ -53,6 +52,9 @@ SWEEP_SECONDS = 30.0
 # so a transaction may commit an event older than one already swept.
 SWEEP_OVERLAP = timedelta(minutes=5)
 MAX_IN_FLIGHT = 50
+# Event ids the bus brought and the next step has not fanned out yet. Past this many the worker stops
+# noting them and sweeps the event log at its next step instead (the sweep finds every committed event).
+MAX_PENDING = 10_000
 _SUBSCRIBABLE = frozenset(EVENT_NAMES)
 
 
@@ -114,6 +116,7 @@ class WebhookWorker:
         self._pending: list[str] = []
         self._wake = asyncio.Event()
         self._sending: set[asyncio.Task[None]] = set()
+        self._sweep_now = False  # the bus brought more than MAX_PENDING events: sweep the log for them
         self._session: aiohttp.ClientSession  # opened by run()
 
     def on_events(self, events: Sequence[StoredEvent]) -> None:
@@ -121,9 +124,14 @@ class WebhookWorker:
         known, orgs = self.node.webhook_orgs.peek(WEBHOOK_ORGS_KEY)
         fresh = [event.id for event in events if event.name in _SUBSCRIBABLE
                  and (not known or orgs is None or event.organization_id in orgs)]
-        if fresh:
+        if not fresh:
+            return
+        if len(self._pending) + len(fresh) > MAX_PENDING:
+            self._pending.clear()
+            self._sweep_now = True
+        else:
             self._pending.extend(fresh)
-            self._wake.set()
+        self._wake.set()
 
     async def sweep(self) -> int:
         async with self.node.pool.acquire() as conn, conn.transaction():
@@ -147,6 +155,8 @@ class WebhookWorker:
 
     def _sent(self, task: asyncio.Task[None]) -> None:
         self._sending.discard(task)
+        if not task.cancelled() and task.exception() is not None:  # read here, or asyncio reports it unread
+            log.error("webhook_delivery_crashed", error=repr(task.exception()), exc_info=task.exception())
         self._wake.set()  # a slot is free, and a retry may have come due meanwhile
 
     async def _deliver(self, row: asyncpg.Record) -> None:
@@ -184,21 +194,20 @@ class WebhookWorker:
     async def run(self) -> None:
         clock = self.node.clock
         connector = aiohttp.TCPConnector(resolver=PublicOnlyResolver()) if self.node.production else None
-        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT_SECONDS),
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.node.http_timeout),
                                               connector=connector)
         self.node.bus.subscribe("webhooks", self.on_events, read=self.node.events.read)
         last_sweep: float | None = None
         try:
             while True:
                 step_started = clock.monotonic()
-                try:
-                    if last_sweep is None or step_started - last_sweep >= SWEEP_SECONDS:
-                        await self.sweep()
-                        last_sweep = step_started
-                    await self.step()
-                except (OSError, asyncpg.PostgresError) as error:
-                    log.warning("webhook_worker_step_failed", error=repr(error))
-                await pause(clock, self._wake, POLL_SECONDS, step_started)
+                if self._sweep_now or last_sweep is None or step_started - last_sweep >= SWEEP_SECONDS:
+                    self._sweep_now = False
+                    await self.sweep()
+                    last_sweep = step_started
+                await self.step()
+                # Not idle while deliveries are in flight: each one wakes the worker when it ends.
+                await pause(clock, self._wake, POLL_SECONDS, step_started, busy=lambda: bool(self._sending))
         finally:
             self.node.bus.unsubscribe("webhooks")
             for task in list(self._sending):
@@ -209,6 +218,8 @@ class WebhookWorker:
 
 
 async def deliver_webhooks_forever(node: Node) -> None:
+    """A worker (node.workers): a failed step is logged by the supervisor, which starts the worker again
+    (a new session, a sweep of the log first) after its backoff."""
     await WebhookWorker(node).run()
 
 

@@ -60,7 +60,7 @@ async def create_organization(node: Node, *, slug: str, name: str, owner_email: 
         else:
             user_id = new_id("usr")
             await repo.insert_user(conn, user_id, owner_email, owner_name or owner_email.split("@")[0],
-                                   await hash_secret(owner_password))
+                                   await hash_secret(owner_password, node.bcrypt_rounds))
         org_id = new_id("org")
         await repo.insert_organization(conn, org_id, slug, name, plan)
         await repo.insert_membership(conn, org_id, user_id, "owner")
@@ -78,7 +78,7 @@ async def create_user(node: Node, *, org_slug: str, email: str, password: str, n
         if await repo.email_taken(conn, email):
             raise Conflict("e-mail is registered", details=[FieldError("email", "already registered")])
         user_id = new_id("usr")
-        await repo.insert_user(conn, user_id, email, name, await hash_secret(password))
+        await repo.insert_user(conn, user_id, email, name, await hash_secret(password, node.bcrypt_rounds))
         await repo.insert_membership(conn, org["id"], user_id, role)
     forget_member(node, org["id"], user_id)
     return user_id

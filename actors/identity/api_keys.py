@@ -30,11 +30,11 @@ KIND = "api_key"
 SECRET_BYTES = 20
 
 
-async def mint_secret(scheme: str) -> tuple[str, str, str]:
+async def mint_secret(scheme: str, rounds: int) -> tuple[str, str, str]:
     """A new credential secret: (full secret, clear lookup prefix, bcrypt hash)."""
     random_hex = secrets.token_hex(SECRET_BYTES)
     secret = scheme + random_hex
-    return secret, random_hex[:LOOKUP_LENGTH], await hash_secret(secret)
+    return secret, random_hex[:LOOKUP_LENGTH], await hash_secret(secret, rounds)
 
 
 def status_of(row: Mapping[str, Any], now: datetime) -> str:
@@ -70,7 +70,7 @@ def _future_expiry(moment: datetime | None, now: datetime) -> datetime | None:
 @implement(proto.CREATE_API_KEY)
 async def create(node: Node, caller: Caller, data: proto.CreateApiKeyInput) -> dict[str, Any]:
     expires_at = _future_expiry(data.expiresAt, node.clock.now())
-    secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX)
+    secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX, node.bcrypt_rounds)
     async with node.write(caller) as uow:
         conn = uow.conn
         row = await repo.insert(conn, credential_id=new_id("key"), kind=KIND, org_id=caller.org_id,
@@ -113,7 +113,7 @@ async def revoke(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
 async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[str, Any]:
     now = node.clock.now()
     # Hashed before the transaction: bcrypt takes tens of milliseconds and must not hold row locks.
-    secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX)
+    secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX, node.bcrypt_rounds)
     async with node.write(caller) as uow:
         conn = uow.conn
         old = await repo.revoke(conn, caller.org_id, KIND, data.id, now)

@@ -1,6 +1,6 @@
 """Last-used times of API keys and personal tokens, kept without a database write per request.
 
-Identity verification records each use in memory (`node.credentials.touch`); a flusher task writes what it
+Identity verification records each use in memory (`node.credentials.touch`); a flusher worker writes what it
 collected in one statement every FLUSH_SECONDS and once more on shutdown. Readers show the later of the
 stored and the pending time, so a list is current even before a flush.
 """
@@ -8,14 +8,14 @@ stored and the pending time, so a list is current even before a flush.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 import structlog
 
 from actors.kernel.node import Node
+from actors.kernel.supervisor import rest
 from storage import credentials as repo
 
 log = structlog.get_logger("obeya.last_used")
@@ -48,25 +48,14 @@ async def flush(node: Node) -> int:
     return len(moments)
 
 
-async def _flush_forever(node: Node) -> None:
-    while True:
-        await node.clock.sleep(FLUSH_SECONDS)
-        try:
-            await flush(node)
-        except Exception:
-            log.exception("last_used_flush_failed")
-
-
-@contextlib.asynccontextmanager
-async def flushing(node: Node) -> AsyncIterator[None]:
-    """The flusher's lifetime: runs while the app runs, flushes once more when it stops."""
-    task = asyncio.create_task(_flush_forever(node), name="last-used-flusher")
+async def flush_forever(node: Node) -> None:
+    """A worker (node.workers): flush every FLUSH_SECONDS, and once more when stopped. A failed flush keeps
+    its times for the next one; the supervisor logs it and starts the flusher again."""
     try:
-        yield
+        while True:
+            await rest(node.clock, FLUSH_SECONDS)
+            await flush(node)
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
         try:
             await flush(node)
         except Exception:

@@ -18,6 +18,7 @@ from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 from actors.kernel.events import EventLog
 from actors.kernel.idempotency import IdempotencyRecords
 from actors.kernel.mailer import SmtpTarget
+from actors.kernel.supervisor import Supervisor
 from actors.kernel.ttl_cache import TtlCache
 from actors.kernel.write import UnitOfWork
 from actors.runtime.clock import Clock, SystemClock
@@ -54,6 +55,12 @@ class Node:
     # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
     actors: ActorSystem | None = None
     smtp: SmtpTarget | None = None  # None: e-mails are stored and logged, not sent
+    # Outbound HTTP (webhook deliveries, call_webhook): the longest a receiver may take to answer.
+    http_timeout: float = 10.0
+    # bcrypt cost of new password, API key and token hashes (server/config.py: OBEYA_BCRYPT_ROUNDS).
+    bcrypt_rounds: int = 10
+    # The node's background workers, on the node's clock.
+    workers: Supervisor = field(init=False)
 
     # The caches, built on the node's clock once it is known.
     credentials: CredentialCache = field(init=False)
@@ -72,6 +79,7 @@ class Node:
 
     def __post_init__(self) -> None:
         clock = self.clock
+        self.workers = Supervisor(clock)
         self.credentials = CredentialCache(clock)
         self.access = TtlCache(ACCESS_SECONDS, clock)
         self.roles = TtlCache(MEMBERSHIP_SECONDS, clock)

@@ -10,21 +10,37 @@ from typing import Any
 
 import asyncpg
 
+from actors.kernel.supervisor import park
 from actors.runtime.clock import Clock
 
 
-async def pause(clock: Clock, wake: asyncio.Event, seconds: float, step_started: float) -> None:
-    """Return when `wake` is set or when `seconds` of clock time have passed since `step_started`."""
-    sleeper = asyncio.ensure_future(clock.sleep(seconds))
+async def pause(clock: Clock, wake: asyncio.Event, seconds: float, step_started: float,
+                busy: Callable[[], bool] | None = None) -> None:
+    """Return when `wake` is set or when `seconds` of clock time have passed since `step_started`.
+    The worker is parked meanwhile (its supervisor's `idle()` counts it as waiting) unless `busy()` says
+    it still has work of its own in flight."""
+    deadline = clock.monotonic() + seconds
+    sleeper = asyncio.ensure_future(_sleep_until(clock, deadline))
     waker = asyncio.ensure_future(wake.wait())
+
+    def woken() -> bool:
+        return wake.is_set() or clock.monotonic() >= deadline or (busy is not None and busy())
+
     try:
         await asyncio.sleep(0)  # the sleeper takes its deadline now, before the clock is read again
         # A clock moved past a poll while the step worked (a test's ManualClock) must not be slept through.
         if clock.monotonic() - step_started < seconds:
-            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+            await park(woken, asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED))
     finally:
         sleeper.cancel()
         waker.cancel()
+
+
+async def _sleep_until(clock: Clock, deadline: float) -> None:
+    # Measured when the task starts, so that it ends exactly when `woken` above starts saying so.
+    remaining = deadline - clock.monotonic()
+    if remaining > 0:
+        await clock.sleep(remaining)
 
 
 @contextlib.asynccontextmanager

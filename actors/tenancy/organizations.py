@@ -197,7 +197,7 @@ async def accept_invitation(node: Node, data: spec.AcceptInvitationInput) -> acc
         if existing is None:
             user_id = new_id("usr")
             await account_repo.insert_user(conn, user_id, invitation["email"], data.name,
-                                           await hash_secret(data.password))
+                                           await hash_secret(data.password, node.bcrypt_rounds))
         elif await verify_secret(data.password, existing["password_hash"]):
             user_id = existing["id"]
         else:

@@ -3,11 +3,11 @@ action change left behind (board events, a user's notifications, the activity tr
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from tests.harness import Api
 from tests.integration.boards.conftest import Board, board  # noqa: F401  (fixture re-exported for these tests)
+from web.keys import NODE
 
 DUE = "2030-06-30"
 
@@ -60,14 +60,7 @@ def field_of(reply: Any) -> str:
     return str(reply.error["data"]["details"][0]["field"])
 
 
-WAIT_SECONDS = 10.0
-
-
-async def level_reaches(on: Board, action_id: str, level: int) -> dict[str, Any]:
-    """The action once the overdue scheduler (working in the background) has raised it to `level`."""
-    deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
-    while True:
-        action = await get(on, action_id)
-        if action["escalationLevel"] >= level or asyncio.get_running_loop().time() > deadline:
-            return action
-        await asyncio.sleep(0.02)
+async def settled(on: Board, action_id: str) -> dict[str, Any]:
+    """The action once the board's node has done what its clock asked (its overdue scheduler is parked)."""
+    await on.org.anonymous.client.server.app[NODE].workers.idle()
+    return await get(on, action_id)

@@ -17,9 +17,11 @@ from actors.kernel.node import Node
 from actors.runtime.clock import ManualClock
 from server.app import create_app
 from tests.harness import Org, make_org
-from tests.integration.actions.conftest import board_events, create, get, level_reaches, notifications, trail, update
+from tests.integration.actions.conftest import board_events, create, get, notifications, settled, trail, update
 from tests.integration.boards.conftest import Board, make_board
 from web.keys import NODE
+
+pytestmark = pytest.mark.workers("action-escalation")
 
 START = datetime(2031, 3, 10, 12, 0, tzinfo=UTC)
 DUE = "2031-03-10"
@@ -92,9 +94,10 @@ async def test_two_instances_escalate_each_action_once(clocked_client: Any, aioh
     actions = [await create(board, title=f"Late {n}", dueDate=DUE) for n in range(30)]
 
     clock.advance(timedelta(days=1).total_seconds())  # both instances' schedulers wake at once
-    await asyncio.gather(escalate_overdue(clocked_client.server.app[NODE]), escalate_overdue(second.server.app[NODE]))
+    await asyncio.gather(escalate_overdue(clocked_client.server.app[NODE]), escalate_overdue(second.server.app[NODE]),
+                         clocked_client.server.app[NODE].workers.idle(), second.server.app[NODE].workers.idle())
     for action in actions:
-        assert (await level_reaches(board, action["id"], 1))["escalationLevel"] == 1
+        assert (await get(board, action["id"]))["escalationLevel"] == 1
     escalated = [e["data"]["action"]["id"] for e in await board_events(board) if e["event"] == "action.escalated"]
     assert sorted(escalated) == sorted(a["id"] for a in actions)
     for action in actions:
@@ -107,14 +110,12 @@ async def test_after_downtime_an_overdue_action_is_escalated_once_then_daily(clo
     action = await create(board, dueDate=DUE)
 
     clock.advance(timedelta(days=5).total_seconds())  # no check ran for five days
-    caught_up = await level_reaches(board, action["id"], 1)
+    caught_up = await settled(board, action["id"])
     assert caught_up["escalationLevel"] == 1 and caught_up["isOverdue"] is True
     assert caught_up["escalations"][0]["reason"] == "overdue since 2031-03-10 (5 days past due)"
     assert caught_up["escalatedTo"]["id"] == board.org.owner_id
 
     clock.advance(timedelta(hours=23).total_seconds())
-    await escalate_overdue(clocked_client.server.app[NODE])
-    assert (await get(board, action["id"]))["escalationLevel"] == 1
+    assert (await settled(board, action["id"]))["escalationLevel"] == 1
     clock.advance(timedelta(hours=1).total_seconds())
-    await escalate_overdue(clocked_client.server.app[NODE])  # this node's check, whether or not its loop ran yet
-    assert (await level_reaches(board, action["id"], 2))["escalationLevel"] == 2
+    assert (await settled(board, action["id"]))["escalationLevel"] == 2

@@ -10,11 +10,13 @@ import pytest
 
 from actors.runtime.clock import ManualClock
 from tests.harness import make_org
-from tests.integration.actions.conftest import create, level_reaches, update
+from tests.integration.actions.conftest import create, settled, update
 from tests.integration.boards.conftest import Board, make_board
 
 START = datetime(2031, 3, 10, 12, 0, tzinfo=UTC)
 
+
+pytestmark = pytest.mark.workers("action-escalation")
 
 @pytest.fixture
 def clock() -> ManualClock:
@@ -53,7 +55,7 @@ async def test_stats_count_a_known_board(board: Board, clock: ManualClock) -> No
                                                             "escalateToUserId": board.org.owner_id})
     assert escalated.status == 200
     # C is overdue since the first day: the scheduler escalated it.
-    assert (await level_reaches(board, c["id"], 1))["escalationLevel"] >= 1
+    assert (await settled(board, c["id"]))["escalationLevel"] >= 1
 
     assert await stats(board) == {
         "total": 6,

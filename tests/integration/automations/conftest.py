@@ -9,6 +9,7 @@ from typing import Any
 from tests.integration.boards.conftest import Board, board  # noqa: F401  (fixture re-exported for these tests)
 from tests.integration.live.conftest import screens  # noqa: F401  (fixture re-exported for these tests)
 from tests.integration.webhooks.conftest import receiver  # noqa: F401  (fixture re-exported for these tests)
+from web.keys import NODE
 
 
 def rule(board_id: str, name: str = "Notify on new items", **fields: Any) -> dict[str, Any]:
@@ -18,6 +19,12 @@ def rule(board_id: str, name: str = "Notify on new items", **fields: Any) -> dic
 
 
 WAIT_SECONDS = 10.0
+
+
+async def engine_idle(on: Board) -> None:
+    """Once the board's node has done everything it was woken for (the engine is parked again): what a test
+    awaits before asserting that something did not happen."""
+    await on.api.client.server.app[NODE].workers.idle()
 
 
 async def runs(on: Board, count: int, **filters: Any) -> list[dict[str, Any]]:

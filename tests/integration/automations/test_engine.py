@@ -3,12 +3,15 @@ creator, execution records in both views, template variables and the cascade dep
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from tests.integration.automations.conftest import create, runs
+import pytest
+
+from tests.integration.automations.conftest import create, engine_idle, runs
 from tests.integration.boards.conftest import Board
 from web.keys import NODE
+
+pytestmark = pytest.mark.workers("automations")
 
 
 async def test_item_created_notifies_with_template_variables(board: Board) -> None:
@@ -100,7 +103,7 @@ async def test_history_pages_by_timestamp(board: Board) -> None:
 
 async def test_a_rule_created_after_the_boards_rules_were_cached_runs_at_once(board: Board) -> None:
     await board.add_item("Before any rule")  # the engine looks the board's rules up (none) and caches that
-    await asyncio.sleep(0.2)  # let the engine take that event off its queue
+    await engine_idle(board)  # the engine took that event off its queue
     await create(board, actions=[{"type": "send_notification", "config": {
         "userIds": [board.org.owner_id], "message": "{item.name}"}}])
     item = await board.add_item("After the rule")
@@ -134,14 +137,9 @@ async def test_rules_of_an_organization_whose_plan_lost_automations_do_not_act(b
     await pool.execute("UPDATE organizations SET plan = 'free' WHERE id = $1", board.org.id)  # a downgrade
     await board.add_item("After the downgrade")
 
+    await engine_idle(board)
     history = await pool.fetch("SELECT status, error FROM automation_executions WHERE organization_id = $1",
                                board.org.id)
-    for _ in range(500):
-        if history:
-            break
-        await asyncio.sleep(0.02)
-        history = await pool.fetch("SELECT status, error FROM automation_executions WHERE organization_id = $1",
-                                   board.org.id)
     assert [tuple(row) for row in history] == [("failure", "the free plan does not include automations")]
     notes = await board.api.query("notifications.list", {"limit": 5})
     assert notes.data["notifications"] == []

@@ -11,10 +11,14 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
+
 from tests.harness import Reply, make_org
-from tests.integration.automations.conftest import create, runs
+from tests.integration.automations.conftest import create, engine_idle, runs
 from tests.integration.boards.conftest import Board, make_board
 from tests.integration.webhooks.conftest import Receiver
+
+pytestmark = pytest.mark.workers("automations")
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -56,8 +60,8 @@ def refused(reply: Reply, status: int, code: str) -> dict[str, Any]:
 
 
 async def no_more_runs(board: Board, count: int) -> None:
-    """After a moment for the engine, the board still has exactly `count` runs."""
-    await asyncio.sleep(0.3)
+    """Once the engine is idle, the board still has exactly `count` runs."""
+    await engine_idle(board)
     history = await board.api.query("automations.getExecutionHistory", {"boardId": board.id})
     assert len(history.data["items"]) == count, history.data
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from tests.harness import free_port, make_org
 from tests.integration.automations.conftest import create, rule, runs
 from tests.integration.boards.conftest import Board, make_board
@@ -15,7 +17,7 @@ from tests.integration.webhooks.conftest import Receiver
 from tests.smtp_sink import QUIET_PLAIN_AUTH, Sink, sink_fixture, smtp_url_fixture  # noqa: F401  (fixtures)
 from web.keys import NODE
 
-pytestmark = QUIET_PLAIN_AUTH
+pytestmark = [QUIET_PLAIN_AUTH, pytest.mark.workers("automations", "mail-sender")]
 
 
 def webhook(url: str, method: str = "POST", **config: Any) -> dict[str, Any]:
@@ -87,7 +89,7 @@ async def test_send_email_to_an_invalid_address_fails_and_sends_nothing(
     # All or nothing: the valid address was not mailed either (the run queues before it records).
     pool = board.api.client.server.app[NODE].pool
     assert await pool.fetchval("SELECT count(*) FROM emails WHERE organization_id = $1", board.org.id) == 0
-    await asyncio.sleep(0.2)
+    await board.api.client.server.app[NODE].workers.idle()  # the mail sender too
     assert sink.messages == []
 
 

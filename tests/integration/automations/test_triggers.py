@@ -16,9 +16,11 @@ from actors.kernel.events import emit
 from actors.runtime.clock import ManualClock
 from server.app import create_app
 from tests.harness import make_org
-from tests.integration.automations.conftest import create, history_now, runs
+from tests.integration.automations.conftest import create, engine_idle, history_now, runs
 from tests.integration.boards.conftest import Board, make_board
 from web.keys import NODE
+
+pytestmark = pytest.mark.workers("automations")
 
 
 def set_status(label: str, board: Board) -> dict[str, Any]:
@@ -70,7 +72,7 @@ async def test_subitems_completed_fires_once_when_the_last_sub_item_is_done(boar
 
     await board.api.mutate("items.setValue", {"itemId": subs[0]["id"], "columnId": status, "value": "Done"})
     await board.api.mutate("items.setValue", {"itemId": subs[1]["id"], "columnId": status, "value": "Stuck"})
-    await asyncio.sleep(0.3)  # give the engine the time it would need to (wrongly) run
+    await engine_idle(board)  # the engine has handled those changes (and must not have run)
     assert await history_now(board) == [] and await status_of(board, parent["id"]) is None
 
     await board.api.mutate("items.setValue", {"itemId": subs[1]["id"], "columnId": status, "value": "Done"})
@@ -114,7 +116,7 @@ async def test_an_event_the_bus_never_brought_is_run_by_the_log_sweep(clocked_bo
     async with node.pool.acquire() as conn, conn.transaction():
         await emit(conn, org_id=board.org.id, stream=f"board:{board.id}", name="item.created",
                    data={"item": {"id": item["id"], "groupId": board.group_id}}, caller=None, moment=clock.now())
-    await asyncio.sleep(0.3)
+    await engine_idle(board)
     assert await history_now(board) == []  # not on the bus: nothing yet
 
     clock.advance(SWEEP_SECONDS)
@@ -137,7 +139,7 @@ async def test_two_nodes_run_each_job_once(aiohttp_client: Any, database_url: st
     reply = await board.api.mutate("automations.runNow", {"ruleId": automation["id"]})
     assert reply.data["executedCount"] == 30
     await runs(board, 30, limit=100)
-    await asyncio.sleep(0.3)  # a second run of any job would show up by now
+    await asyncio.gather(engine_idle(board), second.server.app[NODE].workers.idle())  # no job runs twice
     history = await history_now(board)
     assert sorted(run["itemId"] for run in history) == sorted(item["id"] for item in items)
     assert {run["status"] for run in history} == {"success"}, [r["error"] for r in history if r["error"]][:3]

@@ -23,6 +23,7 @@ def _pool(org: Org):  # type: ignore[no-untyped-def]
     return org.owner.client.server.app[NODE].pool
 
 
+@pytest.mark.bcrypt_rounds(10)  # the production default, the spec's cost for keys
 async def test_create_returns_the_full_key_once_and_stores_only_a_bcrypt_hash(org: Org) -> None:
     reply = await org.owner.rest("POST", "/api/v1/auth/api-keys", {"name": "Line 3 dashboard"})
     assert reply.status == 201, reply.body

@@ -7,6 +7,8 @@ import json
 import re
 from datetime import timedelta
 
+import pytest
+
 from protocol.ids import parse_iso
 from tests.harness import Org, make_org
 from tests.integration.credentials.helpers import create_token
@@ -15,6 +17,7 @@ from web.keys import NODE
 TOKEN_FORMAT = re.compile(r"^svc_pat_[0-9a-f]{40}$")
 
 
+@pytest.mark.bcrypt_rounds(10)  # the production default, the spec's cost for keys
 async def test_create_at_api_auth_tokens_returns_the_token_once(org: Org) -> None:
     reply = await org.owner.rest("POST", "/api/auth/tokens",
                                  {"json": {"name": "nightly export", "scopes": ["read"], "expiresIn": "30d"}})

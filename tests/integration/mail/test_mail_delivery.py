@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -28,7 +29,10 @@ pytestmark = QUIET_PLAIN_AUTH
 
 
 def _settings(smtp_url: str | None) -> Settings:
-    return Settings.from_env({"OBEYA_SERVICE_HOST": "localhost", **({"OBEYA_SMTP_URL": smtp_url} if smtp_url else {})})
+    """A server that sends mail (and runs the automations that queue it), hashing at bcrypt's minimum cost."""
+    settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost", "OBEYA_BCRYPT_ROUNDS": "4",
+                                  **({"OBEYA_SMTP_URL": smtp_url} if smtp_url else {})})
+    return replace(settings, workers=frozenset({"mail-sender", "automations"}))
 
 
 async def _client(aiohttp_client: Any, database_url: str, smtp_url: str | None, clock: Any = None) -> Any:

@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import aiohttp
+import pytest
 
 from actors.kernel.events import emit, org_stream
 from actors.runtime.clock import ManualClock
@@ -20,6 +21,8 @@ from tests.harness import Api, Org, make_org
 from tests.integration.boards.conftest import make_board, make_project
 from tests.integration.webhooks.conftest import Receiver, create_webhook, deliveries, delivery_settled
 from web.keys import NODE
+
+pytestmark = pytest.mark.workers("webhook-sender")
 
 SECRET = "whsec-test-secret"
 
@@ -98,6 +101,7 @@ async def test_failures_follow_the_retry_schedule_then_mark_the_webhook_failed(
         assert failed["nextAttemptAt"] == (clock.now() + timedelta(minutes=minutes)).isoformat(
             timespec="milliseconds").replace("+00:00", "Z")
         clock.advance(minutes * 60 - 1)
+        await clocked_client.server.app[NODE].workers.idle()  # a second early: the sender does not retry
         assert (await deliveries(org.owner, hook["id"]))[0]["status"] == "retrying"
         clock.advance(1)
         retried = await receiver.next()
@@ -111,6 +115,7 @@ async def test_failures_follow_the_retry_schedule_then_mark_the_webhook_failed(
 
     await make_project(org)  # nothing more is queued or sent to a failed webhook
     clock.advance(24 * 3600)
+    await clocked_client.server.app[NODE].workers.idle()
     assert [entry["eventId"] for entry in await deliveries(org.owner, hook["id"])] == [event_id]
     assert receiver.requests.empty()
 

@@ -1,0 +1,42 @@
+"""Settings from the environment: defaults, every OBEYA_* wait and size read, and a value that cannot be used
+stops the start-up with a message naming its variable."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.config import WORKERS, Settings
+
+
+def test_defaults() -> None:
+    settings = Settings.from_env({})
+    assert (settings.pool_size, settings.pool_timeout, settings.statement_timeout) == (20, 5.0, 30.0)
+    assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (30.0, 10_000, 10.0)
+    assert settings.bcrypt_rounds == 10 and settings.workers == WORKERS
+
+
+def test_every_variable_is_read() -> None:
+    settings = Settings.from_env({"OBEYA_POOL_SIZE": "40", "OBEYA_POOL_TIMEOUT": "2.5",
+                                  "OBEYA_STATEMENT_TIMEOUT": "12", "OBEYA_ASK_TIMEOUT": "7",
+                                  "OBEYA_MAX_ACTORS": "500", "OBEYA_HTTP_TIMEOUT": "3",
+                                  "OBEYA_BCRYPT_ROUNDS": "12"})
+    assert (settings.pool_size, settings.pool_timeout, settings.statement_timeout) == (40, 2.5, 12.0)
+    assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (7.0, 500, 3.0)
+    assert settings.bcrypt_rounds == 12
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("OBEYA_POOL_SIZE", "many"), ("OBEYA_POOL_SIZE", "2"), ("OBEYA_POOL_TIMEOUT", "0"),
+    ("OBEYA_POOL_TIMEOUT", "-1"), ("OBEYA_STATEMENT_TIMEOUT", "soon"), ("OBEYA_STATEMENT_TIMEOUT", "nan"),
+    ("OBEYA_ASK_TIMEOUT", "inf"), ("OBEYA_MAX_ACTORS", "0"), ("OBEYA_HTTP_TIMEOUT", "1e9"),
+    ("OBEYA_BCRYPT_ROUNDS", "3"), ("OBEYA_BCRYPT_ROUNDS", "32"), ("OBEYA_BCRYPT_ROUNDS", "ten")])
+def test_a_bad_value_stops_the_start_naming_its_variable(name: str, value: str) -> None:
+    with pytest.raises(SystemExit, match=name):
+        Settings.from_env({name: value})
+
+
+def test_production_refuses_a_cheap_bcrypt_cost() -> None:
+    assert Settings.from_env({"OBEYA_BCRYPT_ROUNDS": "4"}).bcrypt_rounds == 4  # development and tests
+    with pytest.raises(SystemExit, match="OBEYA_BCRYPT_ROUNDS must be at least 10 in production"):
+        Settings.from_env({"OBEYA_ENV": "production", "OBEYA_BCRYPT_ROUNDS": "9"})
+    assert Settings.from_env({"OBEYA_ENV": "production"}).bcrypt_rounds == 10
