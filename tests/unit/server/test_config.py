@@ -11,7 +11,7 @@ from server.config import WORKERS, Settings
 def test_defaults() -> None:
     settings = Settings.from_env({})
     assert (settings.pool_size, settings.pool_timeout, settings.statement_timeout) == (20, 5.0, 30.0)
-    assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (30.0, 10_000, 10.0)
+    assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (10.0, 10_000, 10.0)
     assert settings.bcrypt_rounds == 10 and settings.workers == WORKERS
 
 
