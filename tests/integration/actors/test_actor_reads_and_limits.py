@@ -147,3 +147,15 @@ async def test_an_actor_logs_with_its_own_key_not_the_request_that_activated_it(
     assert {entry["event"] for entry in lines} >= {"actor.activated", "actor.deactivated"}
     assert all(entry.get("actor") == LedgerActor.key_for(actor_id) for entry in lines)
     assert not any("request_id" in entry for entry in lines)
+
+
+async def test_the_cap_never_deactivates_an_actor_a_read_is_waiting_to_load(make_system: Build) -> None:
+    system = await make_system(max_active=1)
+    first, second = new_id("led"), new_id("led")
+
+    # Both reads activate at once: the second's room-making must not evict the first while it loads.
+    totals = await asyncio.gather(system.read(LedgerActor, first, ORG, total),
+                                  system.read(LedgerActor, second, ORG, total))
+
+    assert totals == [0, 0]
+
