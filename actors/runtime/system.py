@@ -122,6 +122,10 @@ class ActorSystem:
             async with asyncio.timeout(self.settings.ask_timeout):
                 return await future
         except TimeoutError:
+            if future.done() and not future.cancelled():
+                # Answered in the same instant the time ran out: the caller gets what was decided, not a
+                # 503 for a change that was made.
+                return future.result()
             # The timeout cancelled the future: a message still queued is skipped by its turn.
             raise ServiceUnavailable(f"actor {activation.actor.key} did not answer in time; retry",
                                      data={"actor": activation.actor.key}) from None

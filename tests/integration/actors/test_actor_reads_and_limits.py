@@ -159,3 +159,22 @@ async def test_the_cap_never_deactivates_an_actor_a_read_is_waiting_to_load(make
 
     assert totals == [0, 0]
 
+
+async def test_a_reply_that_comes_as_the_ask_times_out_is_returned_not_503(make_system: Build) -> None:
+    system = await make_system()
+    actor_id = new_id("led")
+    assert await system.ask(LedgerActor, actor_id, ORG, Add(1)) == 1
+    activation = system.activation(LedgerActor, actor_id)
+    assert activation is not None
+    loop = asyncio.get_running_loop()
+
+    def answered_at_the_deadline(message: Any) -> asyncio.Future[Any]:
+        # The turn replies in the same loop pass in which the caller's timeout fires.
+        future: asyncio.Future[Any] = loop.create_future()
+        loop.call_soon(future.set_result, 2)
+        return future
+
+    activation.post = answered_at_the_deadline  # type: ignore[method-assign]
+    system.settings = replace(system.settings, ask_timeout=0.0)
+
+    assert await system.ask(LedgerActor, actor_id, ORG, Add(1)) == 2
