@@ -108,6 +108,8 @@ def apply_change(state: BoardState, change: BoardChange) -> BoardState:
             table[op.row.id] = op.row
             if isinstance(op.row, ItemRow):
                 _index_item(rows, old, op.row)
+                if op.row.id in state.arriving:  # taken from another board: no longer arriving
+                    rows("arriving").pop(op.row.id, None)
         else:
             _drop(table, op.id, rows if row_type is ItemRow else None, state)
     fields: dict[str, Any] = {attribute: mutation.finish() for attribute, mutation in maps.items()}

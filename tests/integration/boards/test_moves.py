@@ -9,8 +9,10 @@ from typing import Any
 
 from actors.board.items import MoveAcross, MoveTarget
 from actors.board.routing import ask_board
+from actors.board.item_handlers import take_moved_item
 from actors.board.trash_sweeper import STALLED_MOVE_SECONDS, complete_stalled_moves
 from protocol import items as spec
+from storage import events as event_log
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board, make_board
 from web.keys import NODE
@@ -106,6 +108,28 @@ async def test_a_caller_retrying_a_cut_move_completes_it(org: Org, board: Board)
 
     assert retried.status == 200, retried.body
     assert retried.data["boardId"] == target.id and retried.data["number"] == 1
+
+
+async def test_two_takes_of_one_item_in_one_turn_number_it_once(org: Org, board: Board) -> None:
+    target = await make_board(org)
+    item = await board.add_item("Travel")
+    await board.add_item("Sub", parentId=item["id"])
+    node = org.anonymous.client.server.app[NODE]  # type: ignore[attr-defined]
+    caller = await _caller(node, org)
+    step_one = MoveAcross(id=item["id"], groupId=target.group_id, boardId=target.id,
+                          target=MoveTarget(target.id, target.group_id, {}))
+    await ask_board(node, caller, board.id, spec.MOVE.name, step_one)
+
+    # A caller's retry and the sweeper (or two callers) reach the target board in the same turn.
+    first, second = await asyncio.gather(take_moved_item(node, caller, board.id, target.id, item["id"]),
+                                         take_moved_item(node, caller, board.id, target.id, item["id"]))
+
+    assert first["number"] == second["number"] == 1, (first, second)
+    assert await numbers(target) == [1, 2]
+    await target.add_item("Next")
+    assert await numbers(target) == [1, 2, 3]  # no number was spent on a second take
+    logged = await event_log.read(node.pool, org.id, f"board:{target.id}", 0, 100)
+    assert [e.name for e in logged].count("item.moved") == 1
 
 
 async def _caller(node: Any, org: Org) -> Any:
