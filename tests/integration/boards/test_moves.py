@@ -12,6 +12,7 @@ from actors.board.routing import ask_board
 from actors.board.item_handlers import take_moved_item
 from actors.board.trash_sweeper import STALLED_MOVE_SECONDS, complete_stalled_moves
 from protocol import items as spec
+from storage import automations as automations_repo
 from storage import events as event_log
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board, make_board
@@ -130,6 +131,28 @@ async def test_two_takes_of_one_item_in_one_turn_number_it_once(org: Org, board:
     assert await numbers(target) == [1, 2, 3]  # no number was spent on a second take
     logged = await event_log.read(node.pool, org.id, f"board:{target.id}", 0, 100)
     assert [e.name for e in logged].count("item.moved") == 1
+
+
+async def test_an_item_between_the_two_steps_of_a_move_is_in_neither_boards_export_nor_automations(org: Org, board: Board) -> None:
+    from tests.integration.exports.conftest import export, parse
+
+    target = await make_board(org)
+    staying = await board.add_item("Staying")
+    leaving = await board.add_item("Leaving")
+    node = org.anonymous.client.server.app[NODE]  # type: ignore[attr-defined]
+    step_one = MoveAcross(id=leaving["id"], groupId=target.group_id, boardId=target.id,
+                          target=MoveTarget(target.id, target.group_id, {}))
+    await ask_board(node, await _caller(node, org), board.id, spec.MOVE.name, step_one)
+
+    listed = await board.api.query("items.list", {"boardId": board.id})
+    assert [i["id"] for i in listed.data["items"]] == [staying["id"]]
+    source_rows = parse(await export(board.api, "exportBoard", {"boardId": board.id}))
+    assert [row[1] for row in source_rows[1:]] == ["Staying"]  # as the board's own list shows it
+    target_rows = parse(await export(target.api, "exportBoard", {"boardId": target.id}))
+    assert target_rows[1:] == []
+    # Nor do the source board's automations act on it (an item trigger checks the item is on the board).
+    assert not await automations_repo.item_on_board(node.pool, board.id, leaving["id"])
+    assert await automations_repo.item_on_board(node.pool, board.id, staying["id"])
 
 
 async def _caller(node: Any, org: Org) -> Any:
