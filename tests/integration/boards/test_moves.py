@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from actors.board.item_handlers import take_moved_item
 from actors.board.items import MoveAcross, MoveTarget
 from actors.board.routing import ask_board
-from actors.board.item_handlers import take_moved_item
 from actors.board.trash_sweeper import STALLED_MOVE_SECONDS, complete_stalled_moves
 from protocol import items as spec
 from storage import automations as automations_repo
@@ -133,7 +133,7 @@ async def test_two_takes_of_one_item_in_one_turn_number_it_once(org: Org, board:
     assert [e.name for e in logged].count("item.moved") == 1
 
 
-async def test_an_item_between_the_two_steps_of_a_move_is_in_neither_boards_export_nor_automations(org: Org, board: Board) -> None:
+async def test_an_item_between_the_steps_of_a_move_is_in_no_export_nor_automation(org: Org, board: Board) -> None:
     from tests.integration.exports.conftest import export, parse
 
     target = await make_board(org)
