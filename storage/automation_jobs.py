@@ -70,7 +70,8 @@ async def add_for_items(conn: Conn, *, org_id: str, automation_id: str, board_id
            SELECT automation_job_id(), $1, $2, $3, $4, i.id, $6, $5 || ':' || i.id, $7, $7
              FROM items i
             WHERE i.organization_id = $1 AND i.board_id = $3 AND i.parent_id IS NULL
-              AND i.archived_at IS NULL AND i.deleted_at IS NULL AND ($8::text[] IS NULL OR i.id = ANY ($8))
+              AND i.archived_at IS NULL AND i.deleted_at IS NULL AND i.moving_to IS NULL
+              AND ($8::text[] IS NULL OR i.id = ANY ($8))
             ORDER BY i.group_id, i.position, i.id
            ON CONFLICT (automation_id, dedupe_key) DO NOTHING""",
         org_id, automation_id, board_id, trigger_type, key, user_id, now, item_ids)
@@ -145,7 +146,7 @@ async def add_for_dates(conn: Conn, *, org_id: str, automation_id: str, board_id
            SELECT automation_job_id(), $1, $2, $3, 'date.arrived', i.id, 'date:' || i.id || ':' || d.day, $7, $7
              FROM items i, LATERAL (SELECT left(i."values"->>$4, 10) AS day) d
             WHERE i.organization_id = $1 AND i.board_id = $3 AND i.archived_at IS NULL AND i.deleted_at IS NULL
-              AND d.day ~ '^\\d{4}-\\d{2}-\\d{2}$' AND d.day BETWEEN $5 AND $6
+              AND i.moving_to IS NULL AND d.day ~ '^\\d{4}-\\d{2}-\\d{2}$' AND d.day BETWEEN $5 AND $6
             ORDER BY d.day, i.position, i.id
            ON CONFLICT (automation_id, dedupe_key) DO NOTHING""",
         org_id, automation_id, board_id, column_id, first.isoformat(), last.isoformat(), now)

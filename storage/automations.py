@@ -153,7 +153,7 @@ async def subitem_values(conn: Conn, board_id: str, parent_id: str) -> list[dict
     """The values of an item's sub-items that are neither archived nor in the trash."""
     rows = await conn.fetch(
         """SELECT "values" FROM items WHERE board_id = $1 AND parent_id = $2 AND archived_at IS NULL
-              AND deleted_at IS NULL""", board_id, parent_id)
+              AND deleted_at IS NULL AND moving_to IS NULL""", board_id, parent_id)
     return [row["values"] for row in rows]
 
 
@@ -166,5 +166,5 @@ async def get_any(conn: Conn, automation_id: str) -> asyncpg.Record | None:
 async def item_on_board(conn: Conn, board_id: str, item_id: str) -> bool:
     """Whether the item is on the board and neither archived nor in the trash."""
     found = await conn.fetchval("SELECT 1 FROM items WHERE board_id = $1 AND id = $2 AND archived_at IS NULL "
-                                "AND deleted_at IS NULL", board_id, item_id)
+                                "AND deleted_at IS NULL AND moving_to IS NULL", board_id, item_id)
     return found is not None

@@ -19,6 +19,7 @@ async def board_rows(conn: Connection, org_id: str, board_id: str
         columns = await conn.fetch(
             """SELECT c.* FROM board_columns c JOIN boards b ON b.id = c.board_id
                 WHERE c.board_id = $1 AND b.organization_id = $2""", board_id, org_id)
-        items = await conn.fetch("SELECT * FROM items WHERE board_id = $1 AND organization_id = $2",
-                                 board_id, org_id)
+        # An item between the two steps of a move to another board (`moving_to`) is on neither board.
+        items = await conn.fetch("SELECT * FROM items WHERE board_id = $1 AND organization_id = $2"
+                                 " AND moving_to IS NULL", board_id, org_id)
     return groups, columns, items

@@ -101,13 +101,15 @@ def apply_change(state: BoardState, change: BoardChange) -> BoardState:
             _drop(table, op.row.id, rows if row_type is ItemRow else None, state)  # moved to another board
         elif isinstance(op, Put) and isinstance(op.row, ItemRow) and (op.row.deleted_at is not None
                                                                      or op.row.moving_to is not None):
-            # Into the trash: out of memory (and its comments with it); `hydrate` reads it back on demand.
+            # Into the trash or leaving: out of memory (its comments with it); `prepare` reads it back on demand.
             _drop(table, op.row.id, rows, state)
         elif isinstance(op, Put):
             old = table.get(op.row.id)
             table[op.row.id] = op.row
             if isinstance(op.row, ItemRow):
                 _index_item(rows, old, op.row)
+                if op.row.id in state.arriving:  # taken from another board: no longer arriving
+                    rows("arriving").pop(op.row.id, None)
         else:
             _drop(table, op.id, rows if row_type is ItemRow else None, state)
     fields: dict[str, Any] = {attribute: mutation.finish() for attribute, mutation in maps.items()}
@@ -205,8 +207,9 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
     await flush()
     for change in changes:
         if change.comments_to is not None:
-            await conn.execute("UPDATE comments SET board_id = $1 WHERE item_id = ANY($2::text[])",
-                               change.comments_to[0], list(change.comments_to[1]))
+            await conn.execute("UPDATE comments SET board_id = $1 WHERE item_id = ANY($2::text[])"
+                               " AND organization_id = $3",
+                               change.comments_to[0], list(change.comments_to[1]), organization_id)
     entries = [entry for change in changes for entry in change.activity]
     if entries:
         await conn.executemany(

@@ -289,7 +289,7 @@ def take_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     board = state.board
     assert board is not None
     taken = state.items.get(data.item_id)
-    if taken is not None and data.item_id not in state.arriving:
+    if taken is not None:  # already taken (by an earlier turn, or earlier in this one): answered as it is
         return Decision(reply=_taken(state, taken))
     item = state.arriving.get(data.item_id)
     if item is None:

@@ -92,32 +92,35 @@ def _take(state: BoardState, command: Command, needs: Needs) -> None:
 
 async def load_needed(pool: asyncpg.Pool, state: BoardState, needs: Needs) -> BoardState:
     assert state.board is not None
-    board_id = state.board.id
+    board_id, org_id = state.board.id, state.board.organization_id
     async with pool.acquire() as conn:
         items: list[asyncpg.Record] = []
         if needs.trashed:
             items += await conn.fetch(
-                """SELECT * FROM items WHERE board_id = $1 AND deleted_at IS NOT NULL AND moving_to IS NULL
-                   AND (id = ANY($2::text[]) OR parent_id = ANY($2::text[]))""", board_id, list(needs.trashed))
+                """SELECT * FROM items WHERE board_id = $1 AND organization_id = $3 AND deleted_at IS NOT NULL
+                   AND moving_to IS NULL AND (id = ANY($2::text[]) OR parent_id = ANY($2::text[]))""",
+                board_id, list(needs.trashed), org_id)
         if needs.expired_before is not None:
             items += await conn.fetch(
-                """SELECT * FROM items WHERE board_id = $1 AND moving_to IS NULL AND deleted_at <= $2""",
-                board_id, needs.expired_before)
+                """SELECT * FROM items WHERE board_id = $1 AND organization_id = $3 AND moving_to IS NULL
+                   AND deleted_at <= $2""", board_id, needs.expired_before, org_id)
         arriving = []
         if needs.arriving:
             arriving = await conn.fetch(
-                """SELECT * FROM items WHERE moving_to = $1
-                   AND (id = ANY($2::text[]) OR parent_id = ANY($2::text[]))""", board_id, list(needs.arriving))
+                """SELECT * FROM items WHERE moving_to = $1 AND organization_id = $3
+                   AND (id = ANY($2::text[]) OR parent_id = ANY($2::text[]))""",
+                board_id, list(needs.arriving), org_id)
         comment_items = set(needs.comments_of_items)
         if needs.comments_by_id:
             comment_items |= {r["item_id"] for r in await conn.fetch(
-                "SELECT item_id FROM comments WHERE board_id = $1 AND id = ANY($2::text[])",
-                board_id, list(needs.comments_by_id))}
+                "SELECT item_id FROM comments WHERE board_id = $1 AND organization_id = $3 AND id = ANY($2::text[])",
+                board_id, list(needs.comments_by_id), org_id)}
         if needs.expired_before is not None:
             comment_items |= {r["id"] for r in items}
         comment_items -= state.comments_of
-        comments = await conn.fetch("SELECT * FROM comments WHERE board_id = $1 AND item_id = ANY($2::text[])",
-                                    board_id, list(comment_items)) if comment_items else []
+        comments = await conn.fetch(
+            "SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3 AND item_id = ANY($2::text[])",
+            board_id, list(comment_items), org_id) if comment_items else []
     found = {i.id: i for i in (row_from_record(ItemRow, r) for r in items) if i.id not in state.items}
     fields: dict[str, Any] = {}
     if needs.arriving:
@@ -135,14 +138,16 @@ async def load_needed(pool: asyncpg.Pool, state: BoardState, needs: Needs) -> Bo
     return replace(state, **fields) if fields else state
 
 
-async def comments_for_read(pool: asyncpg.Pool, board_id: str, *, item_id: str | None = None,
+async def comments_for_read(pool: asyncpg.Pool, org_id: str, board_id: str, *, item_id: str | None = None,
                             comment_id: str | None = None) -> Map[str, CommentRow]:
     """An item's comments for a read outside the mailbox (named by the item, or by one of its comments).
     Read after the write it may follow was committed, so a reader sees its own comment."""
     if comment_id is not None:
         rows = await pool.fetch(
-            """SELECT * FROM comments WHERE board_id = $1
-                AND item_id = (SELECT item_id FROM comments WHERE id = $2 AND board_id = $1)""", board_id, comment_id)
+            """SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3
+                AND item_id = (SELECT item_id FROM comments WHERE id = $2 AND board_id = $1)""",
+            board_id, comment_id, org_id)
     else:
-        rows = await pool.fetch("SELECT * FROM comments WHERE board_id = $1 AND item_id = $2", board_id, item_id)
+        rows = await pool.fetch("SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3 AND item_id = $2",
+                                board_id, item_id, org_id)
     return Map({r["id"]: row_from_record(CommentRow, r) for r in rows})

@@ -54,7 +54,7 @@ async def read_board(node: Node, caller: Caller, board_id: str, procedure: str, 
     if comments_of_item is None and comments_of_comment is None:
         return await node.actors.read(BoardActor, board_id, caller.org_id,
                                       lambda state: BoardActor.query(state, command))
-    comments = await comments_for_read(node.pool, board_id, item_id=comments_of_item,
+    comments = await comments_for_read(node.pool, caller.org_id, board_id, item_id=comments_of_item,
                                        comment_id=comments_of_comment)
     return await node.actors.read(BoardActor, board_id, caller.org_id,
                                   lambda state: BoardActor.query(replace(state, comments=comments), command))

@@ -3,7 +3,7 @@
 everything else with the previous state, and the order of items is sorted once per state, on first read.
 
 Only live state is held: items in the trash and comments are read from the database when a message needs
-them (`BoardActor.hydrate`), so a board costs memory in proportion to its live items."""
+them (`BoardActor.prepare`, actors/board/on_demand.py), so a board costs memory in proportion to its live items."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ class BoardState:
         return sorted(self.columns.values(), key=lambda c: (c.position, c.id))
 
     def sub_items(self, parent_id: str) -> list[ItemRow]:
-        """The item's sub-items (trashed ones included), in position order."""
+        """The item's sub-items in memory (live ones, and trashed ones a message read back), in position order."""
         rows = [self.items[i] for i in self.children.get(parent_id, ()) if i in self.items]
         return sorted(rows, key=lambda i: (i.position, i.id))
 

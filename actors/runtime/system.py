@@ -122,6 +122,10 @@ class ActorSystem:
             async with asyncio.timeout(self.settings.ask_timeout):
                 return await future
         except TimeoutError:
+            if future.done() and not future.cancelled():
+                # Answered in the same instant the time ran out: the caller gets what was decided, not a
+                # 503 for a change that was made.
+                return future.result()
             # The timeout cancelled the future: a message still queued is skipped by its turn.
             raise ServiceUnavailable(f"actor {activation.actor.key} did not answer in time; retry",
                                      data={"actor": activation.actor.key}) from None
@@ -209,7 +213,8 @@ class ActorSystem:
 
     def _make_room(self) -> None:
         """Before one more activation: deactivate least recently used idle ones down below `max_active`,
-        unpinned before pinned; one with queued messages or a running turn is never chosen."""
+        unpinned before pinned; one still loading (a read may be waiting for it), with queued messages or
+        with a running turn is never chosen."""
         excess = len(self._recent) - self.settings.max_active + 1
         if excess <= 0:
             return
@@ -222,7 +227,8 @@ class ActorSystem:
                     self._recent.pop(key, None)  # already leaving: it no longer counts
                     excess -= 1
                     continue
-                if (key in self._pins) != pinned or activation.busy or len(activation.mailbox):
+                if ((key in self._pins) != pinned or not activation.ready.is_set() or activation.busy
+                        or len(activation.mailbox)):
                     continue
                 activation.deactivate(ServiceUnavailable(f"actor {key} made room for others; retry"))
                 del self._recent[key]

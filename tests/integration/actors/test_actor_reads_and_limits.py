@@ -147,3 +147,34 @@ async def test_an_actor_logs_with_its_own_key_not_the_request_that_activated_it(
     assert {entry["event"] for entry in lines} >= {"actor.activated", "actor.deactivated"}
     assert all(entry.get("actor") == LedgerActor.key_for(actor_id) for entry in lines)
     assert not any("request_id" in entry for entry in lines)
+
+
+async def test_the_cap_never_deactivates_an_actor_a_read_is_waiting_to_load(make_system: Build) -> None:
+    system = await make_system(max_active=1)
+    first, second = new_id("led"), new_id("led")
+
+    # Both reads activate at once: the second's room-making must not evict the first while it loads.
+    totals = await asyncio.gather(system.read(LedgerActor, first, ORG, total),
+                                  system.read(LedgerActor, second, ORG, total))
+
+    assert totals == [0, 0]
+
+
+async def test_a_reply_that_comes_as_the_ask_times_out_is_returned_not_503(make_system: Build) -> None:
+    system = await make_system()
+    actor_id = new_id("led")
+    assert await system.ask(LedgerActor, actor_id, ORG, Add(1)) == 1
+    activation = system.activation(LedgerActor, actor_id)
+    assert activation is not None
+    loop = asyncio.get_running_loop()
+
+    def answered_at_the_deadline(message: Any) -> asyncio.Future[Any]:
+        # The turn replies in the same loop pass in which the caller's timeout fires.
+        future: asyncio.Future[Any] = loop.create_future()
+        loop.call_soon(future.set_result, 2)
+        return future
+
+    activation.post = answered_at_the_deadline  # type: ignore[method-assign]
+    system.settings = replace(system.settings, ask_timeout=0.0)
+
+    assert await system.ask(LedgerActor, actor_id, ORG, Add(1)) == 2

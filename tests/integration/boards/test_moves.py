@@ -7,10 +7,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from actors.board.item_handlers import take_moved_item
 from actors.board.items import MoveAcross, MoveTarget
 from actors.board.routing import ask_board
 from actors.board.trash_sweeper import STALLED_MOVE_SECONDS, complete_stalled_moves
 from protocol import items as spec
+from storage import automations as automations_repo
+from storage import events as event_log
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board, make_board
 from web.keys import NODE
@@ -106,6 +109,50 @@ async def test_a_caller_retrying_a_cut_move_completes_it(org: Org, board: Board)
 
     assert retried.status == 200, retried.body
     assert retried.data["boardId"] == target.id and retried.data["number"] == 1
+
+
+async def test_two_takes_of_one_item_in_one_turn_number_it_once(org: Org, board: Board) -> None:
+    target = await make_board(org)
+    item = await board.add_item("Travel")
+    await board.add_item("Sub", parentId=item["id"])
+    node = org.anonymous.client.server.app[NODE]  # type: ignore[attr-defined]
+    caller = await _caller(node, org)
+    step_one = MoveAcross(id=item["id"], groupId=target.group_id, boardId=target.id,
+                          target=MoveTarget(target.id, target.group_id, {}))
+    await ask_board(node, caller, board.id, spec.MOVE.name, step_one)
+
+    # A caller's retry and the sweeper (or two callers) reach the target board in the same turn.
+    first, second = await asyncio.gather(take_moved_item(node, caller, board.id, target.id, item["id"]),
+                                         take_moved_item(node, caller, board.id, target.id, item["id"]))
+
+    assert first["number"] == second["number"] == 1, (first, second)
+    assert await numbers(target) == [1, 2]
+    await target.add_item("Next")
+    assert await numbers(target) == [1, 2, 3]  # no number was spent on a second take
+    logged = await event_log.read(node.pool, org.id, f"board:{target.id}", 0, 100)
+    assert [e.name for e in logged].count("item.moved") == 1
+
+
+async def test_an_item_between_the_steps_of_a_move_is_in_no_export_nor_automation(org: Org, board: Board) -> None:
+    from tests.integration.exports.conftest import export, parse
+
+    target = await make_board(org)
+    staying = await board.add_item("Staying")
+    leaving = await board.add_item("Leaving")
+    node = org.anonymous.client.server.app[NODE]  # type: ignore[attr-defined]
+    step_one = MoveAcross(id=leaving["id"], groupId=target.group_id, boardId=target.id,
+                          target=MoveTarget(target.id, target.group_id, {}))
+    await ask_board(node, await _caller(node, org), board.id, spec.MOVE.name, step_one)
+
+    listed = await board.api.query("items.list", {"boardId": board.id})
+    assert [i["id"] for i in listed.data["items"]] == [staying["id"]]
+    source_rows = parse(await export(board.api, "exportBoard", {"boardId": board.id}))
+    assert [row[1] for row in source_rows[1:]] == ["Staying"]  # as the board's own list shows it
+    target_rows = parse(await export(target.api, "exportBoard", {"boardId": target.id}))
+    assert target_rows[1:] == []
+    # Nor do the source board's automations act on it (an item trigger checks the item is on the board).
+    assert not await automations_repo.item_on_board(node.pool, board.id, leaving["id"])
+    assert await automations_repo.item_on_board(node.pool, board.id, staying["id"])
 
 
 async def _caller(node: Any, org: Org) -> Any:
