@@ -8,22 +8,6 @@ import asyncpg
 from storage.connection import Conn
 
 
-async def columns(conn: Conn, org_id: str, board_id: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
-        """SELECT c.id, c.name, c.type FROM board_columns c JOIN boards b ON b.id = c.board_id
-            WHERE c.board_id = $1 AND b.organization_id = $2""", board_id, org_id)
-
-
-async def group_end(conn: Conn, org_id: str, board_id: str, group_id: str) -> float | None:
-    """One past the last position in a group of the board; None when the group is not on the board."""
-    end: float | None = await conn.fetchval(
-        """SELECT coalesce((SELECT max(i.position) FROM items i
-                             WHERE i.group_id = g.id AND i.parent_id IS NULL AND i.deleted_at IS NULL), 0) + 1
-             FROM board_groups g JOIN boards b ON b.id = g.board_id
-            WHERE g.id = $3 AND g.board_id = $2 AND b.organization_id = $1""", org_id, board_id, group_id)
-    return end
-
-
 async def item_place(conn: Conn, org_id: str, item_id: str) -> asyncpg.Record | None:
     """An item's board and the board it is on its way to (`moving_to`: a cross-board move not yet taken)."""
     return await conn.fetchrow("SELECT board_id, moving_to FROM items WHERE id = $1 AND organization_id = $2",
@@ -35,6 +19,21 @@ async def stalled_moves(conn: Conn, before: object) -> list[asyncpg.Record]:
     return await conn.fetch(
         """SELECT id, board_id, moving_to, organization_id FROM items
             WHERE moving_to IS NOT NULL AND parent_id IS NULL AND updated_at <= $1""", before)
+
+
+async def return_move(conn: Conn, org_id: str, item_id: str, gone_board_id: str) -> None:
+    """A move whose target board was deleted before it took the item: mark the item (and its sub-items) as
+    arriving back on the board they never left, for that board to take them again."""
+    await conn.execute(
+        """UPDATE items SET moving_to = board_id
+            WHERE organization_id = $1 AND moving_to = $2 AND (id = $3 OR parent_id = $3)""",
+        org_id, gone_board_id, item_id)
+
+
+async def board_exists(conn: Conn, org_id: str, board_id: str) -> bool:
+    found: bool = await conn.fetchval("SELECT EXISTS (SELECT 1 FROM boards WHERE id = $1 AND organization_id = $2)",
+                                      board_id, org_id)
+    return found
 
 
 async def comment_ids(conn: Conn, org_id: str, item_ids: list[str]) -> list[str]:

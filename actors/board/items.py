@@ -302,9 +302,12 @@ def take_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     number = board.next_number
     after: list[ItemRow] = []
     for row in rows:
+        # Values of columns this board lacks are dropped (an item coming back from a board deleted before it
+        # took the item holds that board's column ids).
+        values = {column_id: value for column_id, value in row.values.items() if column_id in state.columns}
         after.append(msgspec.structs.replace(
             row, board_id=board.id, group_id=group_id, moving_to=None, number=number, updated_at=command.now,
-            position=position if row.id == item.id else row.position))
+            values=values, position=position if row.id == item.id else row.position))
         number += 1
     out.put(msgspec.structs.replace(board, next_number=number))
     for row in after:

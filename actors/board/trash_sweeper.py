@@ -1,6 +1,7 @@
 """The trash sweeper: hourly, every board holding items past their 30 days in the trash is told to purge
-them. Purging goes through each board's actor, so memory and database stay one; a purge is idempotent,
-so two nodes sweeping at once change nothing twice."""
+them; every minute, cross-board moves cut between their two steps are completed. Both go through the
+boards' actors, so memory and database stay one, and both are idempotent, so two nodes sweeping at once
+change nothing twice."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from actors.board.trash import PURGE_TRASH
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
 from protocol.caller import Caller, Organization
-from protocol.errors import ApiError
+from protocol.errors import ApiError, NotFound
 from storage import boards as board_repo
 
 log = structlog.get_logger("obeya.trash")
@@ -45,24 +46,36 @@ async def purge_expired_trash(node: Node) -> int:
 
 async def complete_stalled_moves(node: Node) -> int:
     """Finish every cross-board move whose source committed the item leaving a while ago but whose target
-    never took it (the node stopped between the two steps); return how many were completed."""
+    never took it (the node stopped between the two steps); return how many were completed. A move whose
+    target board was deleted meanwhile brings the item back to its own board."""
     done = 0
     before = node.clock.now() - timedelta(seconds=STALLED_MOVE_SECONDS)
     for row in await board_repo.stalled_moves(node.pool, before):
-        system = Caller(request_id="move-sweeper", organization=Organization(row["organization_id"], "", "", ""))
+        org_id, item_id, source, target = row["organization_id"], row["id"], row["board_id"], row["moving_to"]
+        system = Caller(request_id="move-sweeper", organization=Organization(org_id, "", "", ""))
         try:
-            await take_moved_item(node, system, row["board_id"], row["moving_to"], row["id"])
+            try:
+                await take_moved_item(node, system, source, target, item_id)
+            except NotFound:
+                if await board_repo.board_exists(node.pool, org_id, target):
+                    raise
+                await board_repo.return_move(node.pool, org_id, item_id, target)
+                await take_moved_item(node, system, target, source, item_id)
             done += 1
         except ApiError as error:  # the next sweep retries
-            log.warning("move_completion_failed", item=row["id"], error=error.message)
+            log.warning("move_completion_failed", item=item_id, error=error.message)
     return done
 
 
 async def sweep_trash_forever(node: Node) -> None:
-    """A worker (node.workers): a failed sweep is logged by the supervisor and tried again after its backoff."""
+    """A worker (node.workers): cut moves are completed every `STALLED_MOVE_SECONDS`, expired trash is purged
+    every `SWEEP_SECONDS`. A failed sweep is logged by the supervisor and tried again after its backoff."""
+    purged_at: float | None = None
     while True:
         await complete_stalled_moves(node)
-        purged = await purge_expired_trash(node)
-        if purged:
-            log.info("trash_purged", items=purged)
-        await rest(node.clock, SWEEP_SECONDS)
+        if purged_at is None or node.clock.monotonic() - purged_at >= SWEEP_SECONDS:
+            purged = await purge_expired_trash(node)
+            if purged:
+                log.info("trash_purged", items=purged)
+            purged_at = node.clock.monotonic()
+        await rest(node.clock, STALLED_MOVE_SECONDS)

@@ -97,6 +97,32 @@ async def test_a_move_cut_after_its_first_step_is_completed_by_the_sweeper(clock
     assert await complete_stalled_moves(node) == 0
 
 
+async def test_an_item_whose_target_board_was_deleted_before_it_arrived_comes_back(clocked_client: Any,
+                                                                                     clock: Any) -> None:
+    org = await make_org(clocked_client)
+    board, target = await make_board(org), await make_board(org)
+    item = await board.add_item("Travel")
+    sub = await board.add_item("Part", parentId=item["id"])
+    comment = await board.api.mutate("comments.create", {"itemId": item["id"], "body": "Still here"})
+    node = clocked_client.server.app[NODE]
+    step_one = MoveAcross(id=item["id"], groupId=target.group_id, boardId=target.id,
+                          target=MoveTarget(target.id, target.group_id, {}))
+    await ask_board(node, await _caller(node, org), board.id, spec.MOVE.name, step_one)
+    deleted = await org.owner.mutate("boards.delete", {"id": target.id})
+    assert deleted.status == 200, deleted.body
+
+    clock.advance(STALLED_MOVE_SECONDS + 1)
+    assert await complete_stalled_moves(node) == 1
+
+    got = await board.api.query("items.get", {"id": item["id"]})
+    assert got.status == 200, got.body
+    assert got.data["boardId"] == board.id and got.data["commentCount"] == 1
+    assert (await board.api.query("items.get", {"id": sub["id"]})).data["boardId"] == board.id
+    comments = await board.api.query("comments.list", {"itemId": item["id"]})
+    assert [c["id"] for c in comments.data["comments"]] == [comment.data["id"]]
+    assert await complete_stalled_moves(node) == 0
+
+
 async def test_a_caller_retrying_a_cut_move_completes_it(org: Org, board: Board) -> None:
     target = await make_board(org)
     item = await board.add_item("Travel")
