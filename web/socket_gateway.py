@@ -192,11 +192,17 @@ class LiveGateway:
             # The private room: the user's `notification.created` events of this organization, live from
             # now on (resume with `subscribe {room: "user", since}`).
             private = await stream_of(self.node, caller, "user")
-        except ApiError as error:
+            self._connections[sid] = Connection(caller, slug, bearer, session_token)
+            await self._join(sid, private, "user", None)
+        except Exception as exc:
+            # Refused with a reason (a database outage: 503, retry) rather than left unanswered, and with
+            # nothing of the socket kept.
+            await self._disconnect(sid)
+            error = as_api_error(exc)
+            if not isinstance(exc, ApiError):
+                log.warning("socket_connect_failed", error=type(exc).__name__)
             raise socketio.exceptions.ConnectionRefusedError(
                 error.message, {"code": error.code, "message": error.message}) from None
-        self._connections[sid] = Connection(caller, slug, bearer, session_token)
-        await self._join(sid, private, "user", None)
 
     async def _admit(self, slug: str | None, bearer: str | None, session_token: str | None) -> Caller:
         caller = await resolve_caller(self.node, request_id=new_id("req"), org_slug=slug, bearer=bearer,
@@ -233,7 +239,7 @@ class LiveGateway:
         except ApiError as error:
             return _error(error)
         except Exception as exc:  # the log could not be read (a database outage): the client retries
-            log.warning("socket_subscribe_failed", sid=sid, error=type(exc).__name__)
+            log.warning("socket_subscribe_failed", error=type(exc).__name__)
             return _error(as_api_error(exc))
         return {"ok": True, "seq": sent}
 
