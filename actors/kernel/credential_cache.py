@@ -39,6 +39,7 @@ class CredentialCache:
         # Ids dropped within the last `ttl` seconds: a bcrypt check that began before a revoke must not
         # put the credential back into the cache when it finishes.
         self._dropped: dict[str, float] = {}
+        self._dropped_sessions: dict[str, float] = {}  # the same for logged-out sessions
 
     def get(self, digest: str) -> VerifiedCredential | None:
         entry = self._entries.get(digest)
@@ -83,7 +84,15 @@ class CredentialCache:
         return entry[1]
 
     def put_session(self, digest: str, user_id: str, email: str) -> None:
+        dropped_at = self._dropped_sessions.get(digest)
+        if dropped_at is not None and self._clock.monotonic() - dropped_at <= SESSION_CACHE_SECONDS:
+            return  # read before the logout deleted it: not put back
         self._sessions[digest] = (self._clock.monotonic(), (user_id, email))
 
     def drop_session(self, digest: str) -> None:
+        """Forget a session at once (logout), also against a lookup that read it before and puts it after."""
+        now = self._clock.monotonic()
+        self._dropped_sessions = {d: at for d, at in self._dropped_sessions.items()
+                                  if now - at <= SESSION_CACHE_SECONDS}
+        self._dropped_sessions[digest] = now
         self._sessions.pop(digest, None)
