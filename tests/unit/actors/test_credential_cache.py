@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from actors.kernel.credential_cache import (
     SESSION_CACHE_SECONDS,
+    SESSIONS_PRUNED_FROM,
     CredentialCache,
     VerifiedCredential,
 )
@@ -42,3 +43,12 @@ def test_a_logged_out_session_is_not_put_back_by_a_lookup_that_read_it_before() 
     cache.put_session("other", "usr_2", "v@example.test")
     assert cache.get_session("other") == ("usr_2", "v@example.test")
 
+
+def test_sessions_that_never_come_back_are_not_kept_for_good() -> None:
+    clock = ManualClock()
+    cache = CredentialCache(clock)
+    for n in range(10 * SESSIONS_PRUNED_FROM):
+        cache.put_session(f"session_{n}", "usr_1", "u@example.test")
+        clock.advance(1.0)  # each one stale a few puts later
+    assert len(cache._sessions) <= 2 * SESSIONS_PRUNED_FROM
+    assert cache.get_session(f"session_{10 * SESSIONS_PRUNED_FROM - 1}") == ("usr_1", "u@example.test")
