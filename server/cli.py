@@ -62,7 +62,7 @@ async def _with_env(url: str, settings: Settings, work: Callable[[Node], Awaitab
     try:
         async with pool.acquire() as conn:
             await apply_migrations(conn)
-        return await work(Node(pool=pool, bcrypt_rounds=settings.bcrypt_rounds))
+        return await work(Node(pool=pool, bcrypt_rounds=settings.bcrypt_rounds, secret_key=settings.secret_key))
     finally:
         await pool.close()
 

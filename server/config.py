@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # The background workers server/app.py can start (Settings.workers selects among them).
@@ -18,6 +18,10 @@ WORKERS = frozenset({"idempotency-purge", "trash-sweeper", "mail-sender", "webho
 MIN_BCRYPT_ROUNDS = 4
 MIN_PRODUCTION_BCRYPT_ROUNDS = 10
 MAX_BCRYPT_ROUNDS = 31
+
+# OBEYA_SECRET_KEY seals secrets kept at rest (invitation links in stored e-mails): shorter than this it could
+# be guessed, and it is no password a person types.
+MIN_SECRET_KEY_LENGTH = 32
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,9 @@ class Settings:
     # Outbound webhook deliveries and automations' call_webhook: the receiver must answer within this.
     http_timeout: float = 10.0
     bcrypt_rounds: int = 10
+    # The key secrets at rest are sealed under (actors/kernel/sealing.py); None: one kept in the database.
+    # Not in the repr: settings may be logged, the key must not be.
+    secret_key: str | None = field(default=None, repr=False)
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -72,7 +79,18 @@ class Settings:
             max_actors=_integer(env, "OBEYA_MAX_ACTORS", 10_000, 1, 10_000_000),
             http_timeout=_seconds(env, "OBEYA_HTTP_TIMEOUT", 10.0),
             bcrypt_rounds=rounds,
+            secret_key=_secret_key(env),
         )
+
+
+def _secret_key(env: Mapping[str, str]) -> str | None:
+    value = env.get("OBEYA_SECRET_KEY", "")
+    if not value:
+        return None
+    if len(value) < MIN_SECRET_KEY_LENGTH:  # the value itself is never repeated in the message
+        raise SystemExit(f"OBEYA_SECRET_KEY must be at least {MIN_SECRET_KEY_LENGTH} characters, "
+                         f"not {len(value)}")
+    return value
 
 
 def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:

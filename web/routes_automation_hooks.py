@@ -1,6 +1,6 @@
 """The inbound URL of `webhook.received` automations: `POST /api/v1/automations/{automationId}/webhook` on the
-organization's host. No credential: the sender proves it knows the rule's secret (actors/services/
-automation_triggers.py). Answers 202 once the run is stored."""
+organization's host. No credential: the sender proves it knows the rule's secret (actors/automations/
+triggers.py). Answers 202 once the run is stored."""
 
 from __future__ import annotations
 

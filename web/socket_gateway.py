@@ -40,6 +40,7 @@ from actors.identity.accounts import session_digest
 from actors.identity.callers import resolve_caller
 from actors.kernel.authorization import authorize
 from actors.kernel.bus import AccessChange
+from actors.kernel.db_errors import as_api_error
 from actors.kernel.events import StoredEvent, wire_payload
 from actors.kernel.node import Node
 from protocol import events as spec
@@ -191,11 +192,17 @@ class LiveGateway:
             # The private room: the user's `notification.created` events of this organization, live from
             # now on (resume with `subscribe {room: "user", since}`).
             private = await stream_of(self.node, caller, "user")
-        except ApiError as error:
+            self._connections[sid] = Connection(caller, slug, bearer, session_token)
+            await self._join(sid, private, "user", None)
+        except Exception as exc:
+            # Refused with a reason (a database outage: 503, retry) rather than left unanswered, and with
+            # nothing of the socket kept.
+            await self._disconnect(sid)
+            error = as_api_error(exc)
+            if not isinstance(exc, ApiError):
+                log.warning("socket_connect_failed", error=type(exc).__name__)
             raise socketio.exceptions.ConnectionRefusedError(
                 error.message, {"code": error.code, "message": error.message}) from None
-        self._connections[sid] = Connection(caller, slug, bearer, session_token)
-        await self._join(sid, private, "user", None)
 
     async def _admit(self, slug: str | None, bearer: str | None, session_token: str | None) -> Caller:
         caller = await resolve_caller(self.node, request_id=new_id("req"), org_slug=slug, bearer=bearer,
@@ -231,6 +238,9 @@ class LiveGateway:
             sent = await self._join(sid, stream, data.room, data.since)
         except ApiError as error:
             return _error(error)
+        except Exception as exc:  # the log could not be read (a database outage): the client retries
+            log.warning("socket_subscribe_failed", error=type(exc).__name__)
+            return _error(as_api_error(exc))
         return {"ok": True, "seq": sent}
 
     async def _join(self, sid: str, stream: str, name: str, since: int | None) -> int:
@@ -262,15 +272,21 @@ class LiveGateway:
         cursor = room.catching_up[sid] = Cursor(since)
         connection.rooms[key] = name
         await self.sio.enter_room(sid, key)
-        await self._catch_up(sid, room, cursor)
+        try:
+            await self._catch_up(sid, room, cursor)
+        except Exception:
+            await self._leave(sid, key)  # not left catching up (skipped by every broadcast) for good
+            raise
         return cursor.seq
 
     async def _catch_up(self, sid: str, room: Room, cursor: Cursor) -> None:
         """Send the socket the log from its cursor to the room's seq, then turn it live. Stops early when the
-        socket leaves, or is held for an access check (which calls this again)."""
+        socket leaves, or is held for an access check (which calls this again). A failed read marks the
+        cursor stalled: the next access check (at the latest the safety net's) starts it again."""
         if cursor.replaying:
             return
         cursor.replaying = True
+        cursor.stalled = False
         try:
             while self._rooms.get(room.key) is room and room.catching_up.get(sid) is cursor and not cursor.held:
                 if cursor.seq >= room.seq:
@@ -288,6 +304,9 @@ class LiveGateway:
                 if len(missed) < limit or missed[-1].seq >= target:
                     # The log holds nothing more up to `target` for this organization.
                     cursor.seq = max(cursor.seq, target)
+        except BaseException:
+            cursor.stalled = True
+            raise
         finally:
             cursor.replaying = False
 
@@ -376,23 +395,24 @@ class LiveGateway:
         connection.check_again = True
         if not connection.checking:
             connection.checking = True
-            self._spawn(self._recheck(sid, connection, held=True), name="gateway:access")
+            self._spawn(self._recheck(sid, connection), name="gateway:access")
 
-    async def _recheck(self, sid: str, connection: Connection, *, held: bool) -> None:
+    async def _recheck(self, sid: str, connection: Connection) -> None:
         """Check the socket until no access change came in during the check (call with `checking` set)."""
         try:
             while True:
                 connection.check_again = False
-                await self._check(sid, connection, held=held)
+                await self._check(sid, connection)
                 if not connection.check_again:
                     return
-                held = True
         finally:
             connection.checking = False
 
-    async def _check(self, sid: str, connection: Connection, *, held: bool) -> None:
-        """Resolve the socket's credential again and check each of its rooms; release held rooms it may
-        still see (they go on from where they stopped)."""
+    async def _check(self, sid: str, connection: Connection) -> None:
+        """Resolve the socket's credential again and check each of its rooms; release the rooms it may still
+        see that are held or whose replay stalled (they go on from where they stopped). A cursor is held only
+        while a check of its socket runs, or after that check failed (the database was away): the next
+        check, at the latest the safety net's, lets it go on."""
         try:
             caller = await self._admit(connection.slug, connection.bearer, connection.session_token)
             if caller.org_id != connection.caller.org_id or caller.user_id != connection.caller.user_id:
@@ -411,7 +431,8 @@ class LiveGateway:
                 continue
             room = self._rooms.get(key)
             cursor = room.catching_up.get(sid) if room is not None else None
-            if held and room is not None and cursor is not None and cursor.held and not connection.check_again:
+            if (room is not None and cursor is not None and (cursor.held or cursor.stalled)
+                    and not cursor.replaying and not connection.check_again):
                 cursor.held = False
                 self._spawn(self._catch_up(sid, room, cursor), name="gateway:replay")
 
@@ -440,7 +461,7 @@ class LiveGateway:
                     continue
                 connection.checking = True
                 try:
-                    await self._recheck(sid, connection, held=False)
+                    await self._recheck(sid, connection)
                 except Exception:  # a database outage: the next round tries again
                     log.exception("socket_recheck_failed", sid=sid)
 

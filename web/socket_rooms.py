@@ -25,6 +25,7 @@ class Cursor:
     seq: int
     held: bool = False  # access being re-checked: send nothing
     replaying: bool = False  # a task is sending it the log
+    stalled: bool = False  # its replay failed (the log could not be read): the next access check restarts it
 
 
 @dataclass

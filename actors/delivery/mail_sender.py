@@ -46,7 +46,8 @@ async def deliver_due(node: Node, target: mailer.SmtpTarget) -> int:
 
 async def _attempt(node: Node, target: mailer.SmtpTarget, row: asyncpg.Record) -> int:
     try:
-        body = row["body"] if row["sealed_body"] is None else await sealing.open_sealed(node.pool, row["sealed_body"])
+        body = (row["body"] if row["sealed_body"] is None
+                else await sealing.open_sealed(node.pool, row["sealed_body"], node.secret_key))
     except sealing.Unopenable as error:
         # Another attempt cannot open it either: given up at once, naming why (never the secret).
         await mail.mark_failed_attempt(node.pool, row["id"], str(error), None)

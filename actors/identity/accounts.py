@@ -120,8 +120,8 @@ async def login(node: Node, org_id: str | None, data: auth.LoginInput) -> Sessio
 
 async def logout(node: Node, token: str) -> None:
     digest = session_digest(token)
-    node.credentials.drop_session(digest)
     await repo.delete_session(node.pool, digest)
+    node.credentials.drop_session(digest)  # after the delete: nothing reads it back in between
     node.bus.access_changed(AccessChange(session_digest=digest))  # its sockets are checked again
 
 

@@ -173,6 +173,11 @@ class EventBus:
             except Exception:
                 log.exception("bus_consumer_failed", consumer=consumer.name)
             finally:
+                if consumer.queue.empty() and not consumer.missed:
+                    # Nothing queued is left to skip: forget the catch-ups, or a stream caught up once and
+                    # quiet since would be kept for the node's lifetime. (An event committed before the
+                    # catch-up's read but published after this may come twice: delivery is at least once.)
+                    consumer.caught.clear()
                 consumer.busy = False
                 await self._notify_idle()
 

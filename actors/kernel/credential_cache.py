@@ -13,6 +13,8 @@ from actors.runtime.clock import Clock
 CACHE_SECONDS = 60.0
 # Sessions are cached more briefly: a logout on another node must take effect within seconds.
 SESSION_CACHE_SECONDS = 5.0
+# Cached sessions are pruned of stale entries once there are this many (then whenever their number doubles).
+SESSIONS_PRUNED_FROM = 1024
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class CredentialCache:
         # Ids dropped within the last `ttl` seconds: a bcrypt check that began before a revoke must not
         # put the credential back into the cache when it finishes.
         self._dropped: dict[str, float] = {}
+        self._dropped_sessions: dict[str, float] = {}  # the same for logged-out sessions
+        self._sessions_prune_at = SESSIONS_PRUNED_FROM
 
     def get(self, digest: str) -> VerifiedCredential | None:
         entry = self._entries.get(digest)
@@ -83,7 +87,22 @@ class CredentialCache:
         return entry[1]
 
     def put_session(self, digest: str, user_id: str, email: str) -> None:
-        self._sessions[digest] = (self._clock.monotonic(), (user_id, email))
+        dropped_at = self._dropped_sessions.get(digest)
+        if dropped_at is not None and self._clock.monotonic() - dropped_at <= SESSION_CACHE_SECONDS:
+            return  # read before the logout deleted it: not put back
+        now = self._clock.monotonic()
+        if len(self._sessions) >= self._sessions_prune_at:
+            # Sessions that never came back would otherwise stay for the node's lifetime: drop the stale
+            # ones whenever the table has doubled since the last pruning (amortized constant time).
+            self._sessions = {d: entry for d, entry in self._sessions.items()
+                              if now - entry[0] <= SESSION_CACHE_SECONDS}
+            self._sessions_prune_at = max(SESSIONS_PRUNED_FROM, 2 * len(self._sessions))
+        self._sessions[digest] = (now, (user_id, email))
 
     def drop_session(self, digest: str) -> None:
+        """Forget a session at once (logout), also against a lookup that read it before and puts it after."""
+        now = self._clock.monotonic()
+        self._dropped_sessions = {d: at for d, at in self._dropped_sessions.items()
+                                  if now - at <= SESSION_CACHE_SECONDS}
+        self._dropped_sessions[digest] = now
         self._sessions.pop(digest, None)

@@ -4,7 +4,8 @@
 - class 40 (transaction rollback: 40001 serialization failure, 40P01 deadlock): 409, retry;
 - 23503 foreign-key violation: a row the change refers to was deleted meanwhile, 404;
 - the rest of class 23 (unique, check, not-null, exclusion): 409, the change conflicts with stored data;
-- a connection that failed or timed out: 503, retry;
+- a connection that failed or timed out, the server shutting down or cancelling the statement (class 57:
+  a restart, an administrator's pg_cancel_backend) or short of resources (class 53): 503, retry;
 - anything else: 500, logged by the edge, its text never shown.
 """
 
@@ -30,8 +31,8 @@ def database_error(exc: BaseException, *, missing: ApiError | None = None) -> Ap
             return missing if missing is not None else NotFound(MISSING)
         case asyncpg.IntegrityConstraintViolationError():
             return Conflict(CONFLICTS)
-        case (asyncpg.PostgresConnectionError() | asyncpg.CannotConnectNowError()
-              | asyncpg.TooManyConnectionsError() | asyncpg.InterfaceError() | OSError() | TimeoutError()):
+        case (asyncpg.PostgresConnectionError() | asyncpg.OperatorInterventionError()
+              | asyncpg.InsufficientResourcesError() | asyncpg.InterfaceError() | OSError() | TimeoutError()):
             return ServiceUnavailable(UNAVAILABLE)
         case _:
             return None

@@ -75,15 +75,17 @@ def smtp_target(url: str | None, service_host: str) -> SmtpTarget | None:
 
 
 async def queue_mail(conn: asyncpg.Connection | asyncpg.Pool, *, org_id: str | None, kind: str, to: str,
-                     subject: str, body: str, smtp_configured: bool = False, secrets: Sequence[str] = ()) -> str:
+                     subject: str, body: str, smtp_configured: bool = False, secrets: Sequence[str] = (),
+                     secret_key: str | None = None) -> str:
     """Store an e-mail in the caller's transaction: `queued` for the sender when SMTP is configured
     (the sender wakes when that transaction commits), else `stored` and only logged. Each of `secrets`
-    (never in the subject) is redacted from the stored body and kept only inside the sealed copy."""
+    (never in the subject) is redacted from the stored body and kept only inside the copy sealed under
+    `secret_key` (the node's; None: the database's key)."""
     status = "queued" if smtp_configured else "stored"
     shown = body
     for secret in secrets:
         shown = shown.replace(secret, REDACTED)
-    sealed = await sealing.seal(conn, body) if shown != body else None
+    sealed = await sealing.seal(conn, body, secret_key) if shown != body else None
     email_id = await mail.store(conn, org_id, kind, to, subject, shown, status, sealed)
     log.info(f"email_{status}", email_id=email_id, kind=kind, to=to, subject=subject)
     return email_id

@@ -59,6 +59,9 @@ class Node:
     http_timeout: float = 10.0
     # bcrypt cost of new password, API key and token hashes (server/config.py: OBEYA_BCRYPT_ROUNDS).
     bcrypt_rounds: int = 10
+    # The key secrets kept at rest are sealed under (actors/kernel/sealing.py; OBEYA_SECRET_KEY); None: a key
+    # kept in the database. Never shown in a repr, so never in a log line.
+    secret_key: str | None = field(default=None, repr=False)
     # The node's background workers, on the node's clock.
     workers: Supervisor = field(init=False)
 

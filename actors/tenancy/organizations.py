@@ -126,7 +126,7 @@ async def invite(node: Node, caller: Caller, data: spec.InviteInput) -> dict[str
                          subject=f"You are invited to {caller.organization.name} on Obeya",
                          body=f"Join {caller.organization.name} as {data.role}: {link}\n"
                               f"Invitation token: {token}\nThe invitation expires on {iso(expires_at)}.",
-                         smtp_configured=node.smtp is not None, secrets=[token])
+                         smtp_configured=node.smtp is not None, secrets=[token], secret_key=node.secret_key)
         await uow.activity("invitation", row["id"], "member.invited",
                            {"email": data.email, "role": data.role})
         uow.emit(org_stream(caller.org_id), "member.invited",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from actors.kernel.bus import AccessChange
 from actors.kernel.membership_cache import forget_member
 from storage import accounts as accounts_repo
 from storage import events as event_log
@@ -162,3 +163,74 @@ async def test_a_user_of_two_organizations_gets_each_notification_once_on_each_h
 
 async def org_seq(org: Org) -> int:
     return await event_log.last_seq(org.owner.client.server.app[NODE].pool, org.id, f"org:{org.id}")
+
+
+async def test_a_socket_held_by_a_check_that_failed_goes_on_within_the_safety_net(
+        client: Any, org: Org, screens: Any, monkeypatch: Any) -> None:
+    """The database is away while a role change is re-checked: the socket is not held for good, the next
+    round of the safety net lets it go on from where it stopped, with nothing missed."""
+    member_id, member = await org.add_user("member")
+    screen = screens()
+    await screen.connect(member)
+    start = (await screen.call("subscribe", {"room": "org"}))["seq"]
+    gateway = client.server.app[GATEWAY]
+    admit = gateway._admit
+    failures = []
+
+    async def away_once(*args: Any) -> Any:
+        if not failures:
+            failures.append(args)
+            raise OSError("the database is away")
+        return await admit(*args)
+
+    monkeypatch.setattr(gateway, "_admit", away_once)
+    reply = await org.owner.mutate("organizations.members.updateRole", {"userId": member_id, "role": "admin"})
+    assert reply.status == 200, reply.body
+    final = await org_seq(org)
+    await screen.wait_for_seq(final)
+    assert failures, "the access check never ran"
+    assert screen.seqs() == list(range(start + 1, final + 1))
+
+
+async def test_a_replay_that_failed_goes_on_within_the_safety_net(
+        client: Any, org: Org, screens: Any, monkeypatch: Any) -> None:
+    """The log cannot be read when a held socket's replay starts: the replay starts again on the safety
+    net's next round instead of leaving the socket skipped by every broadcast."""
+    member_id, member = await org.add_user("member")
+    screen = screens()
+    await screen.connect(member)
+    start = (await screen.call("subscribe", {"room": "org"}))["seq"]
+    events = client.server.app[NODE].events
+    read = events.read
+    failures = []
+
+    async def away_once(*args: Any) -> Any:
+        if not failures:
+            failures.append(args)
+            raise OSError("the database is away")
+        return await read(*args)
+
+    monkeypatch.setattr(events, "read", away_once)
+    gateway = client.server.app[GATEWAY]
+    gateway._access_changed(AccessChange(organization_id=org.id, user_id=member_id))  # held: replays on release
+    await org.owner.mutate("organizations.members.updateRole", {"userId": member_id, "role": "admin"})
+    final = await org_seq(org)
+    await screen.wait_for_seq(final)
+    assert failures, "no replay ran"
+    assert screen.seqs() == list(range(start + 1, final + 1))
+
+
+async def test_a_subscribe_that_cannot_read_the_log_is_answered_503(
+        client: Any, org: Org, screens: Any, monkeypatch: Any) -> None:
+    board = await make_board(org)
+    screen = screens()
+    await screen.connect(org.owner)
+    events = client.server.app[NODE].events
+
+    async def away(*args: Any) -> Any:
+        raise OSError("the database is away")
+
+    monkeypatch.setattr(events, "last_seq", away)
+    reply = await screen.call("subscribe", {"room": f"board:{board.id}"})
+    assert reply == {"ok": False, "error": {"code": "SERVICE_UNAVAILABLE",
+                                            "message": "the database is unavailable; retry"}}

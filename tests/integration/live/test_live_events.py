@@ -12,6 +12,7 @@ import socketio
 from storage import events as event_log
 from tests.harness import Org, make_org
 from web.keys import NODE
+from web.socket_gateway import GATEWAY
 
 
 async def change_role(org: Org, user_id: str, role: str) -> None:
@@ -206,3 +207,21 @@ async def test_events_feed_refuses_bad_and_foreign_streams(client: Any, org: Org
     assert missing.status == 422 and missing.error["details"][0]["field"] == "stream"
     anonymous = await org.anonymous.rest("GET", "/api/v1/events", params={"stream": "org"})
     assert anonymous.status == 401
+
+
+async def test_a_connect_during_a_database_outage_is_refused_503_and_leaves_nothing(
+        client: Any, org: Org, screens: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    events = client.server.app[NODE].events
+
+    async def away(*args: Any) -> Any:
+        raise OSError("the database is away")
+
+    monkeypatch.setattr(events, "last_seq", away)
+    screen, reasons = screens(), []
+    screen.client.on("connect_error", reasons.append)
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await screen.connect(org.owner)
+    assert reasons, "left to time out instead of refused"
+    assert reasons[0].get("data", reasons[0])["code"] == "SERVICE_UNAVAILABLE", reasons
+    gateway = client.server.app[GATEWAY]
+    assert gateway._connections == {} and gateway._rooms == {}

@@ -28,15 +28,17 @@ from web.keys import NODE
 pytestmark = QUIET_PLAIN_AUTH
 
 
-def _settings(smtp_url: str | None) -> Settings:
+def _settings(smtp_url: str | None, secret_key: str | None = None) -> Settings:
     """A server that sends mail (and runs the automations that queue it), hashing at bcrypt's minimum cost."""
     settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost", "OBEYA_BCRYPT_ROUNDS": "4",
-                                  **({"OBEYA_SMTP_URL": smtp_url} if smtp_url else {})})
+                                  **({"OBEYA_SMTP_URL": smtp_url} if smtp_url else {}),
+                                  **({"OBEYA_SECRET_KEY": secret_key} if secret_key else {})})
     return replace(settings, workers=frozenset({"mail-sender", "automations"}))
 
 
-async def _client(aiohttp_client: Any, database_url: str, smtp_url: str | None, clock: Any = None) -> Any:
-    return await aiohttp_client(create_app(_settings(smtp_url), database_url, clock=clock),
+async def _client(aiohttp_client: Any, database_url: str, smtp_url: str | None, clock: Any = None,
+                  secret_key: str | None = None) -> Any:
+    return await aiohttp_client(create_app(_settings(smtp_url, secret_key), database_url, clock=clock),
                                 cookie_jar=aiohttp.DummyCookieJar())
 
 
@@ -107,7 +109,7 @@ async def test_stored_invitation_keeps_the_link_redacted_and_sealed(org: Any) ->
     assert f"/invite?token={REDACTED}\nInvitation token: {REDACTED}\n" in row["body"]
     await _holds_no_usable_token(org, row)
     # Only the sealed text holds the link; it opens with the node's key, and the token it holds works.
-    token = _token_of(await sealing.open_sealed(pool, row["sealed_body"]))
+    token = _token_of(await sealing.open_sealed(pool, row["sealed_body"], None))
     assert token not in repr(logs)
     accepted = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
                                         {"token": token, "name": "Sealed", "password": "a long password"})
@@ -115,16 +117,17 @@ async def test_stored_invitation_keeps_the_link_redacted_and_sealed(org: Any) ->
 
 
 async def test_mail_sealed_under_another_key_is_failed_naming_why(aiohttp_client: Any, database_url: str,
-                                                                  smtp_url: str, sink: Sink,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OBEYA_SECRET_KEY", "k" * 40)
-    client = await _client(aiohttp_client, database_url, None)
+                                                                  smtp_url: str, sink: Sink) -> None:
+    client = await _client(aiohttp_client, database_url, None, secret_key="k" * 40)
     org = await make_org(client)
     assert (await org.owner.mutate("organizations.members.invite", {"email": "rekeyed@example.test"})).status == 200
     pool = client.server.app[NODE].pool
     await pool.execute("UPDATE emails SET status = 'queued' WHERE recipient = 'rekeyed@example.test'")
-    monkeypatch.setenv("OBEYA_SECRET_KEY", "z" * 40)
-    sender = await _client(aiohttp_client, database_url, smtp_url)
+    # Sealed under the configured key: the database alone cannot open it.
+    with pytest.raises(sealing.Unopenable):
+        await sealing.open_sealed(pool, await pool.fetchval(
+            "SELECT sealed_body FROM emails WHERE recipient = 'rekeyed@example.test'"), None)
+    sender = await _client(aiohttp_client, database_url, smtp_url, secret_key="z" * 40)
 
     row = await _email(sender.server.app[NODE].pool, "rekeyed@example.test", lambda row: row["status"] != "queued")
     assert row["status"] == "failed" and "another key" in row["last_error"] and row["sealed_body"] is None

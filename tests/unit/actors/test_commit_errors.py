@@ -18,4 +18,10 @@ def test_commit_errors_map_to_typed_api_errors() -> None:
     assert isinstance(as_api_error(asyncpg.CheckViolationError("check")), Conflict)
     assert isinstance(as_api_error(asyncpg.ConnectionDoesNotExistError("closed")), ServiceUnavailable)
     assert isinstance(as_api_error(ConnectionResetError()), ServiceUnavailable)
+    # A PostgreSQL restart or an administrator cancelling the statement: retry, not a 500.
+    assert isinstance(as_api_error(asyncpg.AdminShutdownError("terminating connection")), ServiceUnavailable)
+    assert isinstance(as_api_error(asyncpg.QueryCanceledError("canceling statement")), ServiceUnavailable)
+    assert isinstance(as_api_error(asyncpg.CannotConnectNowError("starting up")), ServiceUnavailable)
+    assert isinstance(as_api_error(asyncpg.TooManyConnectionsError("too many")), ServiceUnavailable)
+    assert isinstance(as_api_error(asyncpg.DiskFullError("disk full")), ServiceUnavailable)
     assert isinstance(as_api_error(KeyError("bug")), InternalError)

@@ -14,8 +14,8 @@ ORG = "org_test"
 STREAM = "board:brd_test"
 
 
-def event(seq: int) -> StoredEvent:
-    return StoredEvent(id=f"evt_{seq}", organization_id=ORG, stream=STREAM, seq=seq, name="item.updated",
+def event(seq: int, stream: str = STREAM) -> StoredEvent:
+    return StoredEvent(id=f"evt_{seq}", organization_id=ORG, stream=stream, seq=seq, name="item.updated",
                        payload={}, created_at=datetime(2026, 1, 1, tzinfo=UTC))
 
 
@@ -74,3 +74,27 @@ async def test_access_signals_reach_watchers_before_publish_returns() -> None:
     bus.watch_access(changes.append)
     bus.access_changed(AccessChange(credential_id="key_1"))
     assert changes == [AccessChange(credential_id="key_1")]
+
+
+async def test_a_consumer_keeps_nothing_of_its_catch_ups_once_its_queue_is_empty() -> None:
+    """Catching up remembers, per stream, what queued events to skip; once nothing is queued that memory is
+    dropped, so a node whose consumer fell behind on many quiet streams does not keep them all for good."""
+    bus, gate = EventBus(), asyncio.Event()
+    committed = [event(1, f"user:{ORG}:usr_{n}") for n in range(200)]  # one event on each of 200 streams
+    seen: list[str] = []
+
+    async def read(org_id: str, stream: str, since: int, limit: int) -> list[StoredEvent]:
+        return [e for e in committed if e.stream == stream and e.seq > since][:limit]
+
+    async def blocked(events: Sequence[StoredEvent]) -> None:
+        await gate.wait()
+        seen.extend(e.stream for e in events)
+
+    bus.subscribe("slow", blocked, capacity=4, read=read)
+    for stored in committed:
+        await bus.publish([stored])
+    gate.set()
+    await bus.drained()
+    assert sorted(seen) == sorted(e.stream for e in committed)  # each once
+    assert bus._consumers["slow"].caught == {}
+    await bus.close()

@@ -13,23 +13,25 @@ def test_defaults() -> None:
     assert (settings.pool_size, settings.pool_timeout, settings.statement_timeout) == (20, 5.0, 30.0)
     assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (10.0, 10_000, 10.0)
     assert settings.bcrypt_rounds == 10 and settings.workers == WORKERS
+    assert settings.secret_key is None  # sealed under a key kept in the database
 
 
 def test_every_variable_is_read() -> None:
     settings = Settings.from_env({"OBEYA_POOL_SIZE": "40", "OBEYA_POOL_TIMEOUT": "2.5",
                                   "OBEYA_STATEMENT_TIMEOUT": "12", "OBEYA_ASK_TIMEOUT": "7",
                                   "OBEYA_MAX_ACTORS": "500", "OBEYA_HTTP_TIMEOUT": "3",
-                                  "OBEYA_BCRYPT_ROUNDS": "12"})
+                                  "OBEYA_BCRYPT_ROUNDS": "12", "OBEYA_SECRET_KEY": "s" * 32})
     assert (settings.pool_size, settings.pool_timeout, settings.statement_timeout) == (40, 2.5, 12.0)
     assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (7.0, 500, 3.0)
-    assert settings.bcrypt_rounds == 12
+    assert settings.bcrypt_rounds == 12 and settings.secret_key == "s" * 32
 
 
 @pytest.mark.parametrize(("name", "value"), [
     ("OBEYA_POOL_SIZE", "many"), ("OBEYA_POOL_SIZE", "2"), ("OBEYA_POOL_TIMEOUT", "0"),
     ("OBEYA_POOL_TIMEOUT", "-1"), ("OBEYA_STATEMENT_TIMEOUT", "soon"), ("OBEYA_STATEMENT_TIMEOUT", "nan"),
     ("OBEYA_ASK_TIMEOUT", "inf"), ("OBEYA_MAX_ACTORS", "0"), ("OBEYA_HTTP_TIMEOUT", "1e9"),
-    ("OBEYA_BCRYPT_ROUNDS", "3"), ("OBEYA_BCRYPT_ROUNDS", "32"), ("OBEYA_BCRYPT_ROUNDS", "ten")])
+    ("OBEYA_BCRYPT_ROUNDS", "3"), ("OBEYA_BCRYPT_ROUNDS", "32"), ("OBEYA_BCRYPT_ROUNDS", "ten"),
+    ("OBEYA_SECRET_KEY", "too short to be secret")])
 def test_a_bad_value_stops_the_start_naming_its_variable(name: str, value: str) -> None:
     with pytest.raises(SystemExit, match=name):
         Settings.from_env({name: value})
@@ -40,3 +42,12 @@ def test_production_refuses_a_cheap_bcrypt_cost() -> None:
     with pytest.raises(SystemExit, match="OBEYA_BCRYPT_ROUNDS must be at least 10 in production"):
         Settings.from_env({"OBEYA_ENV": "production", "OBEYA_BCRYPT_ROUNDS": "9"})
     assert Settings.from_env({"OBEYA_ENV": "production"}).bcrypt_rounds == 10
+
+
+def test_the_secret_key_is_never_shown() -> None:
+    """Settings (and the node built from them) may be logged; the key sealing secrets at rest must not be."""
+    key = "a-secret-key-of-forty-characters-abcdef"
+    assert key not in repr(Settings.from_env({"OBEYA_SECRET_KEY": key}))
+    with pytest.raises(SystemExit) as stopped:
+        Settings.from_env({"OBEYA_SECRET_KEY": "short secret"})
+    assert "short secret" not in str(stopped.value)
