@@ -162,7 +162,7 @@ class Activation(Generic[S, M, C]):
                 for envelope in batch:
                     envelope.fail(error)
                 return
-            decided, provisional = self._decide_all(batch)
+            decided, refused, provisional = self._decide_all(batch)
             changes = [decision.change for _, decision in decided if decision.change is not None]
             events: list[Event] = [event for _, decision in decided for event in decision.events]
             committed: list[StoredEvent] = []
@@ -170,12 +170,16 @@ class Activation(Generic[S, M, C]):
                 try:
                     committed = await self._commit(changes, events)
                 except Exception as exc:
-                    await self._after_failed_commit(decided, exc)
+                    await self._after_failed_commit([envelope for envelope, _ in [*decided, *refused]], exc)
                     return
             # Memory is replaced before any caller hears back, so a reader who got a reply sees its write.
             self._state = provisional
             for envelope, decision in decided:
                 envelope.reply(decision.reply)
+            # Refusals too wait for the commit: one decided against a change made earlier in the turn (the
+            # row it names was just removed) must not reach a caller who then reads the database before it.
+            for envelope, error in refused:
+                envelope.fail(error)
             self.last_active = self._now()
             if committed:
                 await self._publish(committed)
@@ -183,11 +187,13 @@ class Activation(Generic[S, M, C]):
             self.busy = False
         self._in_flight = []
 
-    def _decide_all(self, batch: list[Envelope]) -> tuple[list[tuple[Envelope, Decision[C]]], S]:
+    def _decide_all(self, batch: list[Envelope]
+                    ) -> tuple[list[tuple[Envelope, Decision[C]]], list[tuple[Envelope, ApiError]], S]:
         # Later messages of a turn must see the changes decided before them, so decisions are applied
         # to a provisional state; `apply` is pure, so memory is only replaced once the commit succeeded.
         provisional = self.state
         decided: list[tuple[Envelope, Decision[C]]] = []
+        refused: list[tuple[Envelope, ApiError]] = []
         for envelope in batch:
             if envelope.future.done():
                 continue
@@ -196,15 +202,15 @@ class Activation(Generic[S, M, C]):
                 # A failing `apply` is a bug in the actor: it fails this message, never the whole actor.
                 after = provisional if decision.change is None else self.actor.apply(provisional, decision.change)
             except ApiError as error:
-                envelope.fail(error)
+                refused.append((envelope, error))
                 continue
             except Exception:
                 log.exception("actor.decide_failed", actor=self.actor.key)
-                envelope.fail(InternalError("internal error"))
+                refused.append((envelope, InternalError("internal error")))
                 continue
             provisional = after
             decided.append((envelope, decision))
-        return decided, provisional
+        return decided, refused, provisional
 
     async def _commit(self, changes: list[C], events: list[Event]) -> list[StoredEvent]:
         actor = self.actor
@@ -216,12 +222,12 @@ class Activation(Generic[S, M, C]):
             await actor.persist(conn, changes)
             return await append_sorted(conn, pending)
 
-    async def _after_failed_commit(self, decided: list[tuple[Envelope, Decision[C]]],
-                                   exc: Exception) -> None:
+    async def _after_failed_commit(self, answered: list[Envelope], exc: Exception) -> None:
+        # Refusals fail with the commit's error too: the state they were decided against never existed.
         error = as_api_error(exc)
         if not isinstance(exc, ApiError | asyncpg.IntegrityConstraintViolationError):
             log.warning("actor.commit_failed", actor=self.actor.key, error=repr(exc))
-        for envelope, _ in decided:
+        for envelope in answered:
             envelope.fail(error)
         if isinstance(error, StaleEpoch):
             self.deactivate(error)

@@ -130,6 +130,26 @@ async def test_rejected_message_changes_nothing_and_the_rest_of_the_turn_commits
     assert len(await logged(pool, actor_id)) == 2
 
 
+async def test_a_refusal_is_answered_only_once_the_changes_decided_before_it_are_durable(
+        make_system: Build, pool: asyncpg.Pool) -> None:
+    system = await make_system()
+    actor_id = new_id("led")
+    probe = PROBES[actor_id]
+    probe.gate = asyncio.Event()
+    # Both land in the first turn (the activation loads before it takes them); its commit is held.
+    added = asyncio.ensure_future(ask_add(system, actor_id, 2))
+    refused = asyncio.ensure_future(ask_add(system, actor_id, -1))
+    await probe.entered.wait()
+
+    assert not refused.done(), "a refusal decided against an uncommitted change must wait for the commit"
+
+    probe.gate.set()
+    assert await added == 2
+    with pytest.raises(BadRequest):
+        await refused
+    assert (await stored(pool, actor_id)).entries == (2,)
+
+
 async def test_failed_commit_fails_every_message_of_the_turn_and_memory_equals_database(
         make_system: Build, pool: asyncpg.Pool) -> None:
     system = await make_system()
