@@ -21,6 +21,7 @@ from protocol.errors import (
     PayloadTooLarge,
 )
 from protocol.ids import new_id
+from protocol.slugs import ROUTED_HOST_LABELS
 from web.envelopes import error_response
 from web.errors import unexpected_error
 from web.keys import CALLER, NODE, PROCEDURE, REQUEST_ID, STYLE
@@ -61,7 +62,7 @@ def org_slug(host: str, service_host: str) -> str | None:
     if not host.endswith(suffix):
         return None
     slug = host[: -len(suffix)].rsplit(".", 1)[-1]
-    return None if slug in ("", "auth", "www") else slug
+    return None if slug == "" or slug in ROUTED_HOST_LABELS else slug
 
 
 def _bearer(request: web.Request) -> str | None:
