@@ -43,6 +43,10 @@ class Settings:
     # Outbound webhook deliveries and automations' call_webhook: the receiver must answer within this.
     http_timeout: float = 10.0
     bcrypt_rounds: int = 10
+    # Invalid credentials are throttled per client address (actors/identity/throttle.py ADDRESS). Off behind a
+    # proxy that hides client addresses, where every client would share one address; the per-account login
+    # throttle stays on either way.
+    address_throttle: bool = True
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -57,6 +61,9 @@ class Settings:
         if production and rounds < MIN_PRODUCTION_BCRYPT_ROUNDS:
             raise SystemExit(f"OBEYA_BCRYPT_ROUNDS must be at least {MIN_PRODUCTION_BCRYPT_ROUNDS} in production, "
                              f"not {rounds}")
+        throttle = env.get("OBEYA_ADDRESS_THROTTLE", "1").strip()
+        if throttle not in ("0", "1"):
+            raise SystemExit(f"OBEYA_ADDRESS_THROTTLE must be 0 or 1, not {throttle!r}")
         return cls(
             database_url=env.get("OBEYA_DATABASE_URL") or None,
             redis_url=env.get("OBEYA_REDIS_URL") or None,
@@ -72,6 +79,7 @@ class Settings:
             max_actors=_integer(env, "OBEYA_MAX_ACTORS", 10_000, 1, 10_000_000),
             http_timeout=_seconds(env, "OBEYA_HTTP_TIMEOUT", 10.0),
             bcrypt_rounds=rounds,
+            address_throttle=throttle == "1",
         )
 
 

@@ -19,6 +19,7 @@ from protocol.errors import (
     MethodNotSupported,
     NotFound,
     PayloadTooLarge,
+    TooManyRequests,
 )
 from protocol.ids import new_id
 from protocol.slugs import ROUTED_HOST_LABELS
@@ -132,6 +133,8 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
         response = await handler(request)
     except ApiError as error:
         response = error_response(error, style, request.get(PROCEDURE))
+        if isinstance(error, TooManyRequests) and error.retry_after is not None:
+            response.headers["Retry-After"] = str(error.retry_after)
     except web.HTTPException as exc:
         if exc.status < 400:
             exc.headers["X-Request-Id"] = request_id
@@ -156,7 +159,7 @@ async def resolve_identity(request: web.Request, handler: Handler) -> web.Stream
     node = request.app[NODE]
     caller = await resolve_caller(node, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
                                   node.service_host), bearer=_bearer(request),
-                                  session_token=request.cookies.get(SESSION_COOKIE))
+                                  session_token=request.cookies.get(SESSION_COOKIE), address=request.remote)
     request[CALLER] = caller
     structlog.contextvars.bind_contextvars(
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 
 import asyncpg
 
-from actors.identity.passwords import hash_secret, verify_secret
+from actors.identity import throttle
+from actors.identity.passwords import dummy_hash, hash_secret, verify_secret
 from actors.kernel.bus import AccessChange
 from actors.kernel.handlers import implement
 from actors.kernel.membership_cache import forget_member
@@ -111,14 +112,22 @@ async def signup(node: Node, data: auth.SignupInput) -> Session:
 
 
 async def login(node: Node, org_id: str | None, data: auth.LoginInput) -> Session:
-    """Check the password; on an organization host the user must also be a member of it."""
-    async with node.pool.acquire() as conn:
-        row = await repo.user_login(conn, data.email)
-        valid = row is not None and await verify_secret(data.password, row["password_hash"])
-        if valid and row is not None and org_id is not None:
-            valid = await repo.membership_role(conn, org_id, row["id"]) is not None
+    """Check the password; on an organization host the user must also be a member of it.
+
+    Each attempt counts against the e-mail's guessing throttle first (429 with Retry-After while it waits,
+    registered or not); a right password forgets its failures. An unknown e-mail is checked against a
+    dummy hash of the same cost, and a non-member's password is checked before the membership, so every
+    refusal costs one bcrypt check: the answer's timing does not tell whether an e-mail is registered."""
+    key = throttle.account_key(data.email)
+    await throttle.attempt(node, throttle.ACCOUNT, key)
+    row = await repo.user_login(node.pool, data.email)
+    hashed = row["password_hash"] if row is not None else dummy_hash(node.bcrypt_rounds)
+    valid = await verify_secret(data.password, hashed) and row is not None
+    if valid and row is not None and org_id is not None:
+        valid = await repo.membership_role(node.pool, org_id, row["id"]) is not None
     if not valid or row is None:
         raise Unauthorized("invalid e-mail or password")
+    await throttle.succeeded(node, key)
     return await open_session(node, row["id"])
 
 

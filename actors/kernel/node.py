@@ -59,6 +59,8 @@ class Node:
     http_timeout: float = 10.0
     # bcrypt cost of new password, API key and token hashes (server/config.py: OBEYA_BCRYPT_ROUNDS).
     bcrypt_rounds: int = 10
+    # Whether invalid credentials are throttled per client address (server/config.py OBEYA_ADDRESS_THROTTLE).
+    address_throttle: bool = True
     # The node's background workers, on the node's clock.
     workers: Supervisor = field(init=False)
 
