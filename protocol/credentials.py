@@ -46,7 +46,7 @@ class RevokeTokenInput(msgspec.Struct):
 
 
 CREATE_API_KEY = declare("apiKeys.create", "mutation", CreateApiKeyInput, key_scope="manage_settings",
-                         token_scope="admin", min_role=Role.ADMIN, session_only=True,
+                         token_scope="admin", min_role=Role.ADMIN, session_only=True, returns_secret=True,
                          summary="Create an API key; the full key is returned once")
 LIST_API_KEYS = declare("apiKeys.list", "query", EmptyInput, key_scope="manage_settings", token_scope="admin",
                         min_role=Role.ADMIN, session_only=True,
@@ -55,14 +55,14 @@ REVOKE_API_KEY = declare("apiKeys.revoke", "mutation", ApiKeyIdInput, key_scope=
                          token_scope="admin", min_role=Role.ADMIN, session_only=True,
                          summary="Revoke an API key for good")
 ROTATE_API_KEY = declare("apiKeys.rotate", "mutation", ApiKeyIdInput, key_scope="manage_settings",
-                         token_scope="admin", min_role=Role.ADMIN, session_only=True,
+                         token_scope="admin", min_role=Role.ADMIN, session_only=True, returns_secret=True,
                          summary="Revoke an API key and issue a new one with the same settings, atomically")
 DELETE_API_KEY = declare("apiKeys.delete", "mutation", ApiKeyIdInput, key_scope="manage_settings",
                          token_scope="admin", min_role=Role.ADMIN, session_only=True,
                          summary="Delete an API key record")
 
 CREATE_TOKEN = declare("auth.tokens.create", "mutation", CreateTokenInput, key_scope="manage_settings",
-                       token_scope="admin", session_only=True,
+                       token_scope="admin", session_only=True, returns_secret=True,
                        summary="Create a personal access token; the token is returned once")
 LIST_TOKENS = declare("auth.tokens.list", "query", EmptyInput, key_scope="manage_settings",
                       token_scope="admin", session_only=True,

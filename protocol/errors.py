@@ -94,6 +94,11 @@ class TooManyRequests(ApiError):
     code = "TOO_MANY_REQUESTS"
     status = 429
 
+    def __init__(self, message: str, *, retry_after: int | None = None, details: list[FieldError] | None = None,
+                 data: dict[str, Any] | None = None) -> None:
+        super().__init__(message, details=details, data=data)
+        self.retry_after = retry_after  # seconds, sent as `Retry-After` by the edge when set
+
 
 class ServiceUnavailable(ApiError):
     """The node is stopping or an actor was deactivated under the caller: safe to retry."""

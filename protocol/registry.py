@@ -64,6 +64,9 @@ class Procedure:
     session_only: bool = False
     # Plan feature gate (billing feature key), checked before the handler runs.
     feature: str | None = None
+    # Its reply holds a secret shown once (a new API key, personal token, OAuth client secret, MCP key): the
+    # reply is never kept for an Idempotency-Key retry, which gets 409 instead (web/idempotency.py).
+    returns_secret: bool = False
     tags: tuple[str, ...] = field(default=())
 
     @property
@@ -77,13 +80,13 @@ REGISTRY: dict[str, Procedure] = {}
 def declare(name: str, kind: Literal["query", "mutation"], input: type[msgspec.Struct] = EmptyInput, *,
             summary: str, access: Access = Access.ORG, key_scope: str | None = None,
             token_scope: str | None = None, min_role: Role = Role.GUEST, session_only: bool = False,
-            feature: str | None = None) -> Procedure:
+            feature: str | None = None, returns_secret: bool = False) -> Procedure:
     if name in REGISTRY:
         raise ValueError(f"procedure {name} declared twice")
     if token_scope is None and access is not Access.PUBLIC:
         token_scope = "read" if kind == "query" else "write"
     procedure = Procedure(name=name, kind=kind, input=input, summary=summary, access=access,
                           key_scope=key_scope, token_scope=token_scope, min_role=min_role,
-                          session_only=session_only, feature=feature)
+                          session_only=session_only, feature=feature, returns_secret=returns_secret)
     REGISTRY[name] = procedure
     return procedure

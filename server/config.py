@@ -50,6 +50,10 @@ class Settings:
     # The key secrets at rest are sealed under (actors/kernel/sealing.py); None: one kept in the database.
     # Not in the repr: settings may be logged, the key must not be.
     secret_key: str | None = field(default=None, repr=False)
+    # Invalid credentials are throttled per client address (actors/identity/throttle.py ADDRESS). Off behind a
+    # proxy that hides client addresses, where every client would share one address; the per-account login
+    # throttle stays on either way.
+    address_throttle: bool = True
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -64,6 +68,9 @@ class Settings:
         if production and rounds < MIN_PRODUCTION_BCRYPT_ROUNDS:
             raise SystemExit(f"OBEYA_BCRYPT_ROUNDS must be at least {MIN_PRODUCTION_BCRYPT_ROUNDS} in production, "
                              f"not {rounds}")
+        throttle = env.get("OBEYA_ADDRESS_THROTTLE", "1").strip()
+        if throttle not in ("0", "1"):
+            raise SystemExit(f"OBEYA_ADDRESS_THROTTLE must be 0 or 1, not {throttle!r}")
         return cls(
             database_url=env.get("OBEYA_DATABASE_URL") or None,
             redis_url=env.get("OBEYA_REDIS_URL") or None,
@@ -80,6 +87,7 @@ class Settings:
             http_timeout=_seconds(env, "OBEYA_HTTP_TIMEOUT", 10.0),
             bcrypt_rounds=rounds,
             secret_key=_secret_key(env),
+            address_throttle=throttle == "1",
         )
 
 

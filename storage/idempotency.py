@@ -1,5 +1,6 @@
 """Idempotency records (table `idempotency_keys`): one row per credential scope and key, claimed with
-status NULL while its first request runs, then holding that request's response."""
+status NULL while its first request runs, then holding that request's response (or only its status, with
+`response` NULL, when the reply held a secret that is shown once and so never stored)."""
 
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ async def find(conn: Conn, scope: str, key: str) -> asyncpg.Record | None:
              FROM idempotency_keys WHERE scope = $1 AND key = $2""", scope, key)
 
 
-async def complete(conn: Conn, scope: str, key: str, request_hash: str, status: int, response: bytes,
+async def complete(conn: Conn, scope: str, key: str, request_hash: str, status: int, response: bytes | None,
                    content_type: str | None) -> None:
+    """Mark the request done with its response; `response` NULL with a status: done, reply withheld."""
     await conn.execute(
         """UPDATE idempotency_keys SET status = $4, response = $5, content_type = $6
             WHERE scope = $1 AND key = $2 AND request_hash = $3 AND status IS NULL""",

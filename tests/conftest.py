@@ -116,7 +116,9 @@ def server_settings(request: pytest.FixtureRequest, **environ: str) -> Any:
 
     workers = request.node.get_closest_marker("workers")
     rounds = request.node.get_closest_marker("bcrypt_rounds")
-    settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost",
+    # Every test client is 127.0.0.1 and the suite's invalid credentials would add up on that one address:
+    # the address throttle is off unless a test turns it on (OBEYA_ADDRESS_THROTTLE="1").
+    settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost", "OBEYA_ADDRESS_THROTTLE": "0",
                                   "OBEYA_BCRYPT_ROUNDS": str(rounds.args[0] if rounds else 4), **environ})
     return replace(settings, workers=frozenset(workers.args if workers else ()))
 

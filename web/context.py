@@ -19,8 +19,10 @@ from protocol.errors import (
     MethodNotSupported,
     NotFound,
     PayloadTooLarge,
+    TooManyRequests,
 )
 from protocol.ids import new_id
+from protocol.slugs import ROUTED_HOST_LABELS
 from web.envelopes import error_response
 from web.errors import unexpected_error
 from web.keys import CALLER, NODE, PROCEDURE, REQUEST_ID, STYLE
@@ -61,7 +63,7 @@ def org_slug(host: str, service_host: str) -> str | None:
     if not host.endswith(suffix):
         return None
     slug = host[: -len(suffix)].rsplit(".", 1)[-1]
-    return None if slug in ("", "auth", "www") else slug
+    return None if slug == "" or slug in ROUTED_HOST_LABELS else slug
 
 
 def _bearer(request: web.Request) -> str | None:
@@ -131,6 +133,8 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
         response = await handler(request)
     except ApiError as error:
         response = error_response(error, style, request.get(PROCEDURE))
+        if isinstance(error, TooManyRequests) and error.retry_after is not None:
+            response.headers["Retry-After"] = str(error.retry_after)
     except web.HTTPException as exc:
         if exc.status < 400:
             exc.headers["X-Request-Id"] = request_id
@@ -155,7 +159,7 @@ async def resolve_identity(request: web.Request, handler: Handler) -> web.Stream
     node = request.app[NODE]
     caller = await resolve_caller(node, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
                                   node.service_host), bearer=_bearer(request),
-                                  session_token=request.cookies.get(SESSION_COOKIE))
+                                  session_token=request.cookies.get(SESSION_COOKIE), address=request.remote)
     request[CALLER] = caller
     structlog.contextvars.bind_contextvars(
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)

@@ -13,7 +13,7 @@ from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.registry import Procedure
 from web.inputs import decode_input
-from web.keys import CALLER, NODE, PROCEDURE
+from web.keys import CALLER, NODE, PROCEDURE, RETURNS_SECRET
 
 
 async def run_procedure(node: Node, caller: Caller, procedure: Procedure, raw_input: Any, *,
@@ -27,5 +27,7 @@ async def run_procedure(node: Node, caller: Caller, procedure: Procedure, raw_in
 async def call_procedure(request: web.Request, procedure: Procedure, raw_input: Any, *,
                          from_query: bool = False) -> Any:
     request[PROCEDURE] = procedure.name
+    if procedure.returns_secret:  # one such call makes the whole response (a batch too) one not to keep
+        request[RETURNS_SECRET] = True
     structlog.contextvars.bind_contextvars(procedure=procedure.name)
     return await run_procedure(request.app[NODE], request[CALLER], procedure, raw_input, from_query=from_query)

@@ -1,7 +1,8 @@
 """Idempotency-Key middleware: a write under `/api/` (RPC POST, REST POST/PUT/PATCH/DELETE) that names
 a key runs once per credential and key; a retry gets the stored response byte for byte, marked with
 `Idempotent-Replayed: true`. Only responses below 400 are kept: a refused or failed write changed
-nothing, so its key is released and a retry runs again."""
+nothing, so its key is released and a retry runs again. A reply that holds a shown-once secret (a procedure
+declared `returns_secret`) is never kept: only that it succeeded, so a retry is 409 and mints nothing."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from aiohttp import web
 
 import web.idempotency_store as idempotency
 from protocol.caller import Caller
-from web.keys import CALLER, NODE
+from web.keys import CALLER, NODE, RETURNS_SECRET
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -47,7 +48,9 @@ async def idempotent_writes(request: web.Request, handler: Handler) -> web.Strea
     except BaseException:
         await idempotency.release(node, scope, key, digest)
         raise
-    if response.status < 400 and isinstance(response, web.Response) and isinstance(response.body, bytes):
+    if response.status < 400 and request.get(RETURNS_SECRET, False):
+        await idempotency.finish_withheld(node, scope, key, digest, response.status)
+    elif response.status < 400 and isinstance(response, web.Response) and isinstance(response.body, bytes):
         await idempotency.finish(node, scope, key, digest, idempotency.StoredResponse(
             response.status, response.body, response.headers.get("Content-Type")))
     else:

@@ -58,14 +58,25 @@ async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse
     if row is not None and row.request_hash != digest:
         message = f"{HEADER} was already used with a different request"
         raise Conflict(message, details=[FieldError(HEADER, message)])
-    if row is None or row.status is None or row.response is None:
+    if row is None or row.status is None:
         message = f"a request with this {HEADER} is still in progress"
         raise Conflict(message, details=[FieldError(HEADER, message)])
+    if row.response is None:
+        message = (f"the request with this {HEADER} already succeeded; its reply held a secret, which is shown "
+                   "once and never stored: list the resources to find it, and rotate or revoke it if it was lost")
+        raise Conflict(message, data={"secretWithheld": True},
+                       details=[FieldError(HEADER, message)])
     return StoredResponse(row.status, row.response, row.content_type)
 
 
 async def finish(node: Node, scope: str, key: str, digest: str, response: StoredResponse) -> None:
     await node.idempotency.complete(scope, key, digest, response.status, response.body, response.content_type)
+
+
+async def finish_withheld(node: Node, scope: str, key: str, digest: str, status: int) -> None:
+    """Mark the key used by a request whose reply held a secret: only its status is kept, never the body, so
+    a retry makes no second change and is answered 409 (docs/decisions.md "Secrets and Idempotency-Key")."""
+    await node.idempotency.complete(scope, key, digest, status, None, None)
 
 
 async def release(node: Node, scope: str, key: str, digest: str) -> None:

@@ -4,23 +4,27 @@ identity procedures auth.checkEmail, auth.me and auth.updateProfile."""
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import asyncpg
 
-from actors.identity.passwords import hash_secret, verify_secret
+from actors.identity import throttle
+from actors.identity.passwords import dummy_hash, hash_secret, verify_secret
 from actors.kernel.bus import AccessChange
 from actors.kernel.handlers import implement
 from actors.kernel.membership_cache import forget_member
 from actors.kernel.node import Node
 from protocol import auth
 from protocol.caller import Caller
-from protocol.errors import Conflict, FieldError, NotFound, Unauthorized
+from protocol.errors import Conflict, FieldError, NotFound, Unauthorized, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.registry import EmptyInput
+from protocol.slugs import check_organization_slug
 from storage import accounts as repo
 
 SESSION_DAYS = 30
@@ -46,7 +50,8 @@ def session_digest(token: str) -> str:
 async def create_organization(node: Node, *, slug: str, name: str, owner_email: str, owner_password: str,
                               owner_name: str | None = None, plan: str = "free") -> tuple[str, str]:
     """Create an organization and its owner (a new user, or the existing one with that e-mail and
-    password). Returns (organization id, user id)."""
+    password). Returns (organization id, user id). A reserved slug (protocol/slugs.py) is refused."""
+    check_organization_slug(slug)
     async with node.write(None) as uow:
         conn = uow.conn
         if await repo.slug_taken(conn, slug):
@@ -107,14 +112,22 @@ async def signup(node: Node, data: auth.SignupInput) -> Session:
 
 
 async def login(node: Node, org_id: str | None, data: auth.LoginInput) -> Session:
-    """Check the password; on an organization host the user must also be a member of it."""
-    async with node.pool.acquire() as conn:
-        row = await repo.user_login(conn, data.email)
-        valid = row is not None and await verify_secret(data.password, row["password_hash"])
-        if valid and row is not None and org_id is not None:
-            valid = await repo.membership_role(conn, org_id, row["id"]) is not None
+    """Check the password; on an organization host the user must also be a member of it.
+
+    Each attempt counts against the e-mail's guessing throttle first (429 with Retry-After while it waits,
+    registered or not); a right password forgets its failures. An unknown e-mail is checked against a
+    dummy hash of the same cost, and a non-member's password is checked before the membership, so every
+    refusal costs one bcrypt check: the answer's timing does not tell whether an e-mail is registered."""
+    key = throttle.account_key(data.email)
+    await throttle.attempt(node, throttle.ACCOUNT, key)
+    row = await repo.user_login(node.pool, data.email)
+    hashed = row["password_hash"] if row is not None else dummy_hash(node.bcrypt_rounds)
+    valid = await verify_secret(data.password, hashed) and row is not None
+    if valid and row is not None and org_id is not None:
+        valid = await repo.membership_role(node.pool, org_id, row["id"]) is not None
     if not valid or row is None:
         raise Unauthorized("invalid e-mail or password")
+    await throttle.succeeded(node, key)
     return await open_session(node, row["id"])
 
 
@@ -147,9 +160,32 @@ async def me(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
     return view
 
 
+# A stored file's id (DESIGN "Files": `file_` + 20 lowercase base32 characters).
+_FILE_ID = re.compile(r"file_[a-z2-7]{20}")
+# Characters that never belong in a URL as sent: whitespace and controls (header or markup injection).
+_UNSAFE = re.compile(r"[\x00-\x20\x7f\\<>\"]")
+
+
+def check_image(image: str) -> str:
+    """An avatar every member's browser loads: an absolute http(s) URL with a host, or a file id. Anything
+    else (`javascript:`, `data:`, `vbscript:`, relative or malformed URLs) is refused naming the field."""
+    if _FILE_ID.fullmatch(image):
+        return image
+    try:
+        parts = urlsplit(image)
+        web_url = parts.scheme.lower() in ("http", "https") and bool(parts.hostname) \
+            and (parts.port is None or parts.port > 0)  # `.port` raises ValueError on a malformed port
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        web_url = False
+    if not web_url or _UNSAFE.search(image):
+        raise ValidationFailed.of("image", "must be an http(s) URL or a file id (file_...)")
+    return image
+
+
 @implement(auth.UPDATE_PROFILE)
 async def update_profile(node: Node, caller: Caller, data: auth.UpdateProfileInput) -> dict[str, Any]:
-    changes = {name: value for name, value in (("name", data.name), ("image", data.image)) if value is not None}
+    image = check_image(data.image) if data.image is not None else None
+    changes = {name: value for name, value in (("name", data.name), ("image", image)) if value is not None}
     user = await repo.update_user(node.pool, caller.uid, changes)
     if user is None:
         raise NotFound("user not found")

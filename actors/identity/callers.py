@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from actors.identity import throttle
 from actors.identity.accounts import session_digest
 from actors.identity.passwords import verify_secret
 from actors.kernel.credential_cache import VerifiedCredential, secret_digest
@@ -91,11 +92,29 @@ async def verify_bearer(node: Node, token: str) -> VerifiedCredential:
     return credential
 
 
+async def _throttled_bearer(node: Node, token: str, address: str | None) -> VerifiedCredential:
+    """`verify_bearer`, guarded by the address's guessing throttle: a credential this node already verified
+    passes at once; any other is refused 429 while the address is locked, and a refused one counts."""
+    if address is None or node.credentials.get(secret_digest(token)) is not None:
+        return await verify_bearer(node, token)
+    key = throttle.address_key(address)
+    await throttle.check(node, throttle.ADDRESS, key)
+    try:
+        return await verify_bearer(node, token)
+    except Unauthorized:
+        await throttle.failed(node, throttle.ADDRESS, key)
+        raise
+
+
 async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, bearer: str | None,
-                         session_token: str | None) -> Caller:
+                         session_token: str | None, address: str | None = None) -> Caller:
+    """`address` (the client's) turns on the guessing throttle for credentials not yet verified on this
+    node (actors/identity/throttle.py ADDRESS), unless the node has it off."""
+    if not node.address_throttle:
+        address = None
     org = await organization_for_slug(node, org_slug) if org_slug else None
     if bearer is not None:
-        credential = await verify_bearer(node, bearer)
+        credential = await _throttled_bearer(node, bearer, address)
         if org is None:
             row = await repo.organization_by_id(node.pool, credential.organization_id)
             assert row is not None
@@ -113,10 +132,15 @@ async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, b
         digest = session_digest(session_token)
         user = node.credentials.get_session(digest)
         if user is None:
+            key = throttle.address_key(address) if address is not None else None
+            if key is not None:
+                await throttle.check(node, throttle.ADDRESS, key)
             row = await repo.session_user(node.pool, digest, node.clock.now())
             if row is not None:
                 user = (row["id"], row["email"])
                 node.credentials.put_session(digest, *user)
+            elif key is not None:  # an unknown or expired session token: treated as none, but counted
+                await throttle.failed(node, throttle.ADDRESS, key)
         if user is not None:
             role = await member_role(node, org.id, user[0]) if org else None
             return Caller(request_id=request_id, organization=org, user_id=user[0], user_email=user[1],

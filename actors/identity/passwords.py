@@ -23,6 +23,13 @@ def _check(secret: str, hashed: str) -> bool:
         return False
 
 
+def dummy_hash(rounds: int = ROUNDS) -> str:
+    """A well-formed bcrypt hash of cost `rounds` that no password matches: checking a password against it
+    costs what checking a real hash of that cost does, so a login for an unknown e-mail takes as long as a
+    wrong password for a known one (the cost is in the hash; the salt and digest are never reached)."""
+    return f"$2b${rounds:02d}$" + "O" * 53
+
+
 async def hash_secret(secret: str, rounds: int = ROUNDS) -> str:
     return await asyncio.get_running_loop().run_in_executor(None, _hash, secret, rounds)
 

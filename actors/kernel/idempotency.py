@@ -35,8 +35,10 @@ class IdempotencyRecords:
         response = None if row["response"] is None else bytes(row["response"])
         return StoredRecord(row["request_hash"], row["status"], response, row["content_type"])
 
-    async def complete(self, scope: str, key: str, request_hash: str, status: int, response: bytes,
+    async def complete(self, scope: str, key: str, request_hash: str, status: int, response: bytes | None,
                        content_type: str | None) -> None:
+        """Store the first request's response; `response` None keeps only that it succeeded (its reply held a
+        secret, which is never stored)."""
         await repo.complete(self._pool, scope, key, request_hash, status, response, content_type)
 
     async def release(self, scope: str, key: str, request_hash: str) -> None:

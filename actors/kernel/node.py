@@ -62,6 +62,8 @@ class Node:
     # The key secrets kept at rest are sealed under (actors/kernel/sealing.py; OBEYA_SECRET_KEY); None: a key
     # kept in the database. Never shown in a repr, so never in a log line.
     secret_key: str | None = field(default=None, repr=False)
+    # Whether invalid credentials are throttled per client address (server/config.py OBEYA_ADDRESS_THROTTLE).
+    address_throttle: bool = True
     # The node's background workers, on the node's clock.
     workers: Supervisor = field(init=False)
 

@@ -220,3 +220,52 @@ async def test_a_claim_abandoned_by_a_dead_node_is_taken_over(pool: asyncpg.Pool
     assert await idempotency.begin(node, scope, key, digest) is None
     clock.advance(idempotency.ABANDONED_AFTER.total_seconds() + 1)
     assert await idempotency.begin(node, scope, key, digest) is None
+
+
+async def _stored_rows(org: Org, key: str) -> list[asyncpg.Record]:
+    pool = org.anonymous.client.server.app[NODE].pool
+    return list(await pool.fetch("SELECT status, response, content_type FROM idempotency_keys WHERE key = $1", key))
+
+
+async def test_a_new_api_key_is_never_stored_nor_replayed(org: Org) -> None:
+    key = f"secret-{secrets.token_hex(4)}"
+    first = await write(org.owner, "POST", "/api/v1/auth/api-keys", {"name": "Line 3"}, key)
+    assert first.status == 201
+    secret = json.loads(first.body)["data"]["key"]
+    assert secret.startswith("svc_sk_live_")
+    again = await write(org.owner, "POST", "/api/v1/auth/api-keys", {"name": "Line 3"}, key)
+    assert again.status == 409 and secret.encode() not in again.body
+    error = json.loads(again.body)["error"]
+    assert error["code"] == "CONFLICT" and error["secretWithheld"] is True
+    assert [d["field"] for d in error["details"]] == ["Idempotency-Key"]
+    # The retry made no second key, and the record keeps that the first succeeded, never its reply.
+    listed = await org.owner.rest("GET", "/api/v1/auth/api-keys")
+    assert [k["name"] for k in listed.data] == ["Line 3"]
+    rows = await _stored_rows(org, key)
+    assert len(rows) == 1 and rows[0]["status"] == 201 and rows[0]["response"] is None
+    assert all(secret not in str(value) for value in rows[0].values())
+
+
+async def test_rotated_keys_and_personal_tokens_are_never_stored_nor_replayed(org: Org) -> None:
+    created = await org.owner.rest("POST", "/api/v1/auth/api-keys", {"name": "Rotate me"})
+    rotate_key, token_key = f"rotate-{secrets.token_hex(4)}", f"token-{secrets.token_hex(4)}"
+    path = f"/api/v1/auth/api-keys/{created.data['apiKey']['id']}/rotate"
+    rotated = await write(org.owner, "POST", path, {}, rotate_key)
+    assert rotated.status == 200
+    new_secret = json.loads(rotated.body)["data"]["key"]
+    rotated_again = await write(org.owner, "POST", path, {}, rotate_key)
+    assert rotated_again.status == 409 and new_secret.encode() not in rotated_again.body
+    # Over RPC, a batch holding one secret-returning call is not kept either.
+    body = {"0": {"json": {"name": "script", "scopes": ["read"]}}, "1": {"json": {"name": "Renamed"}}}
+    batch_path = "/api/trpc/auth.tokens.create,auth.updateProfile?batch=1"
+    made = await write(org.owner, "POST", batch_path, body, token_key)
+    assert made.status == 200, made.body
+    token = json.loads(made.body)[0]["result"]["data"]["json"]["token"]
+    assert token.startswith("svc_pat_")
+    retried = await write(org.owner, "POST", batch_path, body, token_key)
+    assert retried.status == 409 and token.encode() not in retried.body
+    for key in (rotate_key, token_key):
+        rows = await _stored_rows(org, key)
+        assert len(rows) == 1 and rows[0]["response"] is None
+    tokens = await org.owner.query("auth.tokens.list")
+    assert [t["name"] for t in tokens.data] == ["script"]

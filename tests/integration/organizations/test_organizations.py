@@ -121,6 +121,21 @@ async def test_remove_member(org: Org) -> None:
     assert (await org.owner.mutate("organizations.members.remove", {"userId": member_id})).status == 404
 
 
+async def test_only_the_owner_removes_an_admin(org: Org) -> None:
+    admin_id, admin = await org.add_user("admin")
+    other_admin_id, other_admin = await org.add_user("admin")
+    member_id, _ = await org.add_user("member")
+    # An admin may not change another admin's role, so it may not remove that admin either.
+    refused = await admin.mutate("organizations.members.remove", {"userId": other_admin_id})
+    assert refused.status == 403 and "owner" in refused.error["message"]
+    assert (await other_admin.query("organizations.get")).status == 200  # still a member
+    # An admin still removes members; the owner removes admins.
+    assert (await admin.mutate("organizations.members.remove", {"userId": member_id})).status == 200
+    removed = await org.owner.mutate("organizations.members.remove", {"userId": other_admin_id})
+    assert removed.status == 200 and removed.data["id"] == other_admin_id
+    assert (await other_admin.query("organizations.get")).status == 403
+
+
 async def test_member_events_are_logged(org: Org) -> None:
     member_id, _ = await org.add_user("member")
     await org.owner.mutate("organizations.members.updateRole", {"userId": member_id, "role": "guest"})

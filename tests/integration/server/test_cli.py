@@ -47,6 +47,11 @@ def test_org_and_user_create_print_json(database_url: str) -> None:
                       "--owner-password", "a long password"], env)
     assert duplicate.returncode == 1
     assert json.loads(duplicate.stderr.strip().splitlines()[-1])["error"]["code"] == "CONFLICT"
+    reserved = _run(["org", "create", "--slug", "Admin", "--name", "Taken", "--owner-email", f"r@{slug}.test",
+                     "--owner-password", "a long password"], env)
+    assert reserved.returncode == 1
+    error = json.loads(reserved.stderr.strip().splitlines()[-1])["error"]
+    assert error["code"] == "BAD_REQUEST" and "organizationSlug" in error["message"] and "reserved" in error["message"]
     migrated = _run(["migrate"], env)
     assert migrated.returncode == 0 and json.loads(migrated.stdout) == {"applied": []}
 

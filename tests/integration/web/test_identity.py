@@ -7,6 +7,7 @@ import secrets
 from typing import Any
 
 import aiohttp
+import pytest
 
 from tests.harness import PASSWORD, Api, Org, login, make_org
 
@@ -40,6 +41,19 @@ async def test_signup_creates_owner_and_logs_in(client: object) -> None:
         "email": f"other@{slug}.test", "password": PASSWORD, "name": "Other", "organizationName": "Dup",
         "organizationSlug": slug})
     assert again.status == 409
+
+
+@pytest.mark.parametrize("slug", ["auth", "www", "WWW", "api", "admin", "mcp", "metrics", "static", "oauth"])
+async def test_signup_refuses_reserved_slugs(client: object, slug: str) -> None:
+    api = Api(client, "localhost")  # type: ignore[arg-type]
+    reply = await api.rest("POST", "/api/v1/auth/signup", {
+        "email": f"founder-{secrets.token_hex(4)}@example.test", "password": PASSWORD, "name": "Fay Founder",
+        "organizationName": "Infra", "organizationSlug": slug})
+    assert reply.status == 422, reply.body
+    assert reply.error["code"] == "VALIDATION_ERROR"
+    assert [d["field"] for d in reply.error["details"]] == ["organizationSlug"]
+    assert "reserved" in reply.error["details"][0]["message"]
+    assert "Set-Cookie" not in reply.headers
 
 
 async def test_wrong_password_is_unauthorized(org: Org) -> None:
@@ -97,6 +111,30 @@ async def test_update_profile_validates_and_saves(org: Org) -> None:
     assert good.status == 200
     assert good.data["name"] == "Renamed Owner"
     assert (await org.owner.rest("GET", "/api/v1/auth/me")).data["image"] == "https://i/a.png"
+
+
+@pytest.mark.parametrize("image", [
+    "javascript:alert(document.cookie)", "JaVaScRiPt:alert(1)", " javascript:alert(1)",
+    "data:text/html,<script>alert(1)</script>", "data:image/png;base64,iVBORw0KGgo=", "vbscript:msgbox(1)",
+    "/avatars/me.png", "//evil.test/a.png", "avatar.png", "http://", "https:///a.png", "ftp://files.test/a.png",
+    "https://exa mple.test/a.png", "https://example.test/a.png\nX-Injected: 1", "file_", "file_../../etc",
+    "https://[::1/a.png", "",
+])
+async def test_update_profile_accepts_only_web_image_urls(org: Org, image: str) -> None:
+    rest = await org.owner.rest("PATCH", "/api/v1/auth/me", {"image": image})
+    assert rest.status == 422, (image, rest.body)
+    assert [d["field"] for d in rest.error["details"]] == ["image"]
+    rpc = await org.owner.mutate("auth.updateProfile", {"image": image})
+    assert rpc.status == 400 and rpc.error["data"]["details"][0]["field"] == "image"
+    assert (await org.owner.rest("GET", "/api/v1/auth/me")).data["image"] is None
+
+
+@pytest.mark.parametrize("image", ["https://cdn.example.test/a.png?s=64", "http://localhost:8080/a.png",
+                                   "HTTPS://EXAMPLE.TEST/A.PNG", "file_abcdefghijklmnopqrst"])
+async def test_update_profile_keeps_web_urls_and_file_ids(org: Org, image: str) -> None:
+    reply = await org.owner.rest("PATCH", "/api/v1/auth/me", {"image": image})
+    assert reply.status == 200, reply.body
+    assert reply.data["image"] == image
 
 
 async def test_cookie_writes_come_from_the_organizations_own_origin(org: Org, client: Any) -> None:

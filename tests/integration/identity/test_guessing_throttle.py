@@ -1,0 +1,141 @@
+"""The guessing throttle (actors/identity/throttle.py): per-account backoff on password login, whatever the
+source address, capped and reset by a right password; per-address backoff on invalid bearer credentials and
+session tokens, which leaves credentials already in use alone. Time is the test's ManualClock."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from actors.runtime.clock import ManualClock
+from server.app import create_app
+from tests.conftest import server_settings
+from tests.harness import PASSWORD, Api, Org, make_org
+
+TEST_REMOTE = "X-Test-Remote"  # the client address a request pretends to come from (test middleware below)
+
+
+@web.middleware
+async def _remote_from_header(request: web.Request,
+                              handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    remote = request.headers.get(TEST_REMOTE)
+    return await handler(request.clone(remote=remote) if remote else request)
+
+
+async def _server(request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock,
+                  address_throttle: bool = False) -> Any:
+    """A server on the test's clock whose requests may name their client address."""
+    settings = server_settings(request, OBEYA_ADDRESS_THROTTLE="1" if address_throttle else "0")
+    app = create_app(settings, database_url, clock=clock)
+    app.middlewares.insert(0, _remote_from_header)
+    return await aiohttp_client(app, cookie_jar=aiohttp.DummyCookieJar())
+
+
+def _from(api: Api, address: str) -> Api:
+    return Api(api.client, api.host, api.session, api.bearer, {TEST_REMOTE: address})
+
+
+async def _login(api: Api, email: str, password: str) -> Any:
+    return await api.rest("POST", "/api/v1/auth/login", {"email": email, "password": password})
+
+
+async def test_the_sixth_wrong_password_waits_and_a_right_one_after_the_delay_resets(
+        request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> None:
+    org = await make_org(await _server(request, aiohttp_client, database_url, clock))
+    for _ in range(5):
+        assert (await _login(org.anonymous, org.owner_email, "wrong password")).status == 401
+    refused = await _login(org.anonymous, org.owner_email, "wrong password")
+    assert refused.status == 429 and refused.error["code"] == "TOO_MANY_REQUESTS"
+    assert refused.headers["Retry-After"] == "2"
+    # Inside the delay the right password is not even checked: the throttle is no password oracle.
+    right_too_soon = await _login(org.anonymous, org.owner_email, PASSWORD)
+    assert right_too_soon.status == 429 and "Set-Cookie" not in right_too_soon.headers
+    clock.advance(2)
+    assert (await _login(org.anonymous, org.owner_email, PASSWORD)).status == 200
+    # The success forgot the failures: five free ones again, then the shortest delay.
+    for _ in range(5):
+        assert (await _login(org.anonymous, org.owner_email, "wrong password")).status == 401
+    again = await _login(org.anonymous, org.owner_email, PASSWORD)
+    assert again.status == 429 and again.headers["Retry-After"] == "2"
+
+
+async def test_failures_from_ten_addresses_count_toward_one_account(
+        request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> None:
+    org = await make_org(await _server(request, aiohttp_client, database_url, clock))
+    statuses = [(await _login(_from(org.anonymous, f"198.51.100.{n}"), org.owner_email.upper(), "guess")).status
+                for n in range(1, 11)]
+    assert statuses == [401] * 5 + [429] * 5
+    # Another account is not affected, nor is an unknown e-mail told apart from a registered one.
+    _, member = await org.add_user("member")
+    unknown = f"nobody-{secrets.token_hex(4)}@example.test"
+    unknown_statuses = [(await _login(_from(org.anonymous, f"198.51.100.{n}"), unknown, "guess")).status
+                        for n in range(1, 7)]
+    assert unknown_statuses == [401] * 5 + [429]
+    assert (await member.query("auth.me")).status == 200
+
+
+async def test_the_delay_doubles_up_to_its_cap_and_a_quiet_hour_forgets(
+        request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> None:
+    org = await make_org(await _server(request, aiohttp_client, database_url, clock))
+    for _ in range(5):
+        assert (await _login(org.anonymous, org.owner_email, "wrong")).status == 401
+    delays = []
+    for _ in range(12):
+        refused = await _login(org.anonymous, org.owner_email, "wrong")
+        assert refused.status == 429
+        delay = int(refused.headers["Retry-After"])
+        delays.append(delay)
+        clock.advance(delay)
+        assert (await _login(org.anonymous, org.owner_email, "wrong")).status == 401  # counted, lock longer
+    assert delays[:9] == [2, 4, 8, 16, 32, 64, 128, 256, 512]
+    assert delays[9:] == [900, 900, 900]  # 15 minutes at most: the owner is never locked out for longer
+    capped = await _login(org.anonymous, org.owner_email, PASSWORD)
+    assert capped.status == 429 and int(capped.headers["Retry-After"]) <= 900
+    clock.advance(900)
+    assert (await _login(org.anonymous, org.owner_email, PASSWORD)).status == 200
+    # Failures an hour old are forgotten even without a success.
+    for _ in range(5):
+        assert (await _login(org.anonymous, org.owner_email, "wrong")).status == 401
+    clock.advance(3601)
+    for _ in range(5):
+        assert (await _login(org.anonymous, org.owner_email, "wrong")).status == 401
+
+
+async def test_invalid_bearer_credentials_from_one_address_are_throttled_valid_ones_are_not(
+        request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> None:
+    org: Org = await make_org(await _server(request, aiohttp_client, database_url, clock, address_throttle=True))
+    made = await org.owner.mutate("auth.tokens.create", {"name": "script", "scopes": ["read"]})
+    address = f"203.0.113.{secrets.randbelow(250) + 1}"
+    script = _from(org.anonymous, address).with_bearer(made.data["token"])
+    assert (await script.query("auth.me")).status == 200  # in use from this address
+    guesser = _from(org.anonymous, address)
+    for _ in range(10):
+        guess = await guesser.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")
+        assert guess.status == 401
+    throttled = await guesser.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")
+    assert throttled.status == 429 and throttled.headers["Retry-After"] == "2"
+    # The credential already in use keeps working from that address, and other addresses are not affected.
+    assert (await script.query("auth.me")).status == 200
+    elsewhere = _from(org.anonymous, "192.0.2.1").with_bearer("svc_pat_" + secrets.token_hex(20))
+    assert (await elsewhere.query("auth.me")).status == 401
+    clock.advance(2)
+    assert (await guesser.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")).status == 401
+    assert (await guesser.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")).headers[
+        "Retry-After"] == "4"
+
+
+async def test_unknown_session_tokens_from_one_address_are_throttled(
+        request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> None:
+    org = await make_org(await _server(request, aiohttp_client, database_url, clock, address_throttle=True))
+    guesser = _from(org.anonymous, f"203.0.113.{secrets.randbelow(250) + 1}")
+    for _ in range(10):
+        assert (await guesser.with_session(secrets.token_urlsafe(32)).query("auth.me")).status == 401
+    throttled = await guesser.with_session(secrets.token_urlsafe(32)).query("auth.me")
+    assert throttled.status == 429 and "Retry-After" in throttled.headers
+    # The owner's session, in use, is not affected.
+    assert (await org.owner.query("auth.me")).status == 200
