@@ -85,7 +85,8 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             app[NODE] = Node(pool=pool, service_host=settings.service_host, production=settings.production,
                            clock=clock or SystemClock(),
                            smtp=smtp_target(settings.smtp_url, settings.service_host),
-                           http_timeout=settings.http_timeout, bcrypt_rounds=settings.bcrypt_rounds)
+                           http_timeout=settings.http_timeout, bcrypt_rounds=settings.bcrypt_rounds,
+                           allow_private_targets=settings.allow_private_targets)
             yield
         finally:
             await pool.close()

@@ -43,6 +43,8 @@ class Settings:
     # Outbound webhook deliveries and automations' call_webhook: the receiver must answer within this.
     http_timeout: float = 10.0
     bcrypt_rounds: int = 10
+    # Webhooks and call_webhook may reach private, loopback, link-local addresses (tests, local development).
+    allow_private_targets: bool = False
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -72,6 +74,7 @@ class Settings:
             max_actors=_integer(env, "OBEYA_MAX_ACTORS", 10_000, 1, 10_000_000),
             http_timeout=_seconds(env, "OBEYA_HTTP_TIMEOUT", 10.0),
             bcrypt_rounds=rounds,
+            allow_private_targets=_flag(env, "OBEYA_ALLOW_PRIVATE_TARGETS"),
         )
 
 
@@ -100,3 +103,10 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if not (math.isfinite(value) and 0 < value <= 3600):
         raise SystemExit(f"{name} must be more than 0 and at most 3600 seconds, not {text}")
     return value
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    text = env.get(name, "").strip()
+    if text not in ("", "0", "1"):
+        raise SystemExit(f"{name} must be 0 or 1, not {text!r}")
+    return text == "1"

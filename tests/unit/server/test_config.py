@@ -13,23 +13,25 @@ def test_defaults() -> None:
     assert (settings.pool_size, settings.pool_timeout, settings.statement_timeout) == (20, 5.0, 30.0)
     assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (10.0, 10_000, 10.0)
     assert settings.bcrypt_rounds == 10 and settings.workers == WORKERS
+    assert settings.allow_private_targets is False
 
 
 def test_every_variable_is_read() -> None:
     settings = Settings.from_env({"OBEYA_POOL_SIZE": "40", "OBEYA_POOL_TIMEOUT": "2.5",
                                   "OBEYA_STATEMENT_TIMEOUT": "12", "OBEYA_ASK_TIMEOUT": "7",
                                   "OBEYA_MAX_ACTORS": "500", "OBEYA_HTTP_TIMEOUT": "3",
-                                  "OBEYA_BCRYPT_ROUNDS": "12"})
+                                  "OBEYA_BCRYPT_ROUNDS": "12", "OBEYA_ALLOW_PRIVATE_TARGETS": "1"})
     assert (settings.pool_size, settings.pool_timeout, settings.statement_timeout) == (40, 2.5, 12.0)
     assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (7.0, 500, 3.0)
-    assert settings.bcrypt_rounds == 12
+    assert settings.bcrypt_rounds == 12 and settings.allow_private_targets is True
 
 
 @pytest.mark.parametrize(("name", "value"), [
     ("OBEYA_POOL_SIZE", "many"), ("OBEYA_POOL_SIZE", "2"), ("OBEYA_POOL_TIMEOUT", "0"),
     ("OBEYA_POOL_TIMEOUT", "-1"), ("OBEYA_STATEMENT_TIMEOUT", "soon"), ("OBEYA_STATEMENT_TIMEOUT", "nan"),
     ("OBEYA_ASK_TIMEOUT", "inf"), ("OBEYA_MAX_ACTORS", "0"), ("OBEYA_HTTP_TIMEOUT", "1e9"),
-    ("OBEYA_BCRYPT_ROUNDS", "3"), ("OBEYA_BCRYPT_ROUNDS", "32"), ("OBEYA_BCRYPT_ROUNDS", "ten")])
+    ("OBEYA_BCRYPT_ROUNDS", "3"), ("OBEYA_BCRYPT_ROUNDS", "32"), ("OBEYA_BCRYPT_ROUNDS", "ten"),
+    ("OBEYA_ALLOW_PRIVATE_TARGETS", "yes"), ("OBEYA_ALLOW_PRIVATE_TARGETS", "true")])
 def test_a_bad_value_stops_the_start_naming_its_variable(name: str, value: str) -> None:
     with pytest.raises(SystemExit, match=name):
         Settings.from_env({name: value})
