@@ -21,6 +21,8 @@ MAX_LIMIT = 200
 # Offset-paged lists (sheets, checklist completions, audits): beyond this no list reaches, and PostgreSQL's
 # OFFSET is a bigint, so a larger number is refused (400) rather than sent.
 MAX_OFFSET = 1_000_000_000
+# A cursor's key holds scalars only, and its integers fit PostgreSQL's bigint.
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
 
 
 def page_limit(limit: int | None, *, default: int = DEFAULT_LIMIT, maximum: int = MAX_LIMIT) -> int:
@@ -46,17 +48,24 @@ def encode_cursor(*key: Any) -> str:
 
 
 def decode_cursor(cursor: str | None, arity: int) -> list[Any] | None:
-    """The sort key a cursor holds, or None for the first page. Raises BadRequest when malformed."""
+    """The sort key a cursor holds, or None for the first page. Raises BadRequest when malformed (a forged
+    cursor nesting deeply or holding an integer past 64 bits included)."""
     if cursor is None or cursor == "":
         return None
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         key = msgspec.json.decode(base64.urlsafe_b64decode(padded.encode("ascii")))
-    except (binascii.Error, msgspec.DecodeError, ValueError, UnicodeEncodeError):
+    except (binascii.Error, msgspec.DecodeError, ValueError, UnicodeEncodeError, RecursionError):
         key = None
-    if not isinstance(key, list) or len(key) != arity:
+    if not isinstance(key, list) or len(key) != arity or not all(_scalar(part) for part in key):
         raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")])
     return key
+
+
+def _scalar(value: Any) -> bool:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _INT_MIN <= value <= _INT_MAX
+    return value is None or isinstance(value, str | float | bool)
 
 
 class Page(msgspec.Struct):

@@ -54,6 +54,8 @@ class Settings:
     # proxy that hides client addresses, where every client would share one address; the per-account login
     # throttle stays on either way.
     address_throttle: bool = True
+    # Webhooks and call_webhook may reach private, loopback, link-local addresses (tests, local development).
+    allow_private_targets: bool = False
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -68,9 +70,6 @@ class Settings:
         if production and rounds < MIN_PRODUCTION_BCRYPT_ROUNDS:
             raise SystemExit(f"OBEYA_BCRYPT_ROUNDS must be at least {MIN_PRODUCTION_BCRYPT_ROUNDS} in production, "
                              f"not {rounds}")
-        throttle = env.get("OBEYA_ADDRESS_THROTTLE", "1").strip()
-        if throttle not in ("0", "1"):
-            raise SystemExit(f"OBEYA_ADDRESS_THROTTLE must be 0 or 1, not {throttle!r}")
         return cls(
             database_url=env.get("OBEYA_DATABASE_URL") or None,
             redis_url=env.get("OBEYA_REDIS_URL") or None,
@@ -87,7 +86,8 @@ class Settings:
             http_timeout=_seconds(env, "OBEYA_HTTP_TIMEOUT", 10.0),
             bcrypt_rounds=rounds,
             secret_key=_secret_key(env),
-            address_throttle=throttle == "1",
+            address_throttle=_flag(env, "OBEYA_ADDRESS_THROTTLE", default=True),
+            allow_private_targets=_flag(env, "OBEYA_ALLOW_PRIVATE_TARGETS"),
         )
 
 
@@ -126,3 +126,10 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if not (math.isfinite(value) and 0 < value <= 3600):
         raise SystemExit(f"{name} must be more than 0 and at most 3600 seconds, not {text}")
     return value
+
+
+def _flag(env: Mapping[str, str], name: str, *, default: bool = False) -> bool:
+    text = env.get(name, "").strip()
+    if text not in ("", "0", "1"):
+        raise SystemExit(f"{name} must be 0 or 1, not {text!r}")
+    return default if text == "" else text == "1"

@@ -108,8 +108,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def server_settings(request: pytest.FixtureRequest, **environ: str) -> Any:
-    """Settings as a test's server uses them: bcrypt at its minimum cost, and only the background workers
-    the test asks for with `@pytest.mark.workers(...)` (a worker nobody waits for only costs time)."""
+    """Settings as a test's server uses them: bcrypt at its minimum cost, outbound requests allowed to
+    127.0.0.1 (`OBEYA_ALLOW_PRIVATE_TARGETS=0` in `environ` for the address policy's own tests), and only
+    the background workers the test asks for with `@pytest.mark.workers(...)` (a worker nobody waits for
+    only costs time)."""
     from dataclasses import replace
 
     from server.config import Settings
@@ -117,9 +119,11 @@ def server_settings(request: pytest.FixtureRequest, **environ: str) -> Any:
     workers = request.node.get_closest_marker("workers")
     rounds = request.node.get_closest_marker("bcrypt_rounds")
     # Every test client is 127.0.0.1 and the suite's invalid credentials would add up on that one address:
-    # the address throttle is off unless a test turns it on (OBEYA_ADDRESS_THROTTLE="1").
+    # the address throttle is off unless a test turns it on (OBEYA_ADDRESS_THROTTLE="1"). Outbound requests
+    # may reach the suite's local receivers.
     settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost", "OBEYA_ADDRESS_THROTTLE": "0",
-                                  "OBEYA_BCRYPT_ROUNDS": str(rounds.args[0] if rounds else 4), **environ})
+                                  "OBEYA_BCRYPT_ROUNDS": str(rounds.args[0] if rounds else 4),
+                                  "OBEYA_ALLOW_PRIVATE_TARGETS": "1", **environ})
     return replace(settings, workers=frozenset(workers.args if workers else ()))
 
 

@@ -1,9 +1,14 @@
-"""Decoding a caller's input into the procedure's msgspec Struct, naming every bad field."""
+"""Decoding a caller's input into the procedure's msgspec Struct, naming every bad field.
+
+Two bounds hold for every input, whatever its procedure declares: a request's JSON nests at most MAX_DEPTH
+levels (deeper, a decoder or any recursive walk would exhaust the stack), and every integer fits in 64
+bits (PostgreSQL's bigint; a larger one would fail when sent). Each is refused as bad input naming the
+field (400 over RPC, 422 over REST; 400 in both for `limit`, `cursor`, `offset`)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 
@@ -13,6 +18,64 @@ from protocol.storable import nul_paths
 _AT_PATH = re.compile(r"\s*- at `\$(?P<path>[^`]*)`$")
 # Pagination fields are checked with 400 in both styles (spec 7.3), not as schema failures.
 _PAGINATION_FIELDS = {"limit", "cursor", "offset"}
+# The deepest a request's JSON may nest, its envelope included (`{"json": ...}`, a batch's `{"0": ...}`): far
+# beyond any input of ours, and far below what exhausts the stack of a decoder or a recursive walk.
+MAX_DEPTH = 64
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+MAX_REPORTED = 20
+_decode = msgspec.json.Decoder().decode
+
+
+def _too_deep(field: str) -> ValidationFailed:
+    return ValidationFailed.of(field, f"nests more than {MAX_DEPTH} levels deep")
+
+
+def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value` nests deeper than `limit` (a scalar is depth 0, `[]` depth 1). Iterative, and it stops
+    at the first container past the limit."""
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        current, depth = pending.pop()
+        if isinstance(current, dict):
+            children: Any = current.values()
+        elif isinstance(current, list):
+            children = current
+        else:
+            continue
+        if depth + 1 > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def decode_json(data: bytes | str, what: str) -> Any:
+    """A request's JSON (`what`: how the caller knows it, "input" or "body"): BadRequest when it is not JSON,
+    ValidationFailed naming `input` when it nests deeper than MAX_DEPTH."""
+    try:
+        value = _decode(data)
+    except msgspec.DecodeError:
+        raise BadRequest(f"{what} is not valid JSON") from None
+    except RecursionError:  # deeper than the decoder goes: certainly past MAX_DEPTH
+        raise _too_deep("input") from None
+    if depth_exceeds(value):
+        raise _too_deep("input")
+    return value
+
+
+def oversized_ints(value: Any) -> list[str]:
+    """The dotted paths (`input` for the value itself) of every integer outside 64 bits, at most MAX_REPORTED."""
+    found: list[str] = []
+    pending: list[tuple[str, Any]] = [("", value)]
+    while pending and len(found) < MAX_REPORTED:
+        path, current = pending.pop()
+        if isinstance(current, int) and not isinstance(current, bool):
+            if not INT_MIN <= current <= INT_MAX:
+                found.append(path or "input")
+        elif isinstance(current, dict):
+            pending.extend((f"{path}.{key}" if path else str(key), item) for key, item in current.items())
+        elif isinstance(current, list):
+            pending.extend((f"{path}.{index}" if path else str(index), item) for index, item in enumerate(current))
+    return sorted(found)
 
 
 def _clean(message: str) -> str:
@@ -53,13 +116,25 @@ def decode_input(struct_type: type[msgspec.Struct], raw: Any, *, from_query: boo
     if unstorable:
         details = [FieldError(path, "must not contain the character U+0000") for path in unstorable]
         raise ValidationFailed.naming(details)
+    _refuse_oversized(oversized_ints(raw))
     strict = not from_query
     try:
-        return msgspec.convert(raw, struct_type, strict=strict)
+        value = msgspec.convert(raw, struct_type, strict=strict)
     except msgspec.ValidationError as exc:
-        details = field_errors(struct_type, raw, strict) or [
-            FieldError(_path_field(str(exc)), _clean(str(exc)))]
-        message = "; ".join(f"{d.field}: {d.message}" for d in details)
-        if all(d.field.split(".")[0] in _PAGINATION_FIELDS for d in details):
-            raise BadRequest(message, details=details) from None
-        raise ValidationFailed(message, details=details) from None
+        _refuse(field_errors(struct_type, raw, strict) or [FieldError(_path_field(str(exc)), _clean(str(exc)))])
+    if from_query:  # query texts became numbers just now; a query's fields are flat
+        _refuse_oversized(sorted(info.encode_name for info in msgspec.structs.fields(struct_type)
+                                 if info.encode_name in raw and oversized_ints(getattr(value, info.name))))
+    return value
+
+
+def _refuse_oversized(paths: list[str]) -> None:
+    if paths:
+        _refuse([FieldError(path, f"must be an integer from {INT_MIN} to {INT_MAX}") for path in paths])
+
+
+def _refuse(details: list[FieldError]) -> NoReturn:
+    message = "; ".join(f"{d.field}: {d.message}" for d in details)
+    if all(d.field.split(".")[0] in _PAGINATION_FIELDS for d in details):
+        raise BadRequest(message, details=details) from None
+    raise ValidationFailed(message, details=details) from None

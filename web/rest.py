@@ -11,15 +11,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
 from aiohttp import web
 
 from protocol.errors import BadRequest
 from protocol.registry import REGISTRY
 from web.dispatch import call_procedure
 from web.envelopes import json_response, rest_body
-
-_decode = msgspec.json.Decoder().decode
+from web.inputs import decode_json
 
 
 @dataclass(frozen=True)
@@ -37,10 +35,7 @@ async def json_body(request: web.Request) -> dict[str, Any]:
     raw = await request.read()
     if not raw.strip():
         return {}
-    try:
-        body = _decode(raw)
-    except msgspec.DecodeError:
-        raise BadRequest("body is not valid JSON") from None
+    body = decode_json(raw, "body")
     if not isinstance(body, dict):
         raise BadRequest("body must be a JSON object")
     return body

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 from aiohttp import web
 
 from protocol.errors import ApiError, BadRequest, MethodNotSupported, NotFound
@@ -17,8 +16,8 @@ from protocol.registry import REGISTRY
 from web.dispatch import call_procedure
 from web.envelopes import json_response, rpc_error, rpc_result
 from web.errors import unexpected_error
+from web.inputs import decode_json
 
-_decode = msgspec.json.Decoder().decode
 # A batch may name at most this many procedures: tRPC's default `maxItems` is unlimited, but one
 # request must not fan out into an unbounded amount of work.
 MAX_BATCH = 50
@@ -91,10 +90,7 @@ async def _raw_input(request: web.Request) -> Any:
         text = (await request.read()).decode("utf-8", "replace") or None
     if text is None:
         return None
-    try:
-        return _decode(text)
-    except msgspec.DecodeError:
-        raise BadRequest("input is not valid JSON") from None
+    return decode_json(text, "input")  # before unwrap_input, which walks superjson's meta recursively
 
 
 async def _one(request: web.Request, name: str, raw: Any) -> tuple[int, dict[str, Any]]:

@@ -2,10 +2,11 @@
 outbox, and `call_webhook` as an HTTP request. Each raises OutboundFailed with a message for the execution
 record when it cannot be done.
 
-`call_webhook` follows the outbound-webhook rules: http(s) only, HTTPS and public addresses only in
-production (checked when the rule is saved, again for the final URL, and at connect time by the session's
-resolver); a 2xx within 10 s succeeds, redirects are not followed. Its body is the config's `body` (a text is
-sent as is, anything else as JSON) or, without one, a JSON summary of the run."""
+`call_webhook` follows the outbound-webhook rules: http(s) only, HTTPS only in production, public
+addresses only unless OBEYA_ALLOW_PRIVATE_TARGETS=1 (checked when the rule is saved, again for the final
+URL, and at connect time by the session's connector, actors/delivery/addresses.py); a 2xx within 10 s
+succeeds, redirects are not followed. Its body is the config's `body` (a text is sent as is, anything else
+as JSON) or, without one, a JSON summary of the run."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 import aiohttp
 import msgspec
 
-from actors.delivery.webhook_sender import PublicOnlyResolver
+from actors.delivery.addresses import outbound_connector
 from actors.delivery.webhooks import check_url
 from actors.kernel.mailer import queue_mail
 from actors.kernel.node import Node
@@ -61,8 +62,8 @@ async def send_email(node: Node, org_id: str, to: Any, subject: Any, body: Any) 
 
 
 def open_session(node: Node) -> aiohttp.ClientSession:
-    """The engine's session for call_webhook: in production its resolver refuses non-public addresses."""
-    connector = aiohttp.TCPConnector(resolver=PublicOnlyResolver()) if node.production else None
+    """The engine's session for call_webhook: its connector refuses the addresses the policy refuses."""
+    connector = outbound_connector(node.allow_private_targets)
     return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=node.http_timeout), connector=connector)
 
 

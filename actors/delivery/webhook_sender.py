@@ -8,8 +8,9 @@ sent by one. Failures are retried after 1 min, 5 min, 30 min, 2 h and 12 h; when
 the delivery is failed and the webhook is marked failed, and nothing more is sent to it until someone
 redelivers or reactivates it. All schedule times come from `node.clock`.
 
-In production the receiver's addresses are checked again when connecting (the resolver below), so a
-name that resolved to a public address when the webhook was saved cannot be rebound to a private one.
+The receiver's address is checked again when connecting (actors/delivery/addresses.py, in every
+environment unless OBEYA_ALLOW_PRIVATE_TARGETS=1), so a name that resolved to a public address when the
+webhook was saved cannot be rebound to a private one; a refused address is a failed attempt saying why.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ import base64
 import contextlib
 import hashlib
 import hmac
-import ipaddress
-import socket
 import time
 from collections.abc import Sequence
 from datetime import timedelta
@@ -29,9 +28,8 @@ import aiohttp
 import asyncpg
 import msgspec
 import structlog
-from aiohttp.abc import AbstractResolver, ResolveResult
-from aiohttp.resolver import DefaultResolver
 
+from actors.delivery.addresses import outbound_connector
 from actors.kernel.events import wire_payload
 from actors.kernel.node import Node
 from actors.kernel.wake import pause
@@ -56,31 +54,6 @@ MAX_IN_FLIGHT = 50
 # noting them and sweeps the event log at its next step instead (the sweep finds every committed event).
 MAX_PENDING = 10_000
 _SUBSCRIBABLE = frozenset(EVENT_NAMES)
-
-
-def refused_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """Loopback, private, link-local (cloud metadata 169.254.169.254), multicast, reserved, unspecified:
-    nothing a webhook may reach in production."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return not address.is_global or address.is_multicast or address.is_reserved
-
-
-class PublicOnlyResolver(AbstractResolver):
-    """Resolves like aiohttp's default resolver and refuses names with any non-public address."""
-
-    def __init__(self) -> None:
-        self._resolver = DefaultResolver()
-
-    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-                      ) -> list[ResolveResult]:
-        results = await self._resolver.resolve(host, port, family)
-        if any(refused_address(ipaddress.ip_address(result["host"])) for result in results):
-            raise OSError(f"{host} resolves to an address webhooks may not reach")
-        return results
-
-    async def close(self) -> None:
-        await self._resolver.close()
 
 
 def sign_hex(secret: str, body: bytes) -> str:
@@ -193,7 +166,7 @@ class WebhookWorker:
 
     async def run(self) -> None:
         clock = self.node.clock
-        connector = aiohttp.TCPConnector(resolver=PublicOnlyResolver()) if self.node.production else None
+        connector = outbound_connector(self.node.allow_private_targets)
         self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.node.http_timeout),
                                               connector=connector)
         self.node.bus.subscribe("webhooks", self.on_events, read=self.node.events.read)

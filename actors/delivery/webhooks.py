@@ -1,9 +1,10 @@
 """Webhook management (platform 4.6 and the delivery log and redeliver of DESIGN "Webhook extras"): create,
 list, update, delete, read deliveries, redeliver; each change written to the activity trail.
 
-A webhook's URL must be http(s) with a host. In production (`OBEYA_ENV=production`) it must be HTTPS and
-its host must resolve only to public addresses (no loopback, private, link-local such as the cloud
-metadata address, multicast or reserved ones); the delivery worker checks the addresses again when it
+A webhook's URL must be http(s) with a host, HTTPS in production (`OBEYA_ENV=production`). Unless
+`OBEYA_ALLOW_PRIVATE_TARGETS=1`, its host must name (literally, in any spelling) or resolve to public
+addresses only (actors/delivery/addresses.py: no loopback, private, link-local such as the cloud metadata
+address, multicast, reserved or embedding ones); the delivery worker checks the address again when it
 connects. The secret is never returned after creation: views say `secretSet` instead.
 """
 
@@ -16,7 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from actors.delivery.webhook_sender import forget_webhook_orgs, refused_address
+from actors.delivery.addresses import literal_address, refusal
+from actors.delivery.webhook_sender import forget_webhook_orgs
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import webhooks as proto
@@ -43,16 +45,23 @@ async def check_url(node: Node, url: str, field: str = "url") -> str:
         raise _refuse("is not a valid URL", field) from None
     if parts.scheme not in ("http", "https") or not host:
         raise _refuse("must be an http or https URL with a host", field)
-    if not node.production:
-        return url
-    if parts.scheme != "https":
+    if node.production and parts.scheme != "https":
         raise _refuse("must use HTTPS", field)
-    try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        raise _refuse("host does not resolve", field) from None
-    if any(refused_address(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos):
-        raise _refuse("must not point to a private, loopback, link-local or reserved address", field)
+    if node.allow_private_targets:
+        return url
+    literal = literal_address(host)
+    if literal is not None:
+        addresses = [literal]
+    else:
+        try:
+            infos = await asyncio.get_running_loop().getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError):
+            raise _refuse("host does not resolve", field) from None
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+    for address in addresses:
+        why = refusal(address)
+        if why is not None:
+            raise _refuse(f"must not point to {why} ({address})", field)
     return url
 
 

@@ -1,7 +1,13 @@
 """Exports (domain 4.11): a board's items, its KPI values and its action log as CSV, a problem-solving sheet as
 JSON, each one string. CSV follows RFC 4180 (Python's csv module: CRLF line ends, fields with a comma, quote
 or line break quoted, quotes doubled), the spec's header row first. Everything is read from PostgreSQL,
-scoped to the caller's organization and to boards the caller can see."""
+scoped to the caller's organization and to boards the caller can see.
+
+A text cell (header names included) that a spreadsheet would take for a formula — beginning with `=`, `+`,
+`-`, `@`, a tab or a carriage return — gets a leading `'` (OWASP "CSV Injection"), so an item named
+`=HYPERLINK(...)` is shown, not run. Numbers (a number column's value, a KPI value, a level) are written as
+numbers, `-5` included; a text that merely looks like a number (`-5` typed in a text column) is text and is
+neutralised like any other."""
 
 from __future__ import annotations
 
@@ -29,14 +35,22 @@ from protocol.ids import iso
 from storage import actions as actions_repo
 from storage import activity, board_export, kpis
 
+# What makes a spreadsheet read a cell as a formula (OWASP "CSV Injection").
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _text(value: str) -> str:
+    """Text as a cell: as it is, with a leading `'` when it begins like a formula."""
+    return "'" + value if value.startswith(_FORMULA_STARTS) else value
+
 
 def _cell(value: Any) -> str:
-    """A value as CSV text: empty for none, text as it is, dates ISO 8601, a whole float without `.0`,
-    anything else (numbers, booleans, objects, lists) as JSON."""
+    """A value as CSV text: empty for none, text as it is (neutralised where it begins like a formula), dates
+    ISO 8601, a whole float without `.0`, anything else (numbers, booleans, objects, lists) as JSON."""
     if value is None:
         return ""
     if isinstance(value, str):
-        return value
+        return _text(value)
     if isinstance(value, datetime):
         return iso(value) or ""
     if isinstance(value, date):
@@ -49,7 +63,7 @@ def _cell(value: Any) -> str:
 def _csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(header)
+    writer.writerow([_text(name) for name in header])
     writer.writerows([_cell(value) for value in row] for row in rows)
     return buffer.getvalue()
 

@@ -57,6 +57,9 @@ class Node:
     smtp: SmtpTarget | None = None  # None: e-mails are stored and logged, not sent
     # Outbound HTTP (webhook deliveries, call_webhook): the longest a receiver may take to answer.
     http_timeout: float = 10.0
+    # Outbound HTTP may reach private, loopback and link-local addresses (OBEYA_ALLOW_PRIVATE_TARGETS=1;
+    # actors/delivery/addresses.py).
+    allow_private_targets: bool = False
     # bcrypt cost of new password, API key and token hashes (server/config.py: OBEYA_BCRYPT_ROUNDS).
     bcrypt_rounds: int = 10
     # The key secrets kept at rest are sealed under (actors/kernel/sealing.py; OBEYA_SECRET_KEY); None: a key

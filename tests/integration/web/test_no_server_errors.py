@@ -16,6 +16,8 @@ from tests.integration.boards.conftest import make_board
 
 # A well-formed cursor whose time, in UTC, lies before the year 1.
 FORGED_CURSOR = encode_cursor("0001-01-01T00:00:00+05:00", "x")
+# A well-formed cursor holding a number past 64 bits.
+HUGE_CURSOR = encode_cursor(10**30, 10**30, "x")
 # Calls that would end the test's own session or organization when they succeed.
 _LEAVE_ALONE = ("auth.logout", "organizations.delete", "organizations.leave", "organizations.transferOwnership",
                 "organizations.members.remove", "auth.deleteAccount")
@@ -127,6 +129,8 @@ def _with_real_ids(name: str, data: dict[str, Any], things: dict[str, str]) -> d
             kind = "auditChecklist"
         if kind is not None:
             real[field] = things[kind]
+        if field == "stream":  # events.list: a stream the caller may read, so the call reaches the query
+            real[field] = f"board:{things['board']}"
     return real
 
 
@@ -142,7 +146,8 @@ async def test_no_procedure_answers_a_server_error_on_things_that_exist(org: Org
         base = _with_real_ids(name, {f.encode_name: _sample(f.type) for f in info.fields if f.required}, things)
         probes: list[Any] = [base]
         for f in info.fields:
-            for value in (_wrong_type(f.type), None, "y" * 100_000, {"nested": [1]}, -1, 10**30, FORGED_CURSOR):
+            for value in (_wrong_type(f.type), None, "y" * 100_000, {"nested": [1]}, -1, 10**30, 2**63, -(2**63) - 1,
+                          2**31, -(2**31) - 1, {"nested": 10**30}, FORGED_CURSOR, HUGE_CURSOR):
                 probes.append({**base, f.encode_name: value})
         for data in probes:
             reply = await call(name, data)

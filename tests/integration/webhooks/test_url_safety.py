@@ -1,12 +1,13 @@
-"""Where webhooks may post (DESIGN: `OBEYA_ENV=production` means HTTPS only and no private addresses):
-checked when a webhook is saved and again when the worker connects."""
+"""Where webhooks may post (DESIGN: `OBEYA_ENV=production` means HTTPS only; no private addresses in any
+environment unless OBEYA_ALLOW_PRIVATE_TARGETS=1): checked when a webhook is saved and again when the
+worker connects (tests/integration/webhooks/test_address_policy.py: the policy in every environment)."""
 
 from __future__ import annotations
 
 import asyncpg
 import pytest
 
-from actors.delivery.webhook_sender import PublicOnlyResolver
+from actors.delivery.addresses import PublicOnlyResolver
 from actors.delivery.webhooks import check_url
 from actors.kernel.node import Node
 from protocol.errors import ValidationFailed
@@ -27,8 +28,20 @@ async def test_production_accepts_a_public_https_address(pool: asyncpg.Pool) -> 
         "https://93.184.215.14/hook"
 
 
-async def test_development_allows_local_receivers(pool: asyncpg.Pool) -> None:
-    assert await check_url(Node(pool=pool), "http://127.0.0.1:8080/hook") == "http://127.0.0.1:8080/hook"
+async def test_development_allows_local_receivers_only_when_private_targets_are_allowed(pool: asyncpg.Pool) -> None:
+    allowed = Node(pool=pool, allow_private_targets=True)
+    assert await check_url(allowed, "http://127.0.0.1:8080/hook") == "http://127.0.0.1:8080/hook"
+    with pytest.raises(ValidationFailed) as refused:
+        await check_url(Node(pool=pool), "http://127.0.0.1:8080/hook")
+    assert refused.value.details[0].field == "url"
+    assert refused.value.details[0].message == "must not point to a loopback address (127.0.0.1)"
+
+
+async def test_production_with_private_targets_allowed_still_requires_https(pool: asyncpg.Pool) -> None:
+    node = Node(pool=pool, production=True, allow_private_targets=True)
+    assert await check_url(node, "https://127.0.0.1/hook") == "https://127.0.0.1/hook"
+    with pytest.raises(ValidationFailed, match="must use HTTPS"):
+        await check_url(node, "http://127.0.0.1/hook")
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "169.254.169.254", "10.1.2.3", "localhost"])

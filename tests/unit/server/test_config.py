@@ -14,16 +14,19 @@ def test_defaults() -> None:
     assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (10.0, 10_000, 10.0)
     assert settings.bcrypt_rounds == 10 and settings.workers == WORKERS
     assert settings.secret_key is None  # sealed under a key kept in the database
+    assert settings.allow_private_targets is False
 
 
 def test_every_variable_is_read() -> None:
     settings = Settings.from_env({"OBEYA_POOL_SIZE": "40", "OBEYA_POOL_TIMEOUT": "2.5",
                                   "OBEYA_STATEMENT_TIMEOUT": "12", "OBEYA_ASK_TIMEOUT": "7",
                                   "OBEYA_MAX_ACTORS": "500", "OBEYA_HTTP_TIMEOUT": "3",
-                                  "OBEYA_BCRYPT_ROUNDS": "12", "OBEYA_SECRET_KEY": "s" * 32})
+                                  "OBEYA_BCRYPT_ROUNDS": "12", "OBEYA_SECRET_KEY": "s" * 32,
+                                  "OBEYA_ALLOW_PRIVATE_TARGETS": "1"})
     assert (settings.pool_size, settings.pool_timeout, settings.statement_timeout) == (40, 2.5, 12.0)
     assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (7.0, 500, 3.0)
     assert settings.bcrypt_rounds == 12 and settings.secret_key == "s" * 32
+    assert settings.allow_private_targets is True
 
 
 @pytest.mark.parametrize(("name", "value"), [
@@ -31,7 +34,8 @@ def test_every_variable_is_read() -> None:
     ("OBEYA_POOL_TIMEOUT", "-1"), ("OBEYA_STATEMENT_TIMEOUT", "soon"), ("OBEYA_STATEMENT_TIMEOUT", "nan"),
     ("OBEYA_ASK_TIMEOUT", "inf"), ("OBEYA_MAX_ACTORS", "0"), ("OBEYA_HTTP_TIMEOUT", "1e9"),
     ("OBEYA_BCRYPT_ROUNDS", "3"), ("OBEYA_BCRYPT_ROUNDS", "32"), ("OBEYA_BCRYPT_ROUNDS", "ten"),
-    ("OBEYA_SECRET_KEY", "too short to be secret")])
+    ("OBEYA_SECRET_KEY", "too short to be secret"),
+    ("OBEYA_ALLOW_PRIVATE_TARGETS", "yes"), ("OBEYA_ALLOW_PRIVATE_TARGETS", "true")])
 def test_a_bad_value_stops_the_start_naming_its_variable(name: str, value: str) -> None:
     with pytest.raises(SystemExit, match=name):
         Settings.from_env({name: value})
