@@ -52,10 +52,12 @@ from web.keys import NODE
 from web.socket_fanout import RedisFanout
 from web.socket_limits import (
     FLOOD_STRIKES,
+    MAX_MESSAGE_BYTES,
     MAX_PER_ADDRESS,
     MAX_PER_USER,
     MAX_ROOMS,
     RATE_LIMITED,
+    BoundedPacket,
     SocketLimits,
     TooManyRooms,
     UserShare,
@@ -133,7 +135,8 @@ class LiveGateway:
                  max_per_address: int = MAX_PER_ADDRESS) -> None:
         # Sockets are only ever sent to by the node they are connected to (events reach every node over
         # our own Redis channel), so python-socketio's own manager needs no message queue.
-        self.sio = socketio.AsyncServer(async_mode="aiohttp", client_manager=socketio.AsyncManager())
+        self.sio = socketio.AsyncServer(async_mode="aiohttp", client_manager=socketio.AsyncManager(),
+                                        serializer=BoundedPacket, max_http_buffer_size=MAX_MESSAGE_BYTES)
         self._fanout = RedisFanout(redis_url, self._deliver) if redis_url is not None else None
         self._node: Node | None = None
         self._connections: dict[str, Connection] = {}
@@ -256,6 +259,8 @@ class LiveGateway:
             refused = self._refusal(sid, connection, connection.share)
             if refused is not None:
                 return refused
+            if len(args) > 1:
+                return _error(BadRequest("one argument expected: an object"))
             async with connection.share.turns:
                 return await handler(sid, *args)
 

@@ -10,7 +10,10 @@ that nobody's sockets slow anyone else's:
   and a socket refused `FLOOD_STRIKES` events in a row is disconnected;
 - work: at most `CONCURRENT_EVENTS` events of one user are handled at once (each reads the database); the
   others wait their turn, so one user's burst holds at most that many pooled connections;
-- rooms: a socket follows at most `MAX_ROOMS` rooms (its private room included).
+- rooms: a socket follows at most `MAX_ROOMS` rooms (its private room included);
+- messages: an Engine.IO message is at most `MAX_MESSAGE_BYTES` (a longer one closes the connection), and a
+  Socket.IO packet announces at most `MAX_ATTACHMENTS` binary attachments (python-socketio would otherwise
+  hold every later message of the socket as an attachment, up to ten billion of them).
 
 Plain state on the gateway, changed without awaits between a check and its update.
 """
@@ -19,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+
+import socketio
 
 from protocol.errors import ApiError, TooManyRequests
 from protocol.plans import plan
@@ -31,6 +36,22 @@ FLOOD_STRIKES = 100
 CONCURRENT_EVENTS = 4
 # The event a flooding socket gets before it is disconnected.
 RATE_LIMITED = "rate_limited"
+# Client events are small objects ({room, since}); 64 KiB leaves room for any later one.
+MAX_MESSAGE_BYTES = 64 * 1024
+# No client event of ours carries binary data; a few are decoded (and refused as not an object).
+MAX_ATTACHMENTS = 4
+
+
+class BoundedPacket(socketio.packet.Packet):  # type: ignore[misc]  # python-socketio has no types
+    """python-socketio's packet, refusing one that announces more than MAX_ATTACHMENTS binary attachments
+    (the packet is dropped; the socket's next message is read as a packet again)."""
+
+    def decode(self, encoded_packet: str | bytes) -> int:
+        count: int = super().decode(encoded_packet) or 0
+        if count > MAX_ATTACHMENTS:
+            self.attachment_count = 0
+            raise ValueError(f"{count} binary attachments announced: at most {MAX_ATTACHMENTS}")
+        return count
 
 
 class TooManyRooms(ApiError):

@@ -119,3 +119,24 @@ async def test_a_socket_follows_a_bounded_number_of_rooms(org: Org, screens: Any
     assert (await screen.call("subscribe", {"room": "user"}))["ok"] is True  # one it follows: still fine
     assert await screen.call("unsubscribe", {"room": "user"}) == {"ok": True}
     assert (await screen.call("subscribe", {"room": "org"}))["ok"] is True
+
+
+async def test_malformed_packets_are_answered_or_dropped_and_the_socket_goes_on(org: Org, screens: Any) -> None:
+    screen = screens()
+    await screen.connect(org.owner)
+    answer = await screen.client.call("subscribe", ({"room": "org"}, 1, 2), timeout=WAIT)
+    assert answer["ok"] is False and answer["error"]["code"] == "BAD_REQUEST"
+    for payload in ("org", ["org"], 12, True, b"\x00binary"):
+        answer = await screen.call("subscribe", payload)
+        assert answer == {"ok": False, "error": {"code": "BAD_REQUEST", "message": "input must be a JSON object"}}
+    # A packet announcing a billion binary attachments: refused, so later messages are packets again (and not
+    # held in memory as attachments).
+    await screen.client.eio.send('451000000000-["subscribe",{"room":"org"}]')
+    assert (await screen.call("subscribe", {"room": "org"}))["ok"] is True
+
+
+async def test_an_oversized_message_closes_the_socket(org: Org, screens: Any) -> None:
+    screen = screens()
+    await screen.connect(org.owner)
+    await screen.client.emit("subscribe", {"room": "x" * 100_000})
+    await asyncio.wait_for(screen.client.wait(), WAIT)  # disconnected by the server
