@@ -62,8 +62,8 @@ async def test_connections_past_the_address_limit_are_refused(org: Org, screens:
 
 
 async def test_a_subscribe_flood_is_refused_then_disconnected_and_others_keep_their_events(
-        client: Any, screens: Any) -> None:
-    org = await make_org(client, plan="free")  # 60 requests a minute
+        clocked_client: Any, clock: Any, screens: Any) -> None:
+    org = await make_org(clocked_client, plan="free")  # 60 requests a minute, 1 a second
     member_id, member = await org.add_user("member")
     watcher = screens()
     await watcher.connect(member)
@@ -89,6 +89,11 @@ async def test_a_subscribe_flood_is_refused_then_disconnected_and_others_keep_th
                            for a in refused)
     assert len(answers) < sent  # the rest was never handled: the socket was cut after FLOOD_STRIKES refusals
     assert len(refused) >= FLOOD_STRIKES
+    again = screens()
+    await again.connect(org.owner)
+    assert (await again.call("subscribe", {"room": "org"}))["error"]["code"] == "TOO_MANY_REQUESTS"
+    clock.advance(1.0)  # the bucket refills at the plan's rate
+    assert (await again.call("subscribe", {"room": "org"}))["ok"] is True
 
     # The flood cost others nothing: the watcher gets the next event live.
     reply = await org.owner.mutate("organizations.members.updateRole", {"userId": member_id, "role": "admin"})
@@ -96,8 +101,8 @@ async def test_a_subscribe_flood_is_refused_then_disconnected_and_others_keep_th
     await watcher.wait_for_seq(start + 1)
 
 
-async def test_unknown_events_are_answered_and_counted(client: Any, screens: Any) -> None:
-    org = await make_org(client, plan="free")
+async def test_unknown_events_are_answered_and_counted(clocked_client: Any, screens: Any) -> None:
+    org = await make_org(clocked_client, plan="free")
     screen = screens()
     await screen.connect(org.owner)
     answer = await screen.call("hello", {"x": 1})
@@ -131,7 +136,7 @@ async def test_malformed_packets_are_answered_or_dropped_and_the_socket_goes_on(
         assert answer == {"ok": False, "error": {"code": "BAD_REQUEST", "message": "input must be a JSON object"}}
     # A packet announcing a billion binary attachments: refused, so later messages are packets again (and not
     # held in memory as attachments).
-    await screen.client.eio.send('451000000000-["subscribe",{"room":"org"}]')
+    await screen.client.eio.send('51000000000-["subscribe",{"room":"org"}]')  # BINARY_EVENT, 10^9 attachments
     assert (await screen.call("subscribe", {"room": "org"}))["ok"] is True
 
 
