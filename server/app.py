@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import asyncpg
 import redis.asyncio as redis
@@ -31,6 +32,7 @@ from web.idempotency_store import purge_periodically
 from web.keys import NODE
 from web.rate_limit import RATE_LIMITER
 from web.rate_limiter import InProcessLimiter, RedisLimiter
+from web.slow_clients import body_deadline
 from web.socket_gateway import LiveGateway
 
 log = structlog.get_logger("obeya.server")
@@ -63,11 +65,20 @@ def workers(settings: Settings) -> Callable[[web.Application], AsyncIterator[Non
     return lifetime
 
 
+def runner_options(settings: Settings) -> dict[str, Any]:
+    """How the HTTP server runs the app: keywords of `web.run_app` and `web.AppRunner` (`obeya serve` and
+    the slow-client tests use this one function). aiohttp's keep-alive timer runs from a connection's
+    opening and from each response, and closes the connection if it is then still waiting for a request's
+    headers: that is the header timeout (slow clients, issue 10)."""
+    return {"keepalive_timeout": settings.header_timeout, "access_log": None}
+
+
 def create_app(settings: Settings, database_url: str, *, clock: Clock | None = None) -> web.Application:
     missing = unimplemented()
     if missing:
         raise RuntimeError(f"procedures declared but not implemented: {', '.join(missing)}")
     app = build_web_app()
+    app.middlewares.insert(1, body_deadline(settings.body_timeout))  # inside request_context, which renders 408
 
     async def database(app: web.Application) -> AsyncIterator[None]:
         # Migrations on a connection of their own: they may wait for another node's migrations (an advisory
@@ -120,7 +131,8 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             await node.actors.stop()
 
     app.cleanup_ctx.append(actor_system)
-    gateway = LiveGateway(settings.redis_url)  # Redis: python-socketio's Redis manager reaches every node
+    gateway = LiveGateway(settings.redis_url, max_per_user=settings.socket_max_per_user,
+                          max_per_address=settings.socket_max_per_address)
     gateway.attach(app)
     app.cleanup_ctx.append(gateway.running)
     app.cleanup_ctx.append(rate_limiter)

@@ -48,12 +48,12 @@ async def _settle_garbage_collector(app: web.Application) -> None:
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
-    from server.app import create_app
+    from server.app import create_app, runner_options
 
     with database(settings) as url:
         app = create_app(settings, url)
         app.on_startup.append(_settle_garbage_collector)
-        web.run_app(app, host=args.host, port=args.port, access_log=None, print=None)
+        web.run_app(app, host=args.host, port=args.port, print=None, **runner_options(settings))
     return 0
 
 

@@ -56,6 +56,14 @@ class Settings:
     address_throttle: bool = True
     # Webhooks and call_webhook may reach private, loopback, link-local addresses (tests, local development).
     allow_private_targets: bool = False
+    # Live connections (Socket.IO) of one user, and of one client address, on one node (web/socket_limits.py).
+    socket_max_per_user: int = 50
+    socket_max_per_address: int = 200
+    # Slow clients: a connection has this long to send a request's headers, counted from its opening or its
+    # previous response (so an idle keep-alive connection is closed after it too); a body is due this long
+    # after its headers (408 past it). An 11 MB CSV upload in 60 s needs about 1.5 Mbit/s.
+    header_timeout: float = 15.0
+    body_timeout: float = 60.0
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -88,6 +96,10 @@ class Settings:
             secret_key=_secret_key(env),
             address_throttle=_flag(env, "OBEYA_ADDRESS_THROTTLE", default=True),
             allow_private_targets=_flag(env, "OBEYA_ALLOW_PRIVATE_TARGETS"),
+            socket_max_per_user=_integer(env, "OBEYA_SOCKET_MAX_PER_USER", 50, 1, 100_000),
+            socket_max_per_address=_integer(env, "OBEYA_SOCKET_MAX_PER_ADDRESS", 200, 1, 1_000_000),
+            header_timeout=_seconds(env, "OBEYA_HEADER_TIMEOUT", 15.0),
+            body_timeout=_seconds(env, "OBEYA_BODY_TIMEOUT", 60.0),
         )
 
 

@@ -27,7 +27,7 @@ Several nodes: each node's gateway publishes the committed events it is handed o
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,12 +45,24 @@ from actors.kernel.events import StoredEvent, wire_payload
 from actors.kernel.node import Node
 from protocol import events as spec
 from protocol.caller import Caller
-from protocol.errors import ApiError, BadRequest, Conflict, FieldError, NotFound, Unauthorized
+from protocol.errors import ApiError, BadRequest, Conflict, FieldError, NotFound, TooManyRequests, Unauthorized
 from protocol.ids import new_id
 from web.context import SESSION_COOKIE, host_name, org_slug
 from web.inputs import decode_input
 from web.keys import NODE
 from web.socket_fanout import RedisFanout
+from web.socket_limits import (
+    FLOOD_STRIKES,
+    MAX_MESSAGE_BYTES,
+    MAX_PER_ADDRESS,
+    MAX_PER_USER,
+    MAX_ROOMS,
+    RATE_LIMITED,
+    BoundedPacket,
+    SocketLimits,
+    TooManyRooms,
+    UserShare,
+)
 from web.socket_rooms import Cursor, Room, room_of
 
 log = structlog.get_logger("obeya.live")
@@ -90,6 +102,12 @@ class Connection:
     rooms: dict[str, str] = field(default_factory=dict)  # room key -> the room name it subscribed to
     checking: bool = False
     check_again: bool = False
+    # Its share of the limits (web/socket_limits.py): the address and user it was counted under, the
+    # user's bucket, and the events refused in a row.
+    address: str = ""
+    user_key: str = ""
+    share: UserShare | None = None
+    strikes: int = 0
 
     def matches(self, change: AccessChange) -> bool:
         caller = self.caller
@@ -114,20 +132,24 @@ def _error(error: ApiError) -> dict[str, Any]:
 
 
 class LiveGateway:
-    def __init__(self, redis_url: str | None = None) -> None:
+    def __init__(self, redis_url: str | None = None, *, max_per_user: int = MAX_PER_USER,
+                 max_per_address: int = MAX_PER_ADDRESS) -> None:
         # Sockets are only ever sent to by the node they are connected to (events reach every node over
         # our own Redis channel), so python-socketio's own manager needs no message queue.
-        self.sio = socketio.AsyncServer(async_mode="aiohttp", client_manager=socketio.AsyncManager())
+        self.sio = socketio.AsyncServer(async_mode="aiohttp", client_manager=socketio.AsyncManager(),
+                                        serializer=BoundedPacket, max_http_buffer_size=MAX_MESSAGE_BYTES)
         self._fanout = RedisFanout(redis_url, self._deliver) if redis_url is not None else None
         self._node: Node | None = None
         self._connections: dict[str, Connection] = {}
         self._rooms: dict[str, Room] = {}
         self._tasks: set[asyncio.Task[Any]] = set()  # replays and re-checks started by access changes
         self._delivering = 0  # deliveries in progress (the bus consumer, the Redis listener)
+        self.limits = SocketLimits(max_per_user, max_per_address)
         self.sio.on("connect", self._connect)
         self.sio.on("disconnect", self._disconnect)
-        self.sio.on("subscribe", self._subscribe)
-        self.sio.on("unsubscribe", self._unsubscribe)
+        self.sio.on("subscribe", self._limited(self._subscribe))
+        self.sio.on("unsubscribe", self._limited(self._unsubscribe))
+        self.sio.on("*", self._other_event)
 
     def attach(self, app: web.Application) -> None:
         """Add the `/socket.io/` route; call while building the app (routes freeze at start-up)."""
@@ -187,26 +209,40 @@ class LiveGateway:
         bearer = token if isinstance(token, str) else None
         slug = org_slug(host_name(request), self.node.service_host)
         session_token = None if bearer else request.cookies.get(SESSION_COOKIE)
+        address = request.remote or ""
+        user_key = ""
         try:
-            caller = await self._admit(slug, bearer, session_token)
-            # The private room: the user's `notification.created` events of this organization, live from
-            # now on (resume with `subscribe {room: "user", since}`).
-            private = await stream_of(self.node, caller, "user")
-            self._connections[sid] = Connection(caller, slug, bearer, session_token)
+            self.limits.open_address(address)
+            try:
+                caller = await self._admit(slug, bearer, session_token, address)
+                # The private room: the user's `notification.created` events of this organization, live from
+                # now on (resume with `subscribe {room: "user", since}`).
+                private = await stream_of(self.node, caller, "user")
+                user_key = caller.user_id or caller.credential_id or ""
+                share = self.limits.open_user(user_key, caller.organization.plan if caller.organization else "",
+                                              self.node.clock.monotonic())
+            except BaseException:
+                self.limits.close_address(address)
+                raise
+            self._connections[sid] = Connection(caller, slug, bearer, session_token, address=address,
+                                                user_key=user_key, share=share)
             await self._join(sid, private, "user", None)
         except Exception as exc:
-            # Refused with a reason (a database outage: 503, retry) rather than left unanswered, and with
-            # nothing of the socket kept.
+            # Refused with a reason (over a limit: 429; a database outage: 503, retry) rather than left
+            # unanswered, and with nothing of the socket kept (its slots are given back).
             await self._disconnect(sid)
             error = as_api_error(exc)
             if not isinstance(exc, ApiError):
                 log.warning("socket_connect_failed", error=type(exc).__name__)
             raise socketio.exceptions.ConnectionRefusedError(
-                error.message, {"code": error.code, "message": error.message}) from None
+                error.message, {"code": error.code, "message": error.message, **error.data}) from None
 
-    async def _admit(self, slug: str | None, bearer: str | None, session_token: str | None) -> Caller:
+    async def _admit(self, slug: str | None, bearer: str | None, session_token: str | None,
+                     address: str | None = None) -> Caller:
+        """The socket's caller; with `address` (at connect, not on re-checks) an unknown credential counts
+        toward the guessing throttle of that address, as on HTTP."""
         caller = await resolve_caller(self.node, request_id=new_id("req"), org_slug=slug, bearer=bearer,
-                                      session_token=session_token)
+                                      session_token=session_token, address=address)
         if caller.organization is None:
             raise BadRequest("connect on the organization host, <org>.<service host>")
         # Following events is reading them: the same credential, membership, plan and scope rules.
@@ -217,6 +253,57 @@ class LiveGateway:
         connection = self._connections.pop(sid, None)
         for key in connection.rooms if connection else ():
             self._forget(sid, key)
+        if connection is not None:
+            self.limits.close_address(connection.address)
+            self.limits.close_user(connection.user_key)
+
+    # -- event limits (web/socket_limits.py) ---------------------------------------------------------
+
+    def _limited(self, handler: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awaitable[Any]]:
+        """The handler of a client event behind its user's bucket and turns."""
+
+        async def limited(sid: str, *args: Any) -> Any:
+            connection = self._connections.get(sid)
+            if connection is None or connection.share is None:
+                return await handler(sid, *args)  # answers "not connected"
+            refused = self._refusal(sid, connection, connection.share)
+            if refused is not None:
+                return refused
+            if len(args) > 1:
+                return _error(BadRequest("one argument expected: an object"))
+            async with connection.share.turns:
+                return await handler(sid, *args)
+
+        return limited
+
+    def _refusal(self, sid: str, connection: Connection, share: UserShare) -> dict[str, Any] | None:
+        """None when the event may run; else its TOO_MANY_REQUESTS answer (and a flooding socket is
+        disconnected)."""
+        if share.bucket.take(self.node.clock.monotonic()):
+            connection.strikes = 0
+            return None
+        connection.strikes += 1
+        retry_after = round(share.bucket.retry_after(), 3)
+        error = TooManyRequests(f"more than {share.bucket.capacity:.0f} socket events a minute; retry in "
+                                f"{retry_after} s", data={"retryAfter": retry_after})
+        if connection.strikes == FLOOD_STRIKES:
+            log.warning("socket_flood_disconnected", sid=sid, user=connection.user_key)
+            self._spawn(self._disconnect_flooder(sid, error), name="gateway:flood")
+        return _error(error)
+
+    async def _disconnect_flooder(self, sid: str, error: ApiError) -> None:
+        await self.sio.emit(RATE_LIMITED, {"error": {"code": error.code, "message": f"{FLOOD_STRIKES} events "
+                                                     "refused in a row: disconnected"}}, to=sid, ignore_queue=True)
+        await self.sio.disconnect(sid, ignore_queue=True)
+
+    async def _other_event(self, event: str, sid: str, *args: Any) -> dict[str, Any]:
+        """Any client event but subscribe and unsubscribe: counted, and answered BAD_REQUEST."""
+
+        async def unknown(sid: str, *args: Any) -> dict[str, Any]:
+            return _error(BadRequest(f"unknown event {str(event)[:64]!r}: subscribe or unsubscribe"))
+
+        answer: dict[str, Any] = await self._limited(unknown)(sid, *args)
+        return answer
 
     def _forget(self, sid: str, key: str) -> None:
         room = self._rooms.get(key)
@@ -261,6 +348,9 @@ class LiveGateway:
         if self._connections.get(sid) is not connection:
             raise BadRequest("not connected")  # gone while the log was read
         key = room_of(org_id, stream)
+        if key not in connection.rooms and len(connection.rooms) >= MAX_ROOMS:
+            raise TooManyRooms(f"a socket follows at most {MAX_ROOMS} rooms: unsubscribe from one first",
+                               data={"limit": MAX_ROOMS})
         room = self._rooms.get(key)
         if room is None:
             room = self._rooms[key] = Room(org_id, stream, seq=latest)
