@@ -15,14 +15,13 @@ from typing import Any
 import msgspec
 
 from protocol.errors import BadRequest, FieldError
+from protocol.json_bounds import INT_MAX, INT_MIN
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
 # Offset-paged lists (sheets, checklist completions, audits): beyond this no list reaches, and PostgreSQL's
 # OFFSET is a bigint, so a larger number is refused (400) rather than sent.
 MAX_OFFSET = 1_000_000_000
-# A cursor's key holds scalars only, and its integers fit PostgreSQL's bigint.
-_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
 
 
 def page_limit(limit: int | None, *, default: int = DEFAULT_LIMIT, maximum: int = MAX_LIMIT) -> int:
@@ -63,8 +62,9 @@ def decode_cursor(cursor: str | None, arity: int) -> list[Any] | None:
 
 
 def _scalar(value: Any) -> bool:
+    """A cursor's key holds scalars only, and its integers fit PostgreSQL's bigint."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return _INT_MIN <= value <= _INT_MAX
+        return INT_MIN <= value <= INT_MAX
     return value is None or isinstance(value, str | float | bool)
 
 

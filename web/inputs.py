@@ -1,8 +1,8 @@
 """Decoding a caller's input into the procedure's msgspec Struct, naming every bad field.
 
-Two bounds hold for every input, whatever its procedure declares: a request's JSON nests at most MAX_DEPTH
-levels (deeper, a decoder or any recursive walk would exhaust the stack), and every integer fits in 64
-bits (PostgreSQL's bigint; a larger one would fail when sent). Each is refused as bad input naming the
+Two bounds hold for every input, whatever its procedure declares (protocol/json_bounds.py): its JSON nests at
+most MAX_DEPTH levels (deeper, a decoder or any recursive walk would exhaust the stack), and every integer
+fits in 64 bits (PostgreSQL's bigint; a larger one would fail when sent). Each is refused as bad input naming the
 field (400 over RPC, 422 over REST; 400 in both for `limit`, `cursor`, `offset`)."""
 
 from __future__ import annotations
@@ -13,39 +13,17 @@ from typing import Any, NoReturn
 import msgspec
 
 from protocol.errors import BadRequest, FieldError, ValidationFailed
+from protocol.json_bounds import INT_MAX, INT_MIN, MAX_DEPTH, depth_exceeds, oversized_ints
 from protocol.storable import nul_paths
 
 _AT_PATH = re.compile(r"\s*- at `\$(?P<path>[^`]*)`$")
 # Pagination fields are checked with 400 in both styles (spec 7.3), not as schema failures.
 _PAGINATION_FIELDS = {"limit", "cursor", "offset"}
-# The deepest a request's JSON may nest, its envelope included (`{"json": ...}`, a batch's `{"0": ...}`): far
-# beyond any input of ours, and far below what exhausts the stack of a decoder or a recursive walk.
-MAX_DEPTH = 64
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
-MAX_REPORTED = 20
 _decode = msgspec.json.Decoder().decode
 
 
 def _too_deep(field: str) -> ValidationFailed:
     return ValidationFailed.of(field, f"nests more than {MAX_DEPTH} levels deep")
-
-
-def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether `value` nests deeper than `limit` (a scalar is depth 0, `[]` depth 1). Iterative, and it stops
-    at the first container past the limit."""
-    pending: list[tuple[Any, int]] = [(value, 0)]
-    while pending:
-        current, depth = pending.pop()
-        if isinstance(current, dict):
-            children: Any = current.values()
-        elif isinstance(current, list):
-            children = current
-        else:
-            continue
-        if depth + 1 > limit:
-            return True
-        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return False
 
 
 def decode_json(data: bytes | str, what: str) -> Any:
@@ -60,22 +38,6 @@ def decode_json(data: bytes | str, what: str) -> Any:
     if depth_exceeds(value):
         raise _too_deep("input")
     return value
-
-
-def oversized_ints(value: Any) -> list[str]:
-    """The dotted paths (`input` for the value itself) of every integer outside 64 bits, at most MAX_REPORTED."""
-    found: list[str] = []
-    pending: list[tuple[str, Any]] = [("", value)]
-    while pending and len(found) < MAX_REPORTED:
-        path, current = pending.pop()
-        if isinstance(current, int) and not isinstance(current, bool):
-            if not INT_MIN <= current <= INT_MAX:
-                found.append(path or "input")
-        elif isinstance(current, dict):
-            pending.extend((f"{path}.{key}" if path else str(key), item) for key, item in current.items())
-        elif isinstance(current, list):
-            pending.extend((f"{path}.{index}" if path else str(index), item) for index, item in enumerate(current))
-    return sorted(found)
 
 
 def _clean(message: str) -> str:
@@ -112,6 +74,8 @@ def decode_input(struct_type: type[msgspec.Struct], raw: Any, *, from_query: boo
         raw = {}
     if not isinstance(raw, dict):
         raise ValidationFailed("input must be a JSON object", details=[FieldError("input", "must be an object")])
+    if depth_exceeds(raw):  # a Socket.IO event's payload comes here without decode_json
+        raise _too_deep("input")
     unstorable = nul_paths(raw)
     if unstorable:
         details = [FieldError(path, "must not contain the character U+0000") for path in unstorable]

@@ -53,6 +53,7 @@ from web.keys import NODE
 from web.socket_fanout import RedisFanout
 from web.socket_limits import (
     FLOOD_STRIKES,
+    MALFORMED,
     MAX_MESSAGE_BYTES,
     MAX_PER_ADDRESS,
     MAX_PER_USER,
@@ -149,6 +150,7 @@ class LiveGateway:
         self.sio.on("disconnect", self._disconnect)
         self.sio.on("subscribe", self._limited(self._subscribe))
         self.sio.on("unsubscribe", self._limited(self._unsubscribe))
+        self.sio.on(MALFORMED, self._limited(self._malformed))
         self.sio.on("*", self._other_event)
 
     def attach(self, app: web.Application) -> None:
@@ -295,6 +297,10 @@ class LiveGateway:
         await self.sio.emit(RATE_LIMITED, {"error": {"code": error.code, "message": f"{FLOOD_STRIKES} events "
                                                      "refused in a row: disconnected"}}, to=sid, ignore_queue=True)
         await self.sio.disconnect(sid, ignore_queue=True)
+
+    async def _malformed(self, sid: str, why: Any = None) -> dict[str, Any]:
+        """A packet web/socket_limits.py `BoundedPacket` could not read: BAD_REQUEST saying why."""
+        return _error(BadRequest(f"malformed packet: {why}"))
 
     async def _other_event(self, event: str, sid: str, *args: Any) -> dict[str, Any]:
         """Any client event but subscribe and unsubscribe: counted, and answered BAD_REQUEST."""

@@ -13,7 +13,9 @@ that nobody's sockets slow anyone else's:
 - rooms: a socket follows at most `MAX_ROOMS` rooms (its private room included);
 - messages: an Engine.IO message is at most `MAX_MESSAGE_BYTES` (a longer one closes the connection), and a
   Socket.IO packet announces at most `MAX_ATTACHMENTS` binary attachments (python-socketio would otherwise
-  hold every later message of the socket as an attachment, up to ten billion of them).
+  hold every later message of the socket as an attachment, up to ten billion of them); a packet that is not
+  JSON, nests past what the JSON decoder reads or has a type clients do not send is answered BAD_REQUEST
+  (`MALFORMED`) instead of raising inside python-socketio, which engineio logs as a server error.
 
 Plain state on the gateway, changed without awaits between a check and its update.
 """
@@ -42,16 +44,33 @@ MAX_MESSAGE_BYTES = 64 * 1024
 MAX_ATTACHMENTS = 4
 
 
+# What a malformed packet becomes: an event of this name whose argument says what was wrong, answered
+# BAD_REQUEST and counted like any event (python-socketio would raise, and engineio log a traceback).
+MALFORMED = "malformed packet"
+# The packet types a client may send (socketio.packet); CONNECT_ERROR and unknown ones are malformed.
+_CLIENT_TYPES = frozenset({socketio.packet.CONNECT, socketio.packet.DISCONNECT, socketio.packet.EVENT,
+                           socketio.packet.ACK, socketio.packet.BINARY_EVENT, socketio.packet.BINARY_ACK})
+
+
 class BoundedPacket(socketio.packet.Packet):  # type: ignore[misc]  # python-socketio has no types
-    """python-socketio's packet, refusing one that announces more than MAX_ATTACHMENTS binary attachments
-    (the packet is dropped; the socket's next message is read as a packet again)."""
+    """python-socketio's packet, turning one that is not JSON, nests past what the JSON decoder reads, has a
+    type a client may not send, or announces more than MAX_ATTACHMENTS binary attachments into a MALFORMED
+    event (the socket's next message is read as a packet again, and nothing is logged as a server error)."""
 
     def decode(self, encoded_packet: str | bytes) -> int:
-        count: int = super().decode(encoded_packet) or 0
+        try:
+            count: int = super().decode(encoded_packet) or 0
+        except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
+            return self._malformed("not a JSON packet, or one nesting too deeply")
+        if self.packet_type not in _CLIENT_TYPES:
+            return self._malformed("a packet type clients do not send")
         if count > MAX_ATTACHMENTS:
-            self.attachment_count = 0
-            raise ValueError(f"{count} binary attachments announced: at most {MAX_ATTACHMENTS}")
+            return self._malformed(f"{count} binary attachments announced: at most {MAX_ATTACHMENTS}")
         return count
+
+    def _malformed(self, why: str) -> int:
+        self.packet_type, self.data, self.attachment_count = socketio.packet.EVENT, [MALFORMED, why], 0
+        return 0
 
 
 class TooManyRooms(ApiError):

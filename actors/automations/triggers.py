@@ -5,7 +5,8 @@ Inbound webhooks (docs/decisions.md "Inbound webhooks"): the sender proves it kn
 `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the raw body>` (the scheme of our outbound webhooks) or, when
 it cannot sign, `X-Svc-Token: <secret>`. The body is a JSON object (or empty); an `itemId` of the rule's
 board makes the run act on that item. A `webhook-id` or `X-Svc-Delivery` header makes a re-sent webhook
-run once. The job is stored before the 202 answer, so an accepted webhook is never lost.
+run once. The body is held to the bounds of every input (at most 64 levels deep, 64-bit integers: 400
+naming it otherwise). The job is stored before the 202 answer, so an accepted webhook is never lost.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, PayloadTooLarge, Unauthorized
 from protocol.ids import new_id
+from protocol.json_bounds import INT_MAX, INT_MIN, MAX_DEPTH, depth_exceeds, oversized_ints
 from protocol.storable import nul_paths
 from storage import automation_jobs as jobs
 from storage import automations as repo
@@ -41,20 +43,31 @@ def _authentic(secret: str, body: bytes, signature: str | None, token: str | Non
     return token is not None and hmac.compare_digest(_header_bytes(token), secret.encode())
 
 
+def _refuse_body(field: str, message: str) -> BadRequest:
+    return BadRequest(f"{field} {message}", details=[FieldError(field, message)])
+
+
 def _payload(body: bytes) -> dict[str, Any]:
+    """The body as a JSON object, held to the bounds of every input (protocol/json_bounds.py)."""
     if not body.strip():
         return {}
     try:
         payload = msgspec.json.decode(body)
     except msgspec.DecodeError:
-        raise BadRequest("body is not valid JSON", details=[FieldError("body", "is not valid JSON")]) from None
+        raise _refuse_body("body", "is not valid JSON") from None
     except RecursionError:
-        raise BadRequest("body nests too deeply", details=[FieldError("body", "nests too deeply")]) from None
+        raise _refuse_body("body", f"nests more than {MAX_DEPTH} levels deep") from None
     if not isinstance(payload, dict):
-        raise BadRequest("body must be a JSON object", details=[FieldError("body", "must be a JSON object")])
+        raise _refuse_body("body", "must be a JSON object")
+    if depth_exceeds(payload):
+        raise _refuse_body("body", f"nests more than {MAX_DEPTH} levels deep")
+    oversized = oversized_ints(payload)
+    if oversized:
+        raise BadRequest(f"body.{oversized[0]} must be an integer from {INT_MIN} to {INT_MAX}",
+                         details=[FieldError(f"body.{path}", f"must be an integer from {INT_MIN} to {INT_MAX}")
+                                  for path in oversized])
     if nul_paths(payload):
-        raise BadRequest("body must not hold the character U+0000",
-                         details=[FieldError("body", "must not hold the character U+0000")])
+        raise _refuse_body("body", "must not hold the character U+0000")
     return payload
 
 

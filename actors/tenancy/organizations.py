@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import asyncpg
 
-from actors.identity import accounts
+from actors.identity import accounts, throttle
 from actors.identity.callers import forget_organization
 from actors.identity.passwords import hash_secret, verify_secret
 from actors.kernel.events import org_stream
@@ -191,7 +191,8 @@ async def update_role(node: Node, caller: Caller, data: spec.UpdateRoleInput) ->
 
 
 async def accept_invitation(node: Node, data: spec.AcceptInvitationInput) -> accounts.Session:
-    """Join with an e-mailed token: a new account, or an existing one proven by its password."""
+    """Join with an e-mailed token: a new account, or an existing one proven by its password (counted by the
+    account's guessing throttle, actors/identity/throttle.py, as a login is)."""
     async with node.write(None) as uow:
         conn = uow.conn
         invitation = await repo.take_invitation(conn, accounts.session_digest(data.token), uow.now)
@@ -202,10 +203,14 @@ async def accept_invitation(node: Node, data: spec.AcceptInvitationInput) -> acc
             user_id = new_id("usr")
             await account_repo.insert_user(conn, user_id, invitation["email"], data.name,
                                            await hash_secret(data.password, node.bcrypt_rounds))
-        elif await verify_secret(data.password, existing["password_hash"]):
-            user_id = existing["id"]
         else:
-            raise Unauthorized("this e-mail has an account: give its password to accept")
+            # The account's password is guessed here as at login: the same throttle, whatever the token.
+            key = throttle.account_key(invitation["email"])
+            await throttle.attempt(node, throttle.ACCOUNT, key)
+            if not await verify_secret(data.password, existing["password_hash"]):
+                raise Unauthorized("this e-mail has an account: give its password to accept")
+            await throttle.succeeded(node, key)
+            user_id = existing["id"]
         await account_repo.insert_membership(conn, invitation["organization_id"], user_id, invitation["role"])
         for workspace_id in invitation["workspace_ids"]:
             # A workspace deleted since the invitation is skipped; the others are joined as a member.

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from protocol.json_bounds import MAX_DEPTH
 from tests.harness import Reply, make_org
 from tests.integration.automations.conftest import create, engine_idle, runs
 from tests.integration.boards.conftest import Board, make_board
@@ -219,6 +220,21 @@ async def test_a_body_nested_too_deeply_is_a_bad_request(board: Board) -> None:
     reply = await post(board, automation, body, {"X-Svc-Signature": signature(automation["inbound"]["secret"], body)})
     error = refused(reply, 400, "BAD_REQUEST")
     assert [detail["field"] for detail in error["details"]] == ["body"]
+    await no_more_runs(board, 0)
+
+
+async def test_a_body_past_the_input_bounds_is_a_bad_request_naming_it(board: Board) -> None:
+    """The bounds of every input (protocol/json_bounds.py): 65 levels (which the decoder still reads, so no
+    RecursionError stops it) and an integer past 64 bits, which no later step may have to carry."""
+    automation = await hook_rule(board)
+    nested: Any = 1
+    for _ in range(MAX_DEPTH):
+        nested = [nested]
+    error = refused(await signed(board, automation, {"a": nested}), 400, "BAD_REQUEST")
+    assert [detail["field"] for detail in error["details"]] == ["body"]
+    error = refused(await signed(board, automation, {"count": 10**30, "ok": [2**63 - 1, -(2**63)]}),
+                    400, "BAD_REQUEST")
+    assert [detail["field"] for detail in error["details"]] == ["body.count"]
     await no_more_runs(board, 0)
 
 

@@ -4,6 +4,7 @@ session tokens, which leaves credentials already in use alone. Time is the test'
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -12,10 +13,12 @@ import aiohttp
 import pytest
 from aiohttp import web
 
+from actors.kernel import sealing
 from actors.runtime.clock import ManualClock
 from server.app import create_app
 from tests.conftest import server_settings
 from tests.harness import PASSWORD, Api, Org, make_org
+from web.keys import NODE
 
 TEST_REMOTE = "X-Test-Remote"  # the client address a request pretends to come from (test middleware below)
 
@@ -77,6 +80,31 @@ async def test_failures_from_ten_addresses_count_toward_one_account(
                         for n in range(1, 7)]
     assert unknown_statuses == [401] * 5 + [429]
     assert (await member.query("auth.me")).status == 200
+
+
+async def test_passwords_guessed_through_an_invitation_count_toward_the_account(
+        request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> None:
+    """Accepting an invitation as an existing account checks its password: a refusal leaves the invitation
+    pending, so without the account's throttle one token would be an unthrottled password oracle."""
+    client = await _server(request, aiohttp_client, database_url, clock)
+    org, other = await make_org(client), await make_org(client)
+    assert (await org.owner.mutate("organizations.members.invite", {"email": other.owner_email})).status == 200
+    pool = client.server.app[NODE].pool
+    sealed = await pool.fetchval("SELECT sealed_body FROM emails WHERE recipient = $1", other.owner_email)
+    token = re.search(r"Invitation token: (\S+)", await sealing.open_sealed(pool, sealed, None))
+    assert token is not None
+
+    async def accept(password: str) -> Any:
+        return await org.anonymous.rest("POST", "/api/v1/invitations/accept",
+                                        {"token": token.group(1), "name": "Guess", "password": password})
+
+    assert [(await accept(f"wrong password {n}")).status for n in range(5)] == [401] * 5
+    refused = await accept(PASSWORD)
+    assert refused.status == 429 and refused.headers["Retry-After"] == "2"
+    # One account, one count: login waits too, and the right password after the delay joins.
+    assert (await _login(other.anonymous, other.owner_email, PASSWORD)).status == 429
+    clock.advance(2)
+    assert (await accept(PASSWORD)).status == 200
 
 
 async def test_the_delay_doubles_up_to_its_cap_and_a_quiet_hour_forgets(

@@ -5,6 +5,7 @@ socket follows a bounded number of rooms. Nobody else's sockets are slowed."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -145,3 +146,18 @@ async def test_an_oversized_message_closes_the_socket(org: Org, screens: Any) ->
     await screen.connect(org.owner)
     await screen.client.emit("subscribe", {"room": "x" * 100_000})
     await asyncio.wait_for(screen.client.wait(), WAIT)  # disconnected by the server
+
+
+async def test_a_packet_that_is_not_json_or_nests_too_deeply_is_answered_without_a_traceback(
+        org: Org, screens: Any, caplog: pytest.LogCaptureFixture) -> None:
+    screen = screens()
+    await screen.connect(org.owner)
+    caplog.set_level(logging.ERROR)
+    deep = "[" * 5000 + "]" * 5000  # past what the JSON decoder reads: a RecursionError inside python-socketio
+    # Acknowledgement ids the client's own calls do not use, so their answers do not stand for the last one's.
+    for packet in (f'2901["subscribe",{deep}]', '2902["subscribe",{"room":', '2903["subscribe",{"room":"org","x":'
+                   + "[" * 100 + "]" * 100 + "}]", '4{"message":"x"}', '9'):
+        await screen.client.eio.send(packet)
+    answer = await screen.call("subscribe", {"room": "org"})
+    assert answer["ok"] is True, answer
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR] == []
