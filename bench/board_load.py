@@ -362,6 +362,9 @@ async def run(args: argparse.Namespace) -> None:
             database = urlsplit(database_url).path.lstrip("/")
             env = {**os.environ, "OBEYA_DATABASE_URL": database_url, "OBEYA_DATA_DIR": scratch}
             env.pop("OBEYA_REDIS_URL", None)
+            # The fan-out phase opens its 1,000 screens as one user from one address: lift the per-user and
+            # per-address socket caps (50 and 200 by default) for this server only.
+            env.update(OBEYA_SOCKET_MAX_PER_USER="5000", OBEYA_SOCKET_MAX_PER_ADDRESS="5000")
             slug = f"bench-{secrets.token_hex(3)}"
             email = f"owner@{slug}.test"
             run_cli(["org", "create", "--slug", slug, "--name", "Bench Co", "--owner-email", email,
