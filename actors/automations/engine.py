@@ -26,7 +26,7 @@ from actors.automations import outbound
 from actors.automations.run import INTERRUPTED, Run, completed_parent, trigger_matches
 from actors.automations.schedule import schedule_due
 from actors.kernel.node import Node
-from actors.kernel.wake import pause, woken_by_notify
+from actors.kernel.wake import BusNotes, pause, woken_by_notify
 from storage import automation_jobs as jobs
 from storage import automations as repo
 from storage.events import StoredEvent
@@ -65,12 +65,11 @@ def forget_rules(node: Node, org_id: str, board_id: str) -> None:
 class AutomationEngine:
     def __init__(self, node: Node) -> None:
         self.node = node
-        self._pending: list[StoredEvent] = []
+        self._notes: BusNotes[StoredEvent] = BusNotes(MAX_PENDING)
         self.wake = asyncio.Event()
         # Whether jobs may be waiting: a step only looks (a statement) when some were made or announced, or
         # once per poll interval (leases run out, another node's jobs), not on every board event.
         self._jobs_waiting = True
-        self._sweep_now = False  # the bus brought more than MAX_PENDING events: sweep the log for them
 
     def _jobs_announced(self) -> None:
         self._jobs_waiting = True
@@ -87,17 +86,12 @@ class AutomationEngine:
             if known and not any(rule["trigger"]["type"] in TRIGGERED_BY[event.name] for rule in rules or ()):
                 continue
             fresh.append(event)
-        if not fresh:
-            return
-        if len(self._pending) + len(fresh) > MAX_PENDING:
-            self._pending.clear()
-            self._sweep_now = True
-        else:
-            self._pending.extend(fresh)
-        self.wake.set()
+        if fresh:
+            self._notes.add(fresh)
+            self.wake.set()
 
     async def _fan_out(self) -> None:
-        events, self._pending = self._pending, []
+        events = self._notes.take()
         wanted = []
         for event in events:
             rules = await enabled_rules(self.node, event.organization_id, event.stream.removeprefix("board:"))
@@ -183,14 +177,13 @@ class AutomationEngine:
                 while True:
                     step_started = clock.monotonic()
                     self.wake.clear()
-                    if self._sweep_now:
-                        self._sweep_now = False
+                    if self._notes.take_overflow():
                         last.pop("sweep", None)
                     for name, (every, work) in periodic.items():
                         if name not in last or step_started - last[name] >= every:
                             await work()
                             last[name] = step_started
-                    if self._pending:
+                    if self._notes.items:
                         await self._fan_out()
                     while self._jobs_waiting:
                         self._jobs_waiting = False  # an announcement during the run sets it again

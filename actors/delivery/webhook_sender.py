@@ -32,7 +32,7 @@ import structlog
 from actors.delivery.addresses import outbound_connector
 from actors.kernel.events import wire_payload
 from actors.kernel.node import Node
-from actors.kernel.wake import pause
+from actors.kernel.wake import BusNotes, pause
 from protocol.webhooks import EVENT_NAMES
 from storage import webhooks as repo
 from storage.events import StoredEvent
@@ -86,10 +86,9 @@ def forget_webhook_orgs(node: Node) -> None:
 class WebhookWorker:
     def __init__(self, node: Node) -> None:
         self.node = node
-        self._pending: list[str] = []
+        self._notes: BusNotes[str] = BusNotes(MAX_PENDING)
         self._wake = asyncio.Event()
         self._sending: set[asyncio.Task[None]] = set()
-        self._sweep_now = False  # the bus brought more than MAX_PENDING events: sweep the log for them
         self._session: aiohttp.ClientSession  # opened by run()
 
     def on_events(self, events: Sequence[StoredEvent]) -> None:
@@ -97,14 +96,9 @@ class WebhookWorker:
         known, orgs = self.node.webhook_orgs.peek(WEBHOOK_ORGS_KEY)
         fresh = [event.id for event in events if event.name in _SUBSCRIBABLE
                  and (not known or orgs is None or event.organization_id in orgs)]
-        if not fresh:
-            return
-        if len(self._pending) + len(fresh) > MAX_PENDING:
-            self._pending.clear()
-            self._sweep_now = True
-        else:
-            self._pending.extend(fresh)
-        self._wake.set()
+        if fresh:
+            self._notes.add(fresh)
+            self._wake.set()
 
     async def sweep(self) -> int:
         async with self.node.pool.acquire() as conn, conn.transaction():
@@ -115,8 +109,8 @@ class WebhookWorker:
         self._wake.clear()
         await self.node.webhook_orgs.get(WEBHOOK_ORGS_KEY, lambda: repo.organizations_with_webhooks(self.node.pool))
         now = self.node.clock.now()
-        if self._pending:
-            event_ids, self._pending = self._pending, []
+        if self._notes.items:
+            event_ids = self._notes.take()
             await repo.fan_out(self.node.pool, event_ids, now)
         room = MAX_IN_FLIGHT - len(self._sending)
         if room <= 0:
@@ -174,8 +168,8 @@ class WebhookWorker:
         try:
             while True:
                 step_started = clock.monotonic()
-                if self._sweep_now or last_sweep is None or step_started - last_sweep >= SWEEP_SECONDS:
-                    self._sweep_now = False
+                overflowed = self._notes.take_overflow()
+                if overflowed or last_sweep is None or step_started - last_sweep >= SWEEP_SECONDS:
                     await self.sweep()
                     last_sweep = step_started
                 await self.step()

@@ -1,12 +1,13 @@
 """How a background worker waits between steps: until something wakes it (its node's bus, or a Postgres
-NOTIFY from any node), or for a poll interval of the node's clock (so that tests drive the time)."""
+NOTIFY from any node), or for a poll interval of the node's clock (so that tests drive the time); and the
+bounded notes its bus subscriber keeps for the next step."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import asyncpg
 
@@ -59,3 +60,32 @@ async def woken_by_notify(pool: asyncpg.Pool, channel: str, wake: Callable[[], N
             # The pool resets nothing on release: the LISTEN must not outlive this worker.
             with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
                 await listener.remove_listener(channel, notified)
+
+
+T = TypeVar("T")
+
+
+class BusNotes(Generic[T]):
+    """What a worker's bus subscriber noted for its next step, at most `limit`: past it the notes are dropped
+    and the worker is told (`take_overflow`) to sweep the event log instead, which finds every committed
+    event, so memory stays bounded whatever the bus brings."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.items: list[T] = []
+        self.overflowed = False
+
+    def add(self, fresh: list[T]) -> None:
+        if len(self.items) + len(fresh) > self.limit:
+            self.items.clear()
+            self.overflowed = True
+        else:
+            self.items.extend(fresh)
+
+    def take(self) -> list[T]:
+        items, self.items = self.items, []
+        return items
+
+    def take_overflow(self) -> bool:
+        overflowed, self.overflowed = self.overflowed, False
+        return overflowed
