@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.storable import paths_where
+
 # The deepest a request's JSON may nest, its envelope included (`{"json": ...}`, a batch's `{"0": ...}`): far
 # beyond any input of ours, and far below what exhausts the stack of a decoder or a recursive walk.
 MAX_DEPTH = 64
 # PostgreSQL's bigint: a larger integer fails when sent as a parameter.
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
-MAX_REPORTED = 20
 
 
 def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
@@ -33,17 +34,10 @@ def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+def _oversized(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and not INT_MIN <= value <= INT_MAX
+
+
 def oversized_ints(value: Any) -> list[str]:
-    """The dotted paths (`input` for the value itself) of every integer outside 64 bits, at most MAX_REPORTED."""
-    found: list[str] = []
-    pending: list[tuple[str, Any]] = [("", value)]
-    while pending and len(found) < MAX_REPORTED:
-        path, current = pending.pop()
-        if isinstance(current, int) and not isinstance(current, bool):
-            if not INT_MIN <= current <= INT_MAX:
-                found.append(path or "input")
-        elif isinstance(current, dict):
-            pending.extend((f"{path}.{key}" if path else str(key), item) for key, item in current.items())
-        elif isinstance(current, list):
-            pending.extend((f"{path}.{index}" if path else str(index), item) for index, item in enumerate(current))
-    return sorted(found)
+    """The paths of every integer outside 64 bits (see protocol/storable.py `paths_where`)."""
+    return paths_where(value, _oversized)
