@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 import socketio
 
+from storage import events as event_log
 from tests.harness import Api
+from tests.integration.boards.conftest import Board
+from web.keys import NODE
+from web.socket_gateway import GATEWAY
 
 WAIT = 10.0
 
@@ -60,6 +65,18 @@ class Screen:
 
     async def close(self) -> None:
         await self.client.disconnect()
+
+
+async def received_for(screen: Screen, board: Board, stream: str,
+                       change: Callable[[], Awaitable[Any]]) -> list[tuple[str, Any]]:
+    """Apply `change` and return what `screen` received for it on `stream` (its own notifications aside),
+    once every event of the stream reached the screen and the gateway settled."""
+    app = board.api.client.server.app
+    before = len(screen.received)
+    await change()
+    await screen.wait_for_seq(await event_log.last_seq(app[NODE].pool, board.org.id, stream))
+    await app[GATEWAY].settled()
+    return [(name, data) for name, data in screen.received[before:] if name != "notification.created"]
 
 
 @pytest.fixture

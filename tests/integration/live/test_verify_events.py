@@ -8,12 +8,9 @@ import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from storage import events as event_log
 from tests.harness import Org
 from tests.integration.boards.conftest import Board, make_board
-from tests.integration.live.conftest import Screen
-from web.keys import NODE
-from web.socket_gateway import GATEWAY
+from tests.integration.live.conftest import Screen, received_for
 
 COLUMNS = [{"name": "Status", "type": "status"}, {"name": "Count", "type": "number"}]
 State = dict[str, Any]
@@ -103,12 +100,7 @@ def shown(state: State) -> State:
 async def verify(board: Board, screen: Screen, state: State, change: Callable[[], Awaitable[Any]],
                  expected: set[str]) -> State:
     """Apply `change`, fold what the screen receives into `state`, compare with a fresh read."""
-    pool = board.api.client.server.app[NODE].pool
-    before = len(screen.received)
-    await change()
-    await screen.wait_for_seq(await event_log.last_seq(pool, board.org.id, f"board:{board.id}"))
-    await board.api.client.server.app[GATEWAY].settled()
-    received = [(name, data) for name, data in screen.received[before:] if name != "notification.created"]
+    received = await received_for(screen, board, f"board:{board.id}", change)
     assert received, "the change sent the screen nothing"
     assert {name for name, _ in received} <= expected, received
     for name, payload in received:

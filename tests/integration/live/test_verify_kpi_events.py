@@ -9,13 +9,10 @@ import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from storage import events as event_log
 from tests.harness import Org
 from tests.integration.boards.conftest import Board, make_board
 from tests.integration.kpis.conftest import define
-from tests.integration.live.conftest import Screen
-from web.keys import NODE
-from web.socket_gateway import GATEWAY
+from tests.integration.live.conftest import Screen, received_for
 
 State = dict[str, Any]
 
@@ -60,12 +57,7 @@ def fold(state: State, name: str, payload: dict[str, Any]) -> None:
 async def verify(board: Board, screen: Screen, state: State, kpi_id: str, change: Callable[[], Awaitable[Any]],
                  expected: list[str]) -> State:
     """Apply `change`, fold what the screen receives into `state`, compare with a fresh read."""
-    pool = board.api.client.server.app[NODE].pool
-    before = len(screen.received)
-    await change()
-    await screen.wait_for_seq(await event_log.last_seq(pool, board.org.id, f"kpi:{kpi_id}"))
-    await board.api.client.server.app[GATEWAY].settled()
-    received = [(name, data) for name, data in screen.received[before:] if name != "notification.created"]
+    received = await received_for(screen, board, f"kpi:{kpi_id}", change)
     assert [name for name, _ in received] == expected, received
     for name, payload in received:
         fold(state, name, payload)
