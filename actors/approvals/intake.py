@@ -28,3 +28,9 @@ async def submit_revision(node: Node, org_id: str, form_id: str, token: str,
     submission's next version and the request resumes at the node that returned it. Answers
     `{success: true, message, submissionId}`; NotFound for a token that is not a live revision link."""
     raise NotFound("revision link not found")
+
+
+async def blocks_form_deletion(node: Node, org_id: str, form_id: str) -> str | None:
+    """Why the form may not be deleted now (a request still pending or in progress, or a GxP record that
+    must be kept), or None when it may."""
+    return None
