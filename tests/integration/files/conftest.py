@@ -6,12 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 import aiohttp
+import pytest
 
 from protocol.ids import new_id
 from tests.harness import Api, Org, Reply
+from tests.integration.boards.conftest import Board, make_board
 from web.keys import NODE
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(range(256)) * 4
+
+
+@pytest.fixture
+async def board(org: Org) -> Board:
+    return await make_board(org)
 
 
 async def upload(api: Api, data: bytes, name: str = "photo.png", content_type: str = "image/png",
