@@ -14,3 +14,5 @@ PROCEDURE = web.RequestKey("procedure", str)
 # Set when a procedure whose reply holds a shown-once secret ran (protocol/registry.py `returns_secret`).
 RETURNS_SECRET = web.RequestKey("returns_secret", bool)
 REQUEST_ID = web.RequestKey("request_id", str)
+# A form-session bearer token (`svc_fst_...`, forms.verifyOtp) on a path under /api/forms/: not a credential.
+FORM_SESSION = web.RequestKey("form_session", str)

@@ -12,7 +12,7 @@ from immutables import Map
 from actors.board import comments, items, people, structure, trash  # noqa: F401  (register their deciders)
 from actors.board.changes import BoardChange, apply_change, index_items, persist_changes, row_from_record
 from actors.board.commands import DECIDERS, Command
-from actors.board.on_demand import NEEDS, Needs, load_needed
+from actors.board.on_demand import NEEDS, Needs, load_needed, named_files
 from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
 from actors.runtime.actor import Actor, Decision
 from protocol.errors import NotFound
@@ -51,6 +51,7 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
             need = NEEDS.get(message.procedure)
             if need is not None:
                 need(state, message, needs)
+            named_files(message.data, needs.files)
         if not needs:
             return state
         return await load_needed(pool, state, needs)

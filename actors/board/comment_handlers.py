@@ -30,15 +30,19 @@ async def member_profiles(node: Node, org_id: str, needed: Iterable[str]) -> dic
     return profiles
 
 
+def _base_url(node: Node, caller: Caller) -> str:
+    return node.base_url(caller.organization.slug) if caller.organization is not None else ""
+
+
 async def _ask(node: Node, caller: Caller, board_id: str, procedure: Procedure, data: Any,
                body: str | None = None) -> Any:
     needed = {caller.uid, *(mention_candidates(body) if body is not None else ())}
-    call = CommentCall(data, await member_profiles(node, caller.org_id, needed))
+    call = CommentCall(data, await member_profiles(node, caller.org_id, needed), _base_url(node, caller))
     return await ask_board(node, caller, board_id, procedure.name, call)
 
 
 async def _read(node: Node, caller: Caller, board_id: str, procedure: Procedure, data: Any) -> Any:
-    call = CommentCall(data, await member_profiles(node, caller.org_id, {caller.uid}))
+    call = CommentCall(data, await member_profiles(node, caller.org_id, {caller.uid}), _base_url(node, caller))
     if isinstance(data, spec.RepliesInput):
         return await read_board(node, caller, board_id, procedure.name, call, comments_of_comment=data.commentId)
     return await read_board(node, caller, board_id, procedure.name, call, comments_of_item=data.itemId)

@@ -23,6 +23,7 @@ from actors.board.items import find_item
 from actors.board.markdown import mention_candidates, render
 from actors.board.paging import page_by_key
 from actors.board.state import BoardState, CommentRow, ItemRow
+from actors.files.views import file_url
 from actors.runtime.actor import Decision
 from protocol import comments as spec
 from protocol.errors import BadRequest, FieldError, Forbidden, NotFound, ValidationFailed
@@ -47,6 +48,7 @@ class CommentCall(msgspec.Struct, frozen=True):
 
     input: Any
     profiles: dict[str, Profile]
+    base_url: str = ""  # the organization's, for the attachments' download urls
 
 
 def _find(state: BoardState, comment_id: str, field: str = "id") -> CommentRow:
@@ -68,13 +70,32 @@ def comment_view(call: CommentCall, comment: CommentRow, reply_count: int) -> di
     return {
         "id": comment.id, "itemId": comment.item_id, "parentId": comment.parent_id, "body": comment.body,
         "bodyHtml": comment.body_html, "mentions": comment.mentions,
-        # No file store exists yet: an attachment is known by its id only, and nothing else is invented.
-        "attachments": [{"id": file_id, "name": None, "url": None, "size": None, "type": None}
-                        for file_id in comment.attachment_ids],
+        "attachments": _attachments(call, comment),
         "reactions": [{"emoji": code, "users": comment.reactions[code]} for code in spec.REACTIONS
                       if comment.reactions.get(code)],
         "author": _author(call, comment.author_id), "replyCount": reply_count, "isPinned": comment.is_pinned,
         "createdAt": iso(comment.created_at), "updatedAt": iso(comment.updated_at)}
+
+
+def _attachments(call: CommentCall, comment: CommentRow) -> list[dict[str, Any]]:
+    """Each attachment as it was when the comment was made; a comment older than the file store knows only ids."""
+    described = {a["id"]: a for a in comment.attachments}
+    views = []
+    for file_id in comment.attachment_ids:
+        about = described.get(file_id)
+        views.append({"id": file_id, "name": about["name"], "url": file_url(call.base_url, file_id),
+                      "size": about["size"], "type": about["type"]} if about is not None else
+                     {"id": file_id, "name": None, "url": None, "size": None, "type": None})
+    return views
+
+
+def _described_files(state: BoardState, file_ids: list[str]) -> list[dict[str, Any]]:
+    """The descriptions of a new comment's attachments, which must be files of the organization."""
+    unknown = [file_id for file_id in file_ids if file_id not in state.files]
+    if unknown:
+        raise ValidationFailed.of("attachmentIds", f"not files of this organization: {', '.join(unknown)}")
+    return [{"id": f.id, "name": f.name, "size": f.size, "type": f.content_type}
+            for f in (state.files[file_id] for file_id in file_ids)]
 
 
 def _replies(state: BoardState, comment: CommentRow) -> list[CommentRow]:
@@ -158,11 +179,12 @@ def create_comment(state: BoardState, command: Command) -> Decision[BoardChange]
             raise BadRequest("a reply cannot be replied to; reply to the top-level comment",
                              details=[FieldError("parentId", "is a reply")])
     html, mentions = _rendered(call, data.body)
+    attachment_ids = list(dict.fromkeys(data.attachmentIds))
     comment = CommentRow(
         id=new_id("cmt"), organization_id=board.organization_id, board_id=board.id, item_id=item.id,
         parent_id=data.parentId, author_id=command.caller.user_id, body=data.body, body_html=html,
-        mentions=mentions, attachment_ids=list(dict.fromkeys(data.attachmentIds)), reactions={},
-        is_pinned=False, created_at=command.now, updated_at=command.now)
+        mentions=mentions, attachment_ids=attachment_ids, attachments=_described_files(state, attachment_ids),
+        reactions={}, is_pinned=False, created_at=command.now, updated_at=command.now)
     out = Outcome(command)
     out.put(comment)
     view = comment_view(call, comment, 0)

@@ -73,6 +73,8 @@ def _value(state: BoardState, command: Command, column_id: str, value: Any, fiel
             raise ValidationFailed("a required column cannot be cleared", details=[FieldError(field, "required")])
         return None
     checked = validate_value(column.type, column.config, value, members=command.members, field=field)
+    if column.type == "file" and checked:
+        return _known_files(state, checked, field)
     if column.type == "dependency" and checked:
         for index, item_id in enumerate(checked):
             target = state.items.get(item_id)
@@ -80,6 +82,19 @@ def _value(state: BoardState, command: Command, column_id: str, value: Any, fiel
                 raise ValidationFailed("dependencies name items of this board",
                                        details=[FieldError(f"{field}.{index}", "no such item on this board")])
     return checked
+
+
+def _known_files(state: BoardState, entries: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
+    """A `file` value names files of the organization (read by `prepare`); each entry is stored as the file
+    truly is, whatever name, size or type the caller claimed."""
+    known = []
+    for index, entry in enumerate(entries):
+        found = state.files.get(entry["id"])
+        if found is None:
+            raise ValidationFailed("file values name files of this organization",
+                                   details=[FieldError(f"{field}.{index}", "no such file")])
+        known.append({"id": found.id, "name": found.name, "size": found.size, "mimeType": found.content_type})
+    return known
 
 
 def _checked_values(state: BoardState, command: Command, given: dict[str, Any], field: str, *,

@@ -1,6 +1,8 @@
 """What a board keeps out of memory until a message needs it: items in the trash, items arriving from
-another board, and comments. Before a turn, `BoardActor.prepare` asks each message what it needs (`NEEDS`,
-by procedure) and reads it all in one round of queries; what was read stays in memory."""
+another board, comments, and the organization's files a message names (comment attachments, `file` column
+values: every `file_...` string of a message's input, so any command that sets values is covered). Before a
+turn, `BoardActor.prepare` asks each message what it needs (`NEEDS`, by procedure) and reads it all in one
+round of queries; what was read stays in memory."""
 
 from __future__ import annotations
 
@@ -10,12 +12,14 @@ from datetime import timedelta
 from typing import Any
 
 import asyncpg
+import msgspec
 from immutables import Map
 
 from actors.board.changes import index_items, row_from_record
 from actors.board.commands import Command
+from actors.board.comments import CommentCall
 from actors.board.items import TAKE_ITEM, TRASH_DAYS
-from actors.board.state import BoardState, CommentRow, ItemRow
+from actors.board.state import BoardState, CommentRow, FileRef, ItemRow
 from actors.board.trash import PURGE_TRASH
 from protocol import comments as comment_spec
 from protocol import items as item_spec
@@ -28,10 +32,11 @@ class Needs:
     arriving: set[str] = field(default_factory=set)          # item ids moving to this board
     comments_of_items: set[str] = field(default_factory=set)
     comments_by_id: set[str] = field(default_factory=set)    # comment ids: their items' comments
+    files: set[str] = field(default_factory=set)             # file ids the messages name
 
     def __bool__(self) -> bool:
         return bool(self.trashed or self.expired_before or self.arriving or self.comments_of_items
-                    or self.comments_by_id)
+                    or self.comments_by_id or self.files)
 
 
 Need = Callable[[BoardState, Command, Needs], None]
@@ -90,6 +95,33 @@ def _take(state: BoardState, command: Command, needs: Needs) -> None:
     needs.arriving.add(command.data.item_id)
 
 
+FILE_PREFIX = "file_"
+
+
+def named_files(data: Any, found: set[str]) -> None:
+    """Add every `file_...` string in a message's input to `found` (a comment call: its input, not the
+    member profiles that travel with it)."""
+    stack = [data.input if isinstance(data, CommentCall) else data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if value.startswith(FILE_PREFIX):
+                found.add(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+        elif isinstance(value, msgspec.Struct):
+            stack.extend(getattr(value, name) for name in value.__struct_fields__)
+
+
+def _files_of_turn(state: BoardState, needs: Needs, rows: list[Any]) -> Map[str, FileRef]:
+    known = {i: state.files[i] for i in needs.files if i in state.files}
+    known.update({r["id"]: FileRef(id=r["id"], name=r["name"], size=r["size"], content_type=r["content_type"])
+                  for r in rows})
+    return Map(known)
+
+
 async def load_needed(pool: asyncpg.Pool, state: BoardState, needs: Needs) -> BoardState:
     assert state.board is not None
     board_id, org_id = state.board.id, state.board.organization_id
@@ -121,8 +153,14 @@ async def load_needed(pool: asyncpg.Pool, state: BoardState, needs: Needs) -> Bo
         comments = await conn.fetch(
             "SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3 AND item_id = ANY($2::text[])",
             board_id, list(comment_items), org_id) if comment_items else []
+        unknown = [i for i in needs.files if i not in state.files]
+        files = await conn.fetch(
+            "SELECT id, name, size, content_type FROM files WHERE organization_id = $1 AND id = ANY($2::text[])",
+            org_id, unknown) if unknown else []
     found = {i.id: i for i in (row_from_record(ItemRow, r) for r in items) if i.id not in state.items}
     fields: dict[str, Any] = {}
+    if needs.files:
+        fields["files"] = _files_of_turn(state, needs, files)
     if needs.arriving:
         # Not this board's items yet: held apart, so nothing but `board.takeItem` sees them.
         fields["arriving"] = Map({r["id"]: row_from_record(ItemRow, r) for r in arriving})

@@ -92,6 +92,18 @@ class CommentRow(msgspec.Struct, frozen=True, kw_only=True):
     is_pinned: bool
     created_at: datetime
     updated_at: datetime
+    # What each attachment was when the comment was made ({id, name, size, type}): files never change.
+    attachments: list[dict[str, Any]] = msgspec.field(default_factory=list)
+
+
+class FileRef(msgspec.Struct, frozen=True, kw_only=True):
+    """A file of the organization a message names (a comment attachment, a `file` column value), read by
+    `BoardActor.prepare` so that deciding checks it without I/O. Not a board row: files are the organization's."""
+
+    id: str
+    name: str
+    size: int
+    content_type: str
 
 
 Row = BoardRow | GroupRow | ColumnRow | ItemRow | CommentRow
@@ -116,6 +128,8 @@ class BoardState:
     comments_of: frozenset[str] = frozenset()
     # Rows another board is handing over (`board.takeItem`), read for the turn that takes them.
     arriving: Map[str, ItemRow] = field(default_factory=Map)
+    # The organization's files the current turn's messages name (`prepare`); only those, so memory stays small.
+    files: Map[str, FileRef] = field(default_factory=Map)
 
     def __post_init__(self) -> None:
         # Plain dicts are accepted (exports build a state from rows) and kept as persistent maps.

@@ -50,6 +50,15 @@ def item_values(state: BoardState, item: ItemRow) -> dict[str, Any]:
                               for cid, c in computed.items()}}
 
 
+def file_count(state: BoardState, item: ItemRow) -> int:
+    """The item's comment attachments plus the files in its `file` columns."""
+    in_comments = sum(len(c.attachment_ids) for c in state.comments.values() if c.item_id == item.id)
+    in_columns = sum(len(value) for column_id, value in item.values.items()
+                     if isinstance(value, list) and (column := state.columns.get(column_id)) is not None
+                     and column.type == "file")
+    return in_comments + in_columns
+
+
 def item_view(state: BoardState, item: ItemRow, *, full: bool = False) -> dict[str, Any]:
     view: dict[str, Any] = {
         "id": item.id, "name": item.name, "boardId": item.board_id, "groupId": item.group_id,
@@ -61,5 +70,5 @@ def item_view(state: BoardState, item: ItemRow, *, full: bool = False) -> dict[s
         view["subItems"] = [{"id": sub.id, "name": sub.name, "values": item_values(state, sub)}
                             for sub in state.sub_items(item.id) if sub.deleted_at is None]
         view["commentCount"] = sum(1 for c in state.comments.values() if c.item_id == item.id)
-        view["fileCount"] = sum(len(c.attachment_ids) for c in state.comments.values() if c.item_id == item.id)
+        view["fileCount"] = file_count(state, item)
     return view

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
+from actors.files.postgres_store import PostgresFileStore
+from actors.files.store import FileStore
 from actors.kernel.bus import EventBus
 from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 from actors.kernel.events import EventLog
@@ -69,6 +71,9 @@ class Node:
     address_throttle: bool = True
     # The node's background workers, on the node's clock.
     workers: Supervisor = field(init=False)
+    # Where the bytes of uploaded files live (actors/files/store.py): PostgreSQL; an object-store adapter
+    # would be assigned here at start-up.
+    files: FileStore = field(init=False)
 
     # The caches, built on the node's clock once it is known.
     credentials: CredentialCache = field(init=False)
@@ -88,6 +93,7 @@ class Node:
     def __post_init__(self) -> None:
         clock = self.clock
         self.workers = Supervisor(clock)
+        self.files = PostgresFileStore(self.pool)
         self.credentials = CredentialCache(clock)
         self.access = TtlCache(ACCESS_SECONDS, clock)
         self.roles = TtlCache(MEMBERSHIP_SECONDS, clock)

@@ -10,6 +10,7 @@ from actors.runtime.clock import ManualClock
 from protocol.ids import iso
 from tests.harness import Api, Org, make_org
 from tests.integration.boards.conftest import Board, make_board
+from tests.integration.files.conftest import PNG, uploaded
 from tests.unit.board.test_markdown import assert_inert
 
 
@@ -33,14 +34,14 @@ async def board_events(board: Board) -> list[dict[str, Any]]:
 
 async def test_create_list_and_item_counts(board: Board) -> None:
     item = await board.add_item("Replace bearing")
-    created = await comment(board.api, item["id"], "Ordered the **part**", attachmentIds=["file_abc", "att_xyz"])
+    photo, sheet = await uploaded(board.api, PNG, "bearing.png"), await uploaded(board.api, b"a,b\n1,2\n", "bom.csv")
+    created = await comment(board.api, item["id"], "Ordered the **part**", attachmentIds=[photo["id"], sheet["id"]])
     assert created["id"].startswith("cmt_")
     assert created["itemId"] == item["id"] and created["parentId"] is None
     assert created["body"] == "Ordered the **part**"
     assert created["bodyHtml"] == "<p>Ordered the <strong>part</strong></p>"
     assert created["mentions"] == [] and created["reactions"] == []
-    assert created["attachments"] == [{"id": "file_abc", "name": None, "url": None, "size": None, "type": None},
-                                      {"id": "att_xyz", "name": None, "url": None, "size": None, "type": None}]
+    assert created["attachments"] == [photo, sheet]
     assert created["author"] == {"id": board.org.owner_id, "name": "Olga Owner", "avatar": None}
     assert created["replyCount"] == 0 and created["isPinned"] is False
     assert created["createdAt"] == created["updatedAt"] and created["createdAt"].endswith("Z")
