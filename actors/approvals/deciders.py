@@ -240,10 +240,10 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
             raise Conflict("this decision link was used or is no longer valid")
     else:
         request = _open(state, message.request_id)
-    node = _approver(out, request, user_id)
-    assert user_id is not None
     if message.node_id is not None and message.node_id != request.node_id:
         raise Conflict(f"node {message.node_id} is not the request's current step")
+    node = _approver(out, request, user_id)
+    assert user_id is not None
     if any(d.user_id == user_id for d in state.step_decisions(request)):
         raise Conflict("you already decided this step")
     if flow.gxp_required and not (message.signed and message.meaning):
