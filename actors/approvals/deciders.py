@@ -34,9 +34,9 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def decision_url(base_url: str, token: str) -> str:
+def decision_url(base_url: str, token: str, decision: str) -> str:
     """The e-mailed link: a confirmation page (a GET never decides; mail scanners follow links)."""
-    return f"{base_url}/api/approvals/decide?token={token}"
+    return f"{base_url}/api/approvals/decide?token={token}&decision={decision}"
 
 
 @dataclass
@@ -125,8 +125,8 @@ def _enter_step(out: Outcome, request: RequestRow, node: dict[str, Any]) -> Requ
         if person is not None:
             name, email = person
             body = (f"Hello {name},\n\nA submission of the form \"{context.form_name}\" waits for your approval.\n\n"
-                    f"Approve: {decision_url(context.base_url, links['approved'])}\n"
-                    f"Reject: {decision_url(context.base_url, links['rejected'])}\n\n"
+                    f"Approve: {decision_url(context.base_url, links['approved'], 'approved')}\n"
+                    f"Reject: {decision_url(context.base_url, links['rejected'], 'rejected')}\n\n"
                     "Each link works once, and only until this step is complete.\n")
             mails.append(_mail(out, "approval_request", email, f"Approval requested: {context.form_name}", body,
                                (links["approved"], links["rejected"])))

@@ -26,7 +26,7 @@ SCHEMA = {"components": [
     {"type": "number", "key": "amount", "label": "Amount"},
     {"type": "select", "key": "site", "label": "Site",
      "data": {"values": [{"label": "North", "value": "north"}, {"label": "South", "value": "south"}]}}]}
-_LINK = re.compile(r"(https?://\S+\?(?:token|revision)=(\S+))")
+_LINK = re.compile(r"(https?://\S+\?(?:token|revision)=([^&\s]+))")
 
 
 @pytest.fixture(name="sink")

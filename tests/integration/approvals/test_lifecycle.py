@@ -9,8 +9,17 @@ import pytest
 
 from actors.approvals.intake import revision_answers, submit_revision
 from tests.harness import Api
-from tests.integration.approvals.conftest import (Form, decide, flow_events, links, mails, make_flow, request,
-                                                  submit, three_step_graph)
+from tests.integration.approvals.conftest import (
+    Form,
+    decide,
+    flow_events,
+    links,
+    mails,
+    make_flow,
+    request,
+    submit,
+    three_step_graph,
+)
 from tests.smtp_sink import QUIET_PLAIN_AUTH, Sink
 from web.keys import NODE
 
