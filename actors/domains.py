@@ -1,6 +1,7 @@
 """Imports every module that implements procedures, so that the handler table is complete."""
 
 from actors.actions import handlers as actions  # noqa: F401  (imported for their @implement registrations)
+from actors.approvals import handlers as approvals  # noqa: F401
 from actors.audits import handlers as audits  # noqa: F401
 from actors.automations import handlers as automations  # noqa: F401
 from actors.board import board_handlers, comment_handlers, item_handlers  # noqa: F401

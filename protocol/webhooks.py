@@ -20,6 +20,7 @@ EVENT_NAMES = (
     "project.created", "project.deleted", "board.created", "board.updated", "board.deleted",
     "member.invited", "member.joined", "member.removed", "member.role_changed",
     "form.submitted", "form.published", "meeting.started", "meeting.completed",
+    "approval.requested", "approval.decided", "approval.completed",
 )
 
 EventName = Annotated[str, msgspec.Meta(pattern="^(" + "|".join(map(re.escape, EVENT_NAMES)) + ")$")]

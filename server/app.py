@@ -14,6 +14,7 @@ import structlog
 from aiohttp import web
 
 from actors.actions.escalation import escalate_overdue_forever
+from actors.approvals.workers import expire_forever, run_actions_forever
 from actors.automations.engine import run_automations
 from actors.board.trash_sweeper import sweep_trash_forever
 from actors.delivery.mail_sender import deliver_forever
@@ -42,7 +43,8 @@ def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[No
     loops: dict[str, Callable[[Node], Awaitable[None]]] = {
         "idempotency-purge": purge_periodically, "trash-sweeper": sweep_trash_forever,
         "webhook-sender": deliver_webhooks_forever, "automations": run_automations,
-        "action-escalation": escalate_overdue_forever, "last-used-flusher": flush_forever}
+        "action-escalation": escalate_overdue_forever, "last-used-flusher": flush_forever,
+        "approval-expiry": expire_forever, "approval-actions": run_actions_forever}
     if settings.smtp_url is not None:  # unset: e-mails are stored and logged, and no sender runs
         loops["mail-sender"] = deliver_forever
     assert set(loops) <= WORKERS

@@ -13,6 +13,7 @@ from web.openapi import add_openapi_route
 from web.rate_limit import rate_limit, rate_limit_refusals
 from web.rest import add_rest_routes
 from web.routes_actions import ACTION_ROUTES
+from web.routes_approvals import add_approval_routes
 from web.routes_automation_hooks import add_automation_hook_routes
 from web.routes_credentials import add_credential_routes
 from web.routes_events import EVENT_ROUTES
@@ -48,4 +49,5 @@ def build_web_app() -> web.Application:
     add_rest_routes(app, WEBHOOK_ROUTES)
     add_automation_hook_routes(app)
     add_file_routes(app)
+    add_approval_routes(app)
     return app

@@ -4,10 +4,12 @@ Socket.IO gateway's `subscribe`).
 Stream names: `board:<id>` (anyone who may see the board), `org:<organization id>` or just `org` (members
 of that organization, guests excluded), `user:<organization id>:<own id>`, `user:<own id>` or just `user`
 (the caller's notifications in this organization: one stream per organization, see `user_stream`),
-`kpi:<id>` (anyone who may see the KPI's board). Streams are read within the caller's organization."""
+`kpi:<id>` (anyone who may see the KPI's board), `flow:<id>` (anyone who may see the approval flow's form's
+board). Streams are read within the caller's organization."""
 
 from __future__ import annotations
 
+from actors.approvals.routing import visible_flow
 from actors.kernel.access import require_board_access
 from actors.kernel.events import org_stream, user_stream, wire_payload
 from actors.kernel.handlers import implement
@@ -30,6 +32,9 @@ async def stream_of(node: Node, caller: Caller, name: str, field: str = "stream"
     if kind == "kpi" and ident:
         await kpi_board(node, caller, ident)
         return name
+    if kind == "flow" and ident:
+        await visible_flow(node, caller, ident, deleted=True)
+        return name
     if kind == "org" and ident in ("", caller.org_id):
         # Organization events name members and e-mail addresses; guests see only their workspaces.
         if caller.role is None or caller.role < Role.MEMBER:
@@ -40,8 +45,8 @@ async def stream_of(node: Node, caller: Caller, name: str, field: str = "stream"
     if kind in ("org", "user"):
         # Another organization's or user's stream does not exist here.
         raise NotFound(f"{name} not found")
-    raise BadRequest(f"unknown stream {name!r}: expected board:<id>, kpi:<id> or org",
-                     details=[FieldError(field, "expected board:<id>, kpi:<id> or org")])
+    raise BadRequest(f"unknown stream {name!r}: expected board:<id>, kpi:<id>, flow:<id> or org",
+                     details=[FieldError(field, "expected board:<id>, kpi:<id>, flow:<id> or org")])
 
 
 def _since(data: spec.ListEventsInput) -> int:

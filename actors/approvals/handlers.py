@@ -1,0 +1,278 @@
+"""The twelve `formApprovalFlows.*` procedures (domain 4.9). Flow definitions are a service of plain
+transactions (create, update, activate, deactivate, delete), each followed by a `Refresh` of the flow's actor;
+decisions and returns go to the actor after the handler checked what needs I/O (the GxP password, the
+modified answers against the form's schema and the organization's files); reads come from PostgreSQL, where
+every change the actor answered is committed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from actors.approvals import graph
+from actors.approvals.commands import Decide, Refresh, Return
+from actors.approvals.deciders import token_hash
+from actors.approvals.routing import ask_flow, context, form_keys, schema_of, visible_flow, visible_form
+from actors.approvals.views import decision_view, flow_view, request_view, version_view
+from actors.forms.answers import file_ids, validate_answers
+from actors.identity.passwords import verify_secret
+from actors.kernel.handlers import implement
+from actors.kernel.membership_cache import org_members
+from actors.kernel.node import Node
+from protocol import approvals as spec
+from protocol.caller import Caller
+from protocol.errors import BadRequest, Conflict, FieldError, NotFound, Unauthorized, ValidationFailed
+from protocol.ids import new_id
+from storage import approvals as repo
+from storage import forms as form_repo
+
+_COLUMNS = {"name": "name", "description": "description", "gxpRequired": "gxp_required", "nodes": "nodes",
+            "edges": "edges"}
+
+
+def _graph(nodes: list[spec.Node], edges: list[spec.Edge]) -> graph.Graph:
+    return ([msgspec.to_builtins(node) for node in nodes], [msgspec.to_builtins(edge) for edge in edges])
+
+
+async def _checked(node: Node, caller: Caller, form: asyncpg.Record, nodes: list[dict[str, Any]],
+                   edges: list[dict[str, Any]], *, integrity: bool) -> None:
+    graph.check_shape(nodes, edges, members=await org_members(node, caller.org_id), form_keys=form_keys(form))
+    if integrity:
+        graph.check_integrity(nodes, edges)
+
+
+async def _refresh(node: Node, caller: Caller, flow_ids: list[str]) -> None:
+    for flow_id in flow_ids:
+        await ask_flow(node, caller, caller.org_id, flow_id, Refresh())
+
+
+async def _view(node: Node, caller: Caller, row: asyncpg.Record) -> dict[str, Any]:
+    counts = await repo.request_counts(node.pool, caller.org_id, [row["id"]])
+    return flow_view(row, counts[row["id"]])
+
+
+@implement(spec.CREATE)
+async def create(node: Node, caller: Caller, data: spec.CreateFlowInput) -> dict[str, Any]:
+    form = await visible_form(node, caller, data.formId)
+    if data.nodes is None and data.edges is None:
+        nodes, edges = graph.default_graph()
+    else:
+        nodes, edges = _graph(data.nodes or [], data.edges or [])
+    await _checked(node, caller, form, nodes, edges, integrity=False)
+    async with node.write(caller, missing=NotFound("form not found")) as uow:
+        row = await repo.insert_flow(uow.conn, flow_id=new_id("apf"), org_id=caller.org_id, form_id=form["id"],
+                                     name=data.name, description=data.description, gxp=data.gxpRequired, nodes=nodes,
+                                     edges=edges, created_by=caller.user_id, now=uow.now)
+        await uow.activity("approval_flow", row["id"], "approval_flow.created",
+                           {"formId": form["id"], "name": data.name, "gxpRequired": data.gxpRequired})
+    return flow_view(row, {})
+
+
+@implement(spec.UPDATE)
+async def update(node: Node, caller: Caller, data: spec.UpdateFlowInput) -> dict[str, Any]:
+    given = {column: getattr(data, name) for name, column in _COLUMNS.items()
+             if getattr(data, name) is not msgspec.UNSET}
+    if not given:
+        raise BadRequest("nothing to change", details=[FieldError("input", "give at least one field to change")])
+    flow, form = await visible_flow(node, caller, data.id)
+    if "nodes" in given:
+        given["nodes"] = [msgspec.to_builtins(n) for n in given["nodes"]]
+    if "edges" in given:
+        given["edges"] = [msgspec.to_builtins(e) for e in given["edges"]]
+    async with node.write(caller) as uow:
+        current = await repo.get_flow(uow.conn, caller.org_id, data.id, lock=True)
+        if current is None:
+            raise NotFound("approval flow not found")
+        nodes, edges = given.get("nodes", current["nodes"]), given.get("edges", current["edges"])
+        if "nodes" in given or "edges" in given:
+            await _checked(node, caller, form, nodes, edges, integrity=current["is_active"])
+        row = await repo.update_flow(uow.conn, caller.org_id, data.id, given, uow.now)
+        old = {name: current[column] for name, column in _COLUMNS.items() if column in given}
+        new = {name: row[column] for name, column in _COLUMNS.items() if column in given}
+        await uow.activity("approval_flow", row["id"], "approval_flow.updated", {"old": old, "new": new})
+    await _refresh(node, caller, [row["id"]])
+    return await _view(node, caller, row)
+
+
+@implement(spec.ACTIVATE)
+async def activate(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
+    flow, form = await visible_flow(node, caller, data.id)
+    await _checked(node, caller, form, flow["nodes"], flow["edges"], integrity=True)
+    async with node.write(caller) as uow:
+        if not await repo.lock_form(uow.conn, caller.org_id, form["id"]):
+            raise NotFound("approval flow not found")
+        current = await repo.get_flow(uow.conn, caller.org_id, data.id, lock=True)
+        if current is None:
+            raise NotFound("approval flow not found")
+        graph.check_integrity(current["nodes"], current["edges"])
+        others = await repo.deactivate_others(uow.conn, caller.org_id, form["id"], data.id, uow.now)
+        row = await repo.update_flow(uow.conn, caller.org_id, data.id, {"is_active": True}, uow.now)
+        await uow.activity("approval_flow", row["id"], "approval_flow.activated",
+                           {"old": {"isActive": current["is_active"]}, "new": {"isActive": True},
+                            "deactivated": others})
+    await _refresh(node, caller, [*others, row["id"]])
+    return await _view(node, caller, row)
+
+
+@implement(spec.DEACTIVATE)
+async def deactivate(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
+    await visible_flow(node, caller, data.id)
+    async with node.write(caller) as uow:
+        current = await repo.get_flow(uow.conn, caller.org_id, data.id, lock=True)
+        if current is None:
+            raise NotFound("approval flow not found")
+        row = await repo.update_flow(uow.conn, caller.org_id, data.id, {"is_active": False}, uow.now)
+        await uow.activity("approval_flow", row["id"], "approval_flow.deactivated",
+                           {"old": {"isActive": current["is_active"]}, "new": {"isActive": False}})
+    await _refresh(node, caller, [row["id"]])
+    return await _view(node, caller, row)
+
+
+@implement(spec.DELETE)
+async def delete(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
+    await visible_flow(node, caller, data.id)
+    async with node.write(caller) as uow:
+        # The lock keeps a request from opening meanwhile (the actor's commit takes it FOR SHARE).
+        current = await repo.get_flow(uow.conn, caller.org_id, data.id, lock=True)
+        if current is None:
+            raise NotFound("approval flow not found")
+        if await repo.open_request_count(uow.conn, caller.org_id, data.id):
+            raise Conflict("the flow has pending or in-progress requests")
+        await repo.update_flow(uow.conn, caller.org_id, data.id, {"is_active": False, "deleted_at": uow.now},
+                               uow.now)
+        await uow.activity("approval_flow", data.id, "approval_flow.deleted", {"name": current["name"]})
+    await _refresh(node, caller, [data.id])
+    return {"success": True, "id": data.id}
+
+
+@implement(spec.GET)
+async def get(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
+    flow, _ = await visible_flow(node, caller, data.id)
+    return await _view(node, caller, flow)
+
+
+@implement(spec.LIST)
+async def list_by_form(node: Node, caller: Caller, data: spec.FormInput) -> dict[str, Any]:
+    await visible_form(node, caller, data.formId)
+    rows = await repo.flows_of_form(node.pool, caller.org_id, data.formId)
+    counts = await repo.request_counts(node.pool, caller.org_id, [row["id"] for row in rows])
+    return {"flows": [flow_view(row, counts[row["id"]]) for row in rows]}
+
+
+@implement(spec.REQUESTS)
+async def get_requests(node: Node, caller: Caller, data: spec.RequestsInput) -> dict[str, Any]:
+    await visible_flow(node, caller, data.flowId, deleted=True)
+    rows, total = await repo.list_requests(node.pool, caller.org_id, data.flowId, data.status, data.pageSize,
+                                           (data.page - 1) * data.pageSize)
+    return {"requests": [request_view(row) for row in rows], "total": total, "page": data.page,
+            "pageSize": data.pageSize, "totalPages": (total + data.pageSize - 1) // data.pageSize}
+
+
+async def _visible_request(node: Node, caller: Caller, request_id: str) -> tuple[asyncpg.Record, asyncpg.Record,
+                                                                               asyncpg.Record]:
+    request = await repo.get_request(node.pool, caller.org_id, request_id)
+    if request is None:
+        raise NotFound("approval request not found")
+    try:
+        flow, form = await visible_flow(node, caller, request["flow_id"], deleted=True)
+    except NotFound:
+        raise NotFound("approval request not found") from None
+    return request, flow, form
+
+
+@implement(spec.REQUEST)
+async def get_request(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
+    request, flow, _ = await _visible_request(node, caller, data.id)
+    decisions = await repo.decisions(node.pool, caller.org_id, request["id"])
+    versions = await repo.versions(node.pool, caller.org_id, request["submission_id"])
+    runs = await repo.action_runs(node.pool, caller.org_id, request["id"])
+    return {**request_view(request), "data": request["data"],
+            "decisions": [decision_view(row) for row in decisions],
+            "versions": [version_view(row) for row in versions],
+            "actionRuns": [{"nodeId": r["node_id"], "type": r["action"].get("type"), "status": r["status"],
+                            "error": r["error"]} for r in runs],
+            "flow": flow_view(flow)}
+
+
+async def modifications(node: Node, org_id: str, form: asyncpg.Record,
+                        given: list[spec.FieldModification] | None) -> dict[str, Any]:
+    """The modified answers, checked against the form's schema (422 naming every bad key) and the
+    organization's files."""
+    if not given:
+        return {}
+    keys = form_keys(form)
+    unknown = [FieldError(f"fieldModifications.{m.fieldId}", "is not a field of the form")
+               for m in given if m.fieldId not in keys]
+    if unknown:
+        raise ValidationFailed.naming(unknown)
+    answers = {m.fieldId: m.newValue for m in given}
+    schema = schema_of(form)
+    clean = validate_answers(schema, answers, only=answers)
+    named = file_ids(schema, clean)
+    missing = set(named) - await form_repo.existing_files(node.pool, org_id, named)
+    if missing:
+        bad = [c.key for c in schema.components if c.type == "file" and set(clean.get(c.key) or ()) & missing]
+        raise ValidationFailed.naming([FieldError(key, "names a file that does not exist") for key in bad])
+    return {key: clean.get(key) for key in answers}
+
+
+async def _signed(node: Node, caller: Caller, data: spec.DecisionInput) -> bool:
+    """A GxP signature: the meaning given and the approver's password right (401 otherwise, nothing kept)."""
+    if data.meaning is None:
+        raise ValidationFailed.of("meaning", "a GxP decision needs the meaning of the signature")
+    if data.password is None:
+        raise Unauthorized("a GxP decision needs the approver's password", details=[
+            FieldError("password", "required to sign")])
+    hashed = await repo.password_hash(node.pool, caller.uid)
+    if hashed is None or not await verify_secret(data.password, hashed):
+        raise Unauthorized("the password is not right; nothing was recorded",
+                           details=[FieldError("password", "is not right")])
+    return True
+
+
+@implement(spec.DECIDE)
+async def decide(node: Node, caller: Caller, data: spec.DecisionInput) -> dict[str, Any]:
+    request, flow, form = await _visible_request(node, caller, data.requestId)
+    changes = await modifications(node, caller.org_id, form, data.fieldModifications)
+    signed = await _signed(node, caller, data) if flow["gxp_required"] else False
+    message = Decide(request_id=request["id"], node_id=data.nodeId, decision=data.decision, comment=data.comment,
+                     modifications=changes, meaning=data.meaning, signed=signed, user_id=caller.user_id)
+    reply: dict[str, Any] = await ask_flow(node, caller, caller.org_id, request["flow_id"], message,
+                                           await context(node, caller.org_id, form))
+    return reply
+
+
+async def decide_by_token(node: Node, org_id: str, data: spec.TokenDecisionInput) -> dict[str, Any]:
+    """A decision through an e-mailed link (the procedure and the confirmation page's form post)."""
+    token = await repo.token(node.pool, org_id, token_hash(data.token))
+    if token is None:
+        raise NotFound("decision link not found")
+    request = await repo.get_request(node.pool, org_id, token["request_id"])
+    form = None if request is None else await form_repo.get_form(node.pool, org_id, request["form_id"])
+    if request is None or form is None:
+        raise NotFound("decision link not found")
+    changes = await modifications(node, org_id, form, data.fieldModifications)
+    message = Decide(request_id=request["id"], node_id=None, decision=data.decision, comment=data.comment,
+                     modifications=changes, token_hash=token["token_hash"], ip_address=data.ipAddress,
+                     user_agent=data.userAgent)
+    reply: dict[str, Any] = await ask_flow(node, None, org_id, token["flow_id"], message,
+                                           await context(node, org_id, form))
+    return reply
+
+
+@implement(spec.DECIDE_BY_TOKEN)
+async def submit_decision_by_token(node: Node, caller: Caller, data: spec.TokenDecisionInput) -> dict[str, Any]:
+    if caller.organization is None:
+        raise NotFound("decision link not found")
+    return await decide_by_token(node, caller.organization.id, data)
+
+
+@implement(spec.RETURN)
+async def return_for_revision(node: Node, caller: Caller, data: spec.ReturnInput) -> dict[str, Any]:
+    request, _, form = await _visible_request(node, caller, data.requestId)
+    ctx = await context(node, caller.org_id, form)
+    reply: dict[str, Any] = await ask_flow(node, caller, caller.org_id, request["flow_id"],
+                                           Return(request["id"], data.comment), ctx)
+    return reply

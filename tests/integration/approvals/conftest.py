@@ -1,0 +1,160 @@
+"""Approval-flow fixtures: a server that mails through the real SMTP sink, a published form on a board made
+directly in the database, submissions entering its active flow, and the links approvers and respondents are
+mailed. `submit` is the ONE helper that makes submissions without the forms API (swap it for
+`POST /api/forms/<id>/submit` once forms are merged)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from actors.approvals.intake import open_request
+from protocol.ids import new_id
+from tests.conftest import server_settings
+from tests.harness import Api, Org, Reply, make_org
+from tests.integration.boards.conftest import Board, make_board
+from tests.smtp_sink import Sink, _running
+from web.keys import NODE
+
+SCHEMA = {"components": [
+    {"type": "textfield", "key": "title", "label": "Title", "validate": {"required": True}},
+    {"type": "number", "key": "amount", "label": "Amount"},
+    {"type": "select", "key": "site", "label": "Site",
+     "data": {"values": [{"label": "North", "value": "north"}, {"label": "South", "value": "south"}]}}]}
+_LINK = re.compile(r"(https?://\S+\?(?:token|revision)=([^&\s]+))")
+
+
+@pytest.fixture(name="sink")
+def sink_fixture() -> Sink:
+    return Sink()
+
+
+@pytest.fixture(name="smtp_url")
+def smtp_url_fixture(sink: Sink) -> Iterator[str]:
+    yield from _running(sink)
+
+
+@pytest.fixture
+def settings(request: pytest.FixtureRequest, smtp_url: str) -> Any:
+    return server_settings(request, OBEYA_SMTP_URL=smtp_url)
+
+
+@dataclass
+class Form:
+    org: Org
+    board: Board
+    id: str
+    slug: str
+
+    @property
+    def api(self) -> Api:
+        return self.org.owner
+
+
+async def make_form(org: Org, *, respondent_email: str | None = None) -> Form:
+    """A published form on a new board, inserted directly (the forms API is another part)."""
+    board = await make_board(org)
+    node = org.anonymous.client.server.app[NODE]
+    form_id, slug = new_id("frm"), f"form-{new_id('x')[-8:]}"
+    await node.pool.execute(
+        """INSERT INTO forms (id, organization_id, board_id, slug, name, status, schema, settings, created_by,
+                              published_at, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, 'Purchase request', 'published', $5, $6, $7, now(), now(), now())""",
+        form_id, org.id, board.id, slug, SCHEMA, {"successMessage": "Thanks!"}, org.owner_id)
+    return Form(org, board, form_id, slug)
+
+
+async def submit(form: Form, data: dict[str, Any], *, respondent_email: str | None = "resp@example.test"
+                 ) -> tuple[str, str | None]:
+    """A submission (row and version 1) handed to the form's active flow: (submission id, request id)."""
+    node = form.org.anonymous.client.server.app[NODE]
+    submission_id, item = new_id("sub"), await form.board.add_item(str(data.get("title", "Submitted")))
+    async with node.pool.acquire() as conn, conn.transaction():
+        await conn.execute(
+            """INSERT INTO form_submissions (id, organization_id, form_id, board_id, data, version, item_id,
+                                             respondent_email, submitted_at, updated_at, completed_at)
+               VALUES ($1, $2, $3, $4, $5, 1, $6, $7, now(), now(), now())""",
+            submission_id, form.org.id, form.id, form.board.id, data, item["id"], respondent_email)
+        await conn.execute(
+            """INSERT INTO form_submission_versions (submission_id, version, organization_id, data, reason,
+                                                     created_at) VALUES ($1, 1, $2, $3, 'submitted', now())""",
+            submission_id, form.org.id, data)
+    return submission_id, await open_request(node, form.org.id, form.id, submission_id)
+
+
+def three_step_graph(first: list[str], second: list[str], *, expires: float | None = None) -> dict[str, Any]:
+    """condition (amount > 1000) → two approvers `all` → one approver `any` → approved; false → approved."""
+    all_step: dict[str, Any] = {"approverIds": first, "approvalType": "all"}
+    if expires is not None:
+        all_step["expiresInHours"] = expires
+    return {"nodes": [
+        {"id": "start", "type": "start", "position": {"x": 0, "y": 0}, "data": {}},
+        {"id": "big", "type": "condition", "data": {"field": "amount", "operator": "gt", "value": 1000}},
+        {"id": "leads", "type": "approval", "data": all_step},
+        {"id": "director", "type": "approval", "data": {"approverIds": second, "approvalType": "any"}},
+        {"id": "ok", "type": "end", "data": {"status": "approved"}}],
+        "edges": [
+        {"id": "e1", "source": "start", "target": "big"},
+        {"id": "e2", "source": "big", "target": "leads", "label": "true"},
+        {"id": "e3", "source": "big", "target": "ok", "label": "false"},
+        {"id": "e4", "source": "leads", "target": "director"},
+        {"id": "e5", "source": "director", "target": "ok"}]}
+
+
+async def make_flow(form: Form, graph: dict[str, Any] | None = None, *, gxp: bool = False,
+                    activate: bool = True) -> dict[str, Any]:
+    made = await form.api.mutate("formApprovalFlows.create", {"formId": form.id, "name": "Spend approval",
+                                                              "gxpRequired": gxp, **(graph or {})})
+    assert made.status == 200, made.body
+    if activate:
+        active = await form.api.mutate("formApprovalFlows.activate", {"id": made.data["id"]})
+        assert active.status == 200, active.body
+        return dict(active.data)
+    return dict(made.data)
+
+
+async def mails(sink: Sink, recipient: str, count: int) -> list[str]:
+    """The bodies of the first `count` e-mails the sink received for `recipient` (the sender is a worker)."""
+    deadline = asyncio.get_running_loop().time() + 10
+    while len(sink.to(recipient)) < count:
+        assert asyncio.get_running_loop().time() < deadline, f"{recipient}: {len(sink.to(recipient))} mails"
+        await asyncio.sleep(0.02)
+    return [str(message.get_content()) for message in sink.to(recipient)[:count]]
+
+
+def links(body: str) -> dict[str, str]:
+    """The tokens of an e-mail's links: approve/reject for approvers, revision for respondents."""
+    found: dict[str, str] = {}
+    for line in body.splitlines():
+        match = _LINK.search(line)
+        if match:
+            key = "revision" if "revision=" in match[1] else line.split(":", 1)[0].strip().lower()
+            found[key] = match[2]
+    return found
+
+
+async def decide(api: Api, request_id: str, node_id: str, decision: str = "approved", **more: Any) -> Reply:
+    return await api.mutate("formApprovalFlows.submitDecisionAuthenticated",
+                            {"requestId": request_id, "nodeId": node_id, "decision": decision, **more})
+
+
+async def request(api: Api, request_id: str) -> dict[str, Any]:
+    reply = await api.query("formApprovalFlows.getRequestById", {"id": request_id})
+    assert reply.status == 200, reply.body
+    return dict(reply.data)
+
+
+async def flow_events(api: Api, flow_id: str) -> list[dict[str, Any]]:
+    reply = await api.rest("GET", "/api/v1/events", params={"stream": f"flow:{flow_id}", "limit": 200})
+    assert reply.status == 200, reply.body
+    return list(reply.body["data"])
+
+
+@pytest.fixture
+async def form(client: Any) -> Form:
+    return await make_form(await make_org(client))
