@@ -16,6 +16,7 @@ from web.routes_actions import ACTION_ROUTES
 from web.routes_automation_hooks import add_automation_hook_routes
 from web.routes_credentials import add_credential_routes
 from web.routes_events import EVENT_ROUTES
+from web.routes_forms_public import add_public_form_routes
 from web.routes_items import ITEM_ROUTES
 from web.routes_kpis import KPI_ROUTES
 from web.routes_notifications import NOTIFICATION_ROUTES
@@ -46,4 +47,5 @@ def build_web_app() -> web.Application:
     add_rest_routes(app, EVENT_ROUTES)
     add_rest_routes(app, WEBHOOK_ROUTES)
     add_automation_hook_routes(app)
+    add_public_form_routes(app)
     return app

@@ -14,3 +14,6 @@ PROCEDURE = web.RequestKey("procedure", str)
 # Set when a procedure whose reply holds a shown-once secret ran (protocol/registry.py `returns_secret`).
 RETURNS_SECRET = web.RequestKey("returns_secret", bool)
 REQUEST_ID = web.RequestKey("request_id", str)
+# The session token of `forms.verifyOtp` a respondent carries as `Authorization: Bearer svc_fst_...` on a path
+# under /api/forms/ (the caller stays anonymous).
+FORM_SESSION = web.RequestKey("form_session", str)
