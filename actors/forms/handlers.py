@@ -61,8 +61,8 @@ def _check_schema(schema: FormSchema) -> None:
         raise ValidationFailed.naming(faults)
 
 
-async def _check_mappings(conn: Conn, org_id: str, board_id: str, schema: FormSchema,
-                          mappings: list[Mapping]) -> None:
+async def _mapping_faults(conn: Conn, org_id: str, board_id: str, schema: FormSchema,
+                          mappings: list[Mapping]) -> list[FieldError]:
     keys = {component.key for component in schema.components}
     columns = set(await repo.board_columns(conn, org_id, board_id))
     faults: list[FieldError] = []
@@ -74,11 +74,10 @@ async def _check_mappings(conn: Conn, org_id: str, board_id: str, schema: FormSc
                 faults.append(FieldError(f"mappings.{index}.columnId", "is not a column of the form's board"))
         elif mapping.columnId is not None:
             faults.append(FieldError(f"mappings.{index}.columnId", f"must be null for target {mapping.target}"))
-    if faults:
-        raise ValidationFailed.naming(faults)
+    return faults
 
 
-async def _check_settings(conn: Conn, org_id: str, board_id: str, settings: FormSettings) -> None:
+async def _settings_faults(conn: Conn, org_id: str, board_id: str, settings: FormSettings) -> list[FieldError]:
     faults: list[FieldError] = []
     if settings.groupId is not None and settings.groupId not in await repo.board_groups(conn, org_id, board_id):
         faults.append(FieldError("settings.groupId", "is not a group of the form's board"))
@@ -88,6 +87,15 @@ async def _check_settings(conn: Conn, org_id: str, board_id: str, settings: Form
             faults.append(FieldError(f"settings.notifyOnSubmit.{index}", "must be an active member"))
     if settings.redirectUrl is not None and not settings.redirectUrl.lower().startswith(("http://", "https://")):
         faults.append(FieldError("settings.redirectUrl", "must be an http or https URL"))
+    return faults
+
+
+async def _check(conn: Conn, org_id: str, board_id: str, schema: FormSchema, mappings: list[Mapping] | None,
+                 settings: FormSettings | None) -> None:
+    """The mappings (when given) against the schema and board, and the settings (when given); one 422."""
+    faults = [] if mappings is None else await _mapping_faults(conn, org_id, board_id, schema, mappings)
+    if settings is not None:
+        faults += await _settings_faults(conn, org_id, board_id, settings)
     if faults:
         raise ValidationFailed.naming(faults)
 
@@ -155,8 +163,7 @@ async def create_form(node: Node, caller: Caller, data: proto.CreateFormInput) -
     await require_board_access(node, caller, data.boardId)
     async with node.write(caller, missing=NotFound("board not found")) as uow:
         conn = uow.conn
-        await _check_mappings(conn, caller.org_id, data.boardId, data.schema, data.mappings)
-        await _check_settings(conn, caller.org_id, data.boardId, data.settings)
+        await _check(conn, caller.org_id, data.boardId, data.schema, data.mappings, data.settings)
         slug = await (_given_slug(conn, caller.org_id, data.slug, None) if data.slug is not None
                       else _free_slug(conn, caller.org_id, data.name))
         row = await repo.insert(conn, form_id=new_id("frm"), org_id=caller.org_id, board_id=data.boardId, slug=slug,
@@ -186,13 +193,11 @@ async def update_form(node: Node, caller: Caller, data: proto.UpdateFormInput) -
             raise NotFound("form not found")
         board_id = before["board_id"]
         schema = given.get("schema") or msgspec.convert(before["schema"], FormSchema)
+        mappings = None
         if "schema" in given or "mappings" in given:
-            mappings = given.get("mappings")
-            if mappings is None:
-                mappings = msgspec.convert(before["mappings"], list[Mapping])
-            await _check_mappings(conn, caller.org_id, board_id, schema, mappings)
-        if "settings" in given:
-            await _check_settings(conn, caller.org_id, board_id, given["settings"])
+            mappings = given["mappings"] if "mappings" in given else \
+                msgspec.convert(before["mappings"], list[Mapping])
+        await _check(conn, caller.org_id, board_id, schema, mappings, given.get("settings"))
         fields: dict[str, Any] = {}
         for name, value in given.items():
             if name == "slug":
