@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from actors.forms.submit import submit as submit_answers
+from protocol.caller import Caller, Organization
+from protocol.errors import ApiError
 from tests.harness import Org
 from tests.integration.automations.conftest import create as create_rule
 from tests.integration.automations.conftest import runs
@@ -182,20 +184,18 @@ async def test_require_auth_takes_a_member_or_a_form_session(fboard: Board, org:
     row = await node.pool.fetchrow("SELECT respondent, respondent_email FROM form_submissions WHERE id = $1",
                                    done.reply["submissionId"])
     assert row["respondent"] == "email:supplier@example.com"
-    with pytest.raises(Exception) as twice:
+    with pytest.raises(ApiError) as twice:
         await submit_answers(node, caller, form["id"], dict(ANSWERS), token=None, session_token=token,
                              idempotency_key=None, digest="d")
-    assert getattr(twice.value, "status", None) == 409
+    assert twice.value.status == 409
     other_form = await published_form(fboard, name="Other", settings={"requireAuth": True})
-    with pytest.raises(Exception) as elsewhere:
+    with pytest.raises(ApiError) as elsewhere:
         await submit_answers(node, caller, other_form["id"], dict(ANSWERS), token=None, session_token=token,
                              idempotency_key=None, digest="d")
-    assert getattr(elsewhere.value, "status", None) == 401
+    assert elsewhere.value.status == 401
 
 
-async def _anonymous_caller(board: Board) -> Any:
-    from protocol.caller import Caller, Organization
-
+async def _anonymous_caller(board: Board) -> Caller:
     return Caller(request_id="test", organization=Organization(board.org.id, board.org.slug, "", "business"))
 
 
@@ -211,3 +211,20 @@ async def test_notify_on_submit_and_activity(fboard: Board) -> None:
     trail = await org.owner.query("activity.listByEntity", {"entityType": "form_submission",
                                                             "entityId": reply.body["submissionId"]})
     assert [e["action"] for e in trail.data["entries"]] == ["form.submitted"]
+
+
+async def test_a_distribution_link_marks_its_recipient_opened_then_completed(fboard: Board) -> None:
+    org = fboard.org
+    form = await published_form(fboard)
+    recipient_id, token = await add_recipient(org, form["id"], "r@example.com")
+    node = org.anonymous.client.server.app[NODE]
+    opened = await org.anonymous.rest("GET", f"/api/forms/{form['slug']}?t={token}")
+    assert opened.status == 200 and "answers" not in opened.data
+    assert await node.pool.fetchval("SELECT status FROM form_recipients WHERE id = $1", recipient_id) == "opened"
+    reply = await submit(org.anonymous, form["slug"], {**ANSWERS, "distributionToken": token})
+    assert reply.status == 200
+    row = await node.pool.fetchrow("SELECT respondent, respondent_email FROM form_submissions WHERE id = $1",
+                                   reply.body["submissionId"])
+    assert (row["respondent"], row["respondent_email"]) == (f"recipient:{recipient_id}", "r@example.com")
+    assert await node.pool.fetchval("SELECT status FROM form_recipients WHERE id = $1", recipient_id) == "completed"
+    assert (await org.anonymous.rest("GET", f"/api/forms/{form['id']}?revision=nope")).status == 404

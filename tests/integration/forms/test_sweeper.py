@@ -7,13 +7,15 @@ from typing import Any
 
 import pytest
 
+from actors.forms.pipeline import make_item, system_caller
 from actors.forms.sweeper import STALLED_SECONDS
 from actors.runtime.clock import ManualClock
 from protocol.ids import new_id
 from storage import form_submissions as repo
+from storage.forms import get_form, get_submission
 from tests.harness import make_org
 from tests.integration.boards.conftest import Board
-from tests.integration.forms.conftest import column_id, form_board, published_form
+from tests.integration.forms.conftest import column_id, form_board, published_form, submit
 from web.keys import NODE
 
 pytestmark = pytest.mark.workers("form-sweeper")
@@ -55,3 +57,16 @@ async def test_the_sweeper_finishes_a_submission_whose_later_steps_did_not_run(c
     feed = await board.api.query("events.list", {"stream": f"board:{board.id}", "limit": 200})
     assert len([e for e in feed.data["events"] if e["event"] == "form.submitted"]) == 1
     assert len([e for e in feed.data["events"] if e["event"] == "item.created"]) == 1
+
+
+async def test_making_the_item_twice_makes_it_once(fboard: Board) -> None:
+    form = await published_form(fboard)
+    reply = await submit(fboard.org.anonymous, form["id"], {"title": "Once", "quantity": 2})
+    node = fboard.api.client.server.app[NODE]
+    submission = await get_submission(node.pool, fboard.org.id, reply.body["submissionId"])
+    form_row = await get_form(node.pool, fboard.org.id, form["id"])
+    assert submission is not None and form_row is not None
+    again = await make_item(node, system_caller(fboard.org.id, None, "test"), form_row, submission)
+    assert again["id"] == submission["item_id"] and again["name"] == "Once"
+    listed = await fboard.api.query("items.list", {"boardId": fboard.id})
+    assert [i["id"] for i in listed.data["items"]] == [submission["item_id"]]
