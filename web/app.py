@@ -18,6 +18,7 @@ from web.routes_automation_hooks import add_automation_hook_routes
 from web.routes_credentials import add_credential_routes
 from web.routes_events import EVENT_ROUTES
 from web.routes_files import add_file_routes
+from web.routes_forms_public import add_public_form_routes
 from web.routes_items import ITEM_ROUTES
 from web.routes_kpis import KPI_ROUTES
 from web.routes_notifications import NOTIFICATION_ROUTES
@@ -50,4 +51,5 @@ def build_web_app() -> web.Application:
     add_automation_hook_routes(app)
     add_file_routes(app)
     add_approval_routes(app)
+    add_public_form_routes(app)
     return app

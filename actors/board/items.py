@@ -149,6 +149,20 @@ def _end(state: BoardState, group_id: str, parent_id: str | None) -> float:
     return state.end_of(group_id, parent_id)
 
 
+def with_defaults(state: BoardState, command: Command, values: dict[str, Any]) -> None:
+    """Fill a new item's `values` with each column's default (a status column's default label); 422 naming a
+    required column left without a value."""
+    for column in state.ordered_columns():
+        if column.id not in values and column.default_value is not None:
+            values[column.id] = column.default_value
+        elif column.id not in values and column.type == "status" and column.config.get("defaultLabelId"):
+            values[column.id] = validate_value("status", column.config, {"id": column.config["defaultLabelId"]},
+                                               members=command.members, field=f"values.{column.id}")
+        if column.required and column.id not in values and column.type not in COMPUTED_TYPES:
+            raise ValidationFailed(f"column {column.name} is required",
+                                   details=[FieldError(f"values.{column.id}", "required")])
+
+
 @decides(spec.CREATE)
 def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     data: spec.CreateItemInput = command.data
@@ -167,15 +181,7 @@ def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
         priority = next((c for c in state.ordered_columns() if c.type == "priority"), None)
         if priority is not None and priority.id not in values:
             values[priority.id] = _value(state, command, priority.id, data.priority, "priority")
-    for column in state.ordered_columns():
-        if column.id not in values and column.default_value is not None:
-            values[column.id] = column.default_value
-        elif column.id not in values and column.type == "status" and column.config.get("defaultLabelId"):
-            values[column.id] = validate_value("status", column.config, {"id": column.config["defaultLabelId"]},
-                                               members=command.members, field=f"values.{column.id}")
-        if column.required and column.id not in values and column.type not in COMPUTED_TYPES:
-            raise ValidationFailed(f"column {column.name} is required",
-                                   details=[FieldError(f"values.{column.id}", "required")])
+    with_defaults(state, command, values)
     out = Outcome(command)
     item = ItemRow(id=new_id("itm"), organization_id=board.organization_id, board_id=board.id, group_id=group_id,
                    parent_id=data.parentId, name=data.name, description=data.description,

@@ -1,0 +1,52 @@
+"""The submission sweeper: a submission stored (step 1) whose later steps did not finish (the node stopped
+between them, the board's actor was unavailable) is finished a while later by redoing steps 2-4, each safe to
+repeat (actors/forms/pipeline.py). The respondent was already told it was received, so a mapped answer
+the board now refuses (its column changed meanwhile) is left out of the item instead of losing the item;
+the submission keeps every answer."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import structlog
+
+from actors.forms.pipeline import finish, system_caller
+from actors.kernel.node import Node
+from actors.kernel.supervisor import rest
+from protocol.errors import ApiError
+from storage import form_submissions as repo
+from storage.forms import get_form
+
+log = structlog.get_logger("obeya.forms")
+
+# A submission still unfinished this long after it was stored is one whose later steps were lost.
+STALLED_SECONDS = 60.0
+SWEEP_SECONDS = 60.0
+BATCH = 100
+
+
+async def finish_stalled_submissions(node: Node) -> int:
+    """Finish every submission stalled past STALLED_SECONDS; how many were finished."""
+    before = node.clock.now() - timedelta(seconds=STALLED_SECONDS)
+    done = 0
+    for row in await repo.unfinished(node.pool, before, BATCH):
+        org_id = row["organization_id"]
+        form = await get_form(node.pool, org_id, row["form_id"])
+        if form is None:
+            continue  # deleted with its form meanwhile
+        caller = system_caller(org_id, row["submitted_by"], "form-sweeper")
+        try:
+            await finish(node, caller, form, row, lenient=True)
+            done += 1
+        except (ApiError, TimeoutError) as error:  # the next sweep tries again
+            log.warning("form_submission_unfinished", submission=row["id"], error=str(error))
+    return done
+
+
+async def sweep_submissions_forever(node: Node) -> None:
+    """A worker (node.workers): every SWEEP_SECONDS, stalled submissions are finished."""
+    while True:
+        finished = await finish_stalled_submissions(node)
+        if finished:
+            log.info("form_submissions_finished", submissions=finished)
+        await rest(node.clock, SWEEP_SECONDS)
