@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
+from actors.forms.otp_queue import OtpQueue
 from actors.kernel.bus import EventBus
 from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 from actors.kernel.events import EventLog
@@ -83,6 +84,8 @@ class Node:
     # Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
     verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = field(init=False)
     idempotency: IdempotencyRecords = field(init=False)
+    # forms.requestOtp's requests waiting for the `form-otp` worker (actors/forms/otp.py).
+    otp_requests: OtpQueue = field(init=False)
     events: EventLog = field(init=False)
 
     def __post_init__(self) -> None:
@@ -99,6 +102,7 @@ class Node:
         self.board_locations = {}
         self.verifying = {}
         self.idempotency = IdempotencyRecords(self.pool)
+        self.otp_requests = OtpQueue()
         self.events = EventLog(self.pool)
 
     def base_url(self, slug: str) -> str:
