@@ -15,10 +15,10 @@ RECIPIENT_COLUMNS = ("id, organization_id, form_id, email, name, status, sent_at
 
 
 async def recipients(conn: Conn, org_id: str, form_id: str) -> list[asyncpg.Record]:
-    """The form's recipients in the order they were sent to."""
+    """The form's recipients in the order they were sent to (one distribution's by e-mail)."""
     return list(await conn.fetch(
         f"""SELECT {RECIPIENT_COLUMNS} FROM form_recipients WHERE organization_id = $1 AND form_id = $2
-            ORDER BY sent_at, id""", org_id, form_id))
+            ORDER BY sent_at, lower(email), id""", org_id, form_id))
 
 
 async def recipient_emails(conn: Conn, org_id: str, form_id: str, emails: Sequence[str]) -> set[str]:
