@@ -84,11 +84,12 @@ async def insert_code(conn: Conn, *, code_id: str, org_id: str, form_id: str, em
 
 
 async def newest_code(conn: Conn, org_id: str, form_id: str, email: str) -> asyncpg.Record | None:
-    """The newest code of the form and e-mail, held for this transaction (older ones are void)."""
+    """The code of the form and e-mail still open (a new code voids the older ones, so there is at most one),
+    else the newest; held for this transaction."""
     return await conn.fetchrow(
         """SELECT id, code_hash, attempts, expires_at, used_at, voided_at FROM form_otps
             WHERE organization_id = $1 AND form_id = $2 AND email = $3
-            ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE""",
+            ORDER BY (used_at IS NULL AND voided_at IS NULL) DESC, created_at DESC, id DESC LIMIT 1 FOR UPDATE""",
         org_id, form_id, email)
 
 
