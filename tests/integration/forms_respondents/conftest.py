@@ -55,6 +55,14 @@ async def board(mailing_client: Any) -> Board:
     return await make_board(await make_org(mailing_client))
 
 
+@pytest.fixture
+async def quiet_board(client: Any) -> Board:
+    """A board on a server without SMTP: its e-mails are stored, never claimed by a sender. For tests that
+    queue many (the 500 recipients) or need none, which must not flood the outbox every mailing server of the
+    run shares."""
+    return await make_board(await make_org(client))
+
+
 async def make_form(on: Board, *, status: str = "published", name: str = "Supplier audit") -> dict[str, Any]:
     """A form of the board (`id`, `slug`, `name`): the ONE place a form is made until forms.create is here."""
     node = on.org.anonymous.client.server.app[NODE]

@@ -127,7 +127,8 @@ async def test_response_rate_has_one_decimal(board: Board, sink: Any) -> None:
 
 
 @pytest.mark.parametrize("form_status", ["draft", "closed"])
-async def test_only_a_published_form_is_distributed(board: Board, form_status: str) -> None:
+async def test_only_a_published_form_is_distributed(quiet_board: Board, form_status: str) -> None:
+    board = quiet_board
     form = await make_form(board, status=form_status)
     for name, input in (("forms.createDistribution", {"formId": form["id"], "recipients": [{"email": "a@s.test"}]}),
                         ("forms.sendReminders", {"formId": form["id"]})):
@@ -135,7 +136,8 @@ async def test_only_a_published_form_is_distributed(board: Board, form_status: s
         assert reply.status == 400 and form_status in reply.error["message"], reply.body
 
 
-async def test_recipients_are_checked(board: Board) -> None:
+async def test_recipients_are_checked(quiet_board: Board) -> None:
+    board = quiet_board
     form = await make_form(board)
     for recipients in ([], [{"email": f"r{i}@s.test"} for i in range(501)], [{"email": "not an address"}],
                        [{"email": "a@s.test", "name": "n" * 201}]):
@@ -146,7 +148,8 @@ async def test_recipients_are_checked(board: Board) -> None:
     assert five_hundred.status == 200 and five_hundred.data["sentCount"] == 500
 
 
-async def test_who_may_distribute_and_tenant_isolation(board: Board) -> None:
+async def test_who_may_distribute_and_tenant_isolation(quiet_board: Board) -> None:
+    board = quiet_board
     form = await make_form(board)
     _, guest = await board.org.add_user("guest")
     _, member = await board.org.add_user("member")
