@@ -20,6 +20,7 @@ from actors.board.trash_sweeper import sweep_trash_forever
 from actors.delivery.mail_sender import deliver_forever
 from actors.delivery.webhook_sender import deliver_webhooks_forever
 from actors.forms.sweeper import sweep_submissions_forever
+from actors.forms.otp import send_codes_forever
 from actors.identity.last_used import flush_forever
 from actors.kernel.handlers import unimplemented
 from actors.kernel.mailer import smtp_target
@@ -46,7 +47,8 @@ def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[No
         "webhook-sender": deliver_webhooks_forever, "automations": run_automations,
         "action-escalation": escalate_overdue_forever, "last-used-flusher": flush_forever,
         "approval-expiry": expire_forever, "approval-actions": run_actions_forever,
-        "form-sweeper": sweep_submissions_forever}
+        "form-sweeper": sweep_submissions_forever,
+        "form-otp": send_codes_forever}
     if settings.smtp_url is not None:  # unset: e-mails are stored and logged, and no sender runs
         loops["mail-sender"] = deliver_forever
     assert set(loops) <= WORKERS

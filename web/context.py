@@ -25,7 +25,7 @@ from protocol.ids import new_id
 from protocol.slugs import ROUTED_HOST_LABELS
 from web.envelopes import error_response
 from web.errors import unexpected_error
-from web.keys import CALLER, NODE, PROCEDURE, REQUEST_ID, STYLE
+from web.keys import CALLER, FORM_SESSION, NODE, PROCEDURE, REQUEST_ID, STYLE
 from web.rate_limit import RATE_LIMIT_HEADERS
 
 log = structlog.get_logger("obeya.request")
@@ -72,6 +72,10 @@ def _bearer(request: web.Request) -> str | None:
         return None
     scheme, _, token = header.partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else "invalid"
+
+
+FORM_SESSION_PREFIX = "svc_fst_"
+FORM_PATHS = "/api/forms/"
 
 
 # Writes that open a session (no cookie yet), checked like every cookie-authenticated write.
@@ -157,9 +161,14 @@ async def resolve_identity(request: web.Request, handler: Handler) -> web.Stream
     if not request.path.startswith("/api/"):
         return await handler(request)
     node = request.app[NODE]
+    bearer, session_token = _bearer(request), request.cookies.get(SESSION_COOKIE)
+    if bearer is not None and bearer.startswith(FORM_SESSION_PREFIX) and request.path.startswith(FORM_PATHS):
+        # A respondent's form session is no credential of a user: it is the form paths' to check.
+        request[FORM_SESSION] = bearer
+        bearer = session_token = None
     caller = await resolve_caller(node, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
-                                  node.service_host), bearer=_bearer(request),
-                                  session_token=request.cookies.get(SESSION_COOKIE), address=request.remote)
+                                  node.service_host), bearer=bearer, session_token=session_token,
+                                  address=request.remote)
     request[CALLER] = caller
     structlog.contextvars.bind_contextvars(
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)

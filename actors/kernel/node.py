@@ -15,6 +15,7 @@ import asyncpg
 
 from actors.files.postgres_store import PostgresFileStore
 from actors.files.store import FileStore
+from actors.forms.otp_queue import OtpQueue
 from actors.kernel.bus import EventBus
 from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 from actors.kernel.events import EventLog
@@ -88,6 +89,8 @@ class Node:
     # Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
     verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = field(init=False)
     idempotency: IdempotencyRecords = field(init=False)
+    # forms.requestOtp's requests waiting for the `form-otp` worker (actors/forms/otp.py).
+    otp_requests: OtpQueue = field(init=False)
     events: EventLog = field(init=False)
 
     def __post_init__(self) -> None:
@@ -105,6 +108,7 @@ class Node:
         self.board_locations = {}
         self.verifying = {}
         self.idempotency = IdempotencyRecords(self.pool)
+        self.otp_requests = OtpQueue()
         self.events = EventLog(self.pool)
 
     def base_url(self, slug: str) -> str:
