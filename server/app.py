@@ -19,8 +19,8 @@ from actors.automations.engine import run_automations
 from actors.board.trash_sweeper import sweep_trash_forever
 from actors.delivery.mail_sender import deliver_forever
 from actors.delivery.webhook_sender import deliver_webhooks_forever
-from actors.forms.sweeper import sweep_submissions_forever
 from actors.forms.otp import send_codes_forever
+from actors.forms.sweeper import sweep_submissions_forever
 from actors.identity.last_used import flush_forever
 from actors.kernel.handlers import unimplemented
 from actors.kernel.mailer import smtp_target
