@@ -1,7 +1,6 @@
-"""Approval-flow fixtures: a server that mails through the real SMTP sink, a published form on a board made
-directly in the database, submissions entering its active flow, and the links approvers and respondents are
-mailed. `submit` is the ONE helper that makes submissions without the forms API (swap it for
-`POST /api/forms/<id>/submit` once forms are merged)."""
+"""Approval-flow fixtures: a server that mails through the real SMTP sink, a published form made with
+`forms.create`, submissions through `POST /api/forms/<id>/submit` entering its active flow, and the links
+approvers and respondents are mailed."""
 
 from __future__ import annotations
 
@@ -13,8 +12,6 @@ from typing import Any
 
 import pytest
 
-from actors.approvals.intake import open_request
-from protocol.ids import new_id
 from tests.conftest import server_settings
 from tests.harness import Api, Org, Reply, make_org
 from tests.integration.boards.conftest import Board, make_board
@@ -56,35 +53,36 @@ class Form:
         return self.org.owner
 
 
-async def make_form(org: Org, *, respondent_email: str | None = None) -> Form:
-    """A published form on a new board, inserted directly (the forms API is another part)."""
+async def make_form(org: Org) -> Form:
+    """A published form on a new board, made by the owner with `forms.create`."""
     board = await make_board(org)
-    node = org.anonymous.client.server.app[NODE]
-    form_id, slug = new_id("frm"), f"form-{new_id('x')[-8:]}"
-    await node.pool.execute(
-        """INSERT INTO forms (id, organization_id, board_id, slug, name, status, schema, settings, created_by,
-                              published_at, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, 'Purchase request', 'published', $5, $6, $7, now(), now(), now())""",
-        form_id, org.id, board.id, slug, SCHEMA, {"successMessage": "Thanks!"}, org.owner_id)
-    return Form(org, board, form_id, slug)
+    made = await org.owner.mutate("forms.create", {"boardId": board.id, "name": "Purchase request", "schema": SCHEMA,
+                                                   "settings": {"successMessage": "Thanks!"}, "status": "published"})
+    assert made.status == 200, made.body
+    return Form(org, board, made.data["id"], made.data["slug"])
 
 
-async def submit(form: Form, data: dict[str, Any], *, respondent_email: str | None = "resp@example.test"
-                 ) -> tuple[str, str | None]:
-    """A submission (row and version 1) handed to the form's active flow: (submission id, request id)."""
+async def recipient_token(form: Form, sink: Sink, email: str) -> str:
+    """Send the form to `email` with forms.createDistribution; the tracking token its e-mail links to (a
+    respondent known by e-mail: the one revision links go to)."""
+    sent = await form.api.mutate("forms.createDistribution", {"formId": form.id, "recipients": [{"email": email}]})
+    assert sent.status == 200, sent.body
+    [body] = await mails(sink, email, 1)
+    found = re.search(rf"/forms/{re.escape(form.slug)}\?t=(\S+)", body)
+    assert found, body
+    return found[1]
+
+
+async def submit(form: Form, data: dict[str, Any], *, token: str | None = None) -> tuple[str, str | None]:
+    """An anonymous respondent's submission through the public submit path (as the distribution recipient of
+    `token` when given), handed by it to the form's active flow: (submission id, request id or None)."""
+    body = {**data, "distributionToken": token} if token else data
+    reply = await form.org.anonymous.rest("POST", f"/api/forms/{form.id}/submit", body)
+    assert reply.status == 200, reply.body
+    submission_id = str(reply.body["submissionId"])
     node = form.org.anonymous.client.server.app[NODE]
-    submission_id, item = new_id("sub"), await form.board.add_item(str(data.get("title", "Submitted")))
-    async with node.pool.acquire() as conn, conn.transaction():
-        await conn.execute(
-            """INSERT INTO form_submissions (id, organization_id, form_id, board_id, data, version, item_id,
-                                             respondent_email, submitted_at, updated_at, completed_at)
-               VALUES ($1, $2, $3, $4, $5, 1, $6, $7, now(), now(), now())""",
-            submission_id, form.org.id, form.id, form.board.id, data, item["id"], respondent_email)
-        await conn.execute(
-            """INSERT INTO form_submission_versions (submission_id, version, organization_id, data, reason,
-                                                     created_at) VALUES ($1, 1, $2, $3, 'submitted', now())""",
-            submission_id, form.org.id, data)
-    return submission_id, await open_request(node, form.org.id, form.id, submission_id)
+    request_id = await node.pool.fetchval("SELECT id FROM approval_requests WHERE submission_id = $1", submission_id)
+    return submission_id, request_id
 
 
 def three_step_graph(first: list[str], second: list[str], *, expires: float | None = None) -> dict[str, Any]:

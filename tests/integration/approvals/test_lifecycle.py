@@ -16,6 +16,7 @@ from tests.integration.approvals.conftest import (
     links,
     mails,
     make_flow,
+    recipient_token,
     request,
     submit,
     three_step_graph,
@@ -95,7 +96,8 @@ async def test_a_rejection_ends_the_request_at_once(form: Form) -> None:
 async def test_returned_for_revision_and_revised_resumes_at_the_returning_step(form: Form, sink: Sink) -> None:
     (lead1, lead2), director = await approvers(form)
     await make_flow(form, three_step_graph([lead1[0], lead2[0]], [director[0]]))
-    submission_id, request_id = await submit(form, {"title": "New press", "amount": 5000})
+    token = await recipient_token(form, sink, "resp@example.test")
+    submission_id, request_id = await submit(form, {"title": "New press", "amount": 5000}, token=token)
     assert request_id is not None
     await decide(lead1[1], request_id, "leads")
     await decide(lead2[1], request_id, "leads")
@@ -106,7 +108,7 @@ async def test_returned_for_revision_and_revised_resumes_at_the_returning_step(f
     blocked = await decide(director[1], request_id, "director")
     assert blocked.status == 409, blocked.body
 
-    [mail] = await mails(sink, "resp@example.test", 1)
+    [_, mail] = await mails(sink, "resp@example.test", 2)  # the distribution's, then the revision link
     assert f"/forms/{form.slug}?revision=" in mail
     token = links(mail)["revision"]
     node = form.org.anonymous.client.server.app[NODE]
@@ -130,7 +132,8 @@ async def test_return_for_revision_procedure(form: Form, sink: Sink) -> None:
         {"id": "a", "type": "approval", "data": {"approverIds": [lead_id]}},
         {"id": "e", "type": "end", "data": {"status": "approved"}}],
         "edges": [{"id": "1", "source": "s", "target": "a"}, {"id": "2", "source": "a", "target": "e"}]})
-    _, request_id = await submit(form, {"title": "Chair", "amount": 50})
+    token = await recipient_token(form, sink, "resp@example.test")
+    _, request_id = await submit(form, {"title": "Chair", "amount": 50}, token=token)
     assert request_id is not None
     outsider = await form.api.mutate("formApprovalFlows.returnForRevision", {"requestId": request_id,
                                                                              "comment": "why"})
@@ -138,7 +141,7 @@ async def test_return_for_revision_procedure(form: Form, sink: Sink) -> None:
     reply = await lead.mutate("formApprovalFlows.returnForRevision", {"requestId": request_id,
                                                                       "comment": "which chair?"})
     assert reply.status == 200 and reply.data["success"] is True, reply.body
-    [mail] = await mails(sink, "resp@example.test", 1)
+    [_, mail] = await mails(sink, "resp@example.test", 2)  # the distribution's, then the revision link
     assert "which chair?" in mail and "revision" in links(mail)
 
 

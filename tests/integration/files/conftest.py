@@ -1,5 +1,5 @@
-"""Uploading through the real routes (multipart, same-origin as a browser page would send it), and the one
-helper that makes a form row directly (FORMS is another branch: swap it for `forms.create` after merging)."""
+"""Uploading through the real routes (multipart, same-origin as a browser page would send it), and the forms
+respondents upload to, made with `forms.create`."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from protocol.ids import new_id
 from tests.harness import Api, Org, Reply
 from tests.integration.boards.conftest import Board, make_board
-from web.keys import NODE
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(range(256)) * 4
 
@@ -38,19 +36,16 @@ async def uploaded(api: Api, data: bytes = PNG, name: str = "photo.png") -> dict
 
 async def insert_form(org: Org, board_id: str, *, status: str = "published", require_auth: bool = False,
                       components: list[dict[str, Any]] | None = None) -> dict[str, str]:
-    """A form of `board_id` straight into `forms` (one file field `photos` unless `components` says otherwise)."""
-    node = org.anonymous.client.server.app[NODE]
-    form_id = new_id("frm")
-    slug = f"form-{form_id[-8:].lower()}"
+    """A form of `board_id` made by its owner with `forms.create` (one file field `photos` unless `components`
+    says otherwise) and moved to `status` with `forms.update`."""
     schema = {"components": components if components is not None else
               [{"type": "textfield", "key": "title", "label": "Title"},
                {"type": "file", "key": "photos", "label": "Photos", "multiple": True}]}
-    settings = {"successMessage": "Thanks", "redirectUrl": None, "notifyOnSubmit": [], "groupId": None,
-                "requireAuth": require_auth, "allowMultiple": True}
-    now = node.clock.now()
-    await node.pool.execute(
-        """INSERT INTO forms (id, organization_id, board_id, slug, name, status, schema, mappings, settings,
-                              created_by, published_at, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, 'Defect report', $5, $6, '[]', $7, $8, $9, $9, $9)""",
-        form_id, org.id, board_id, slug, status, schema, settings, org.owner_id, now)
-    return {"id": form_id, "slug": slug}
+    made = await org.owner.mutate("forms.create", {"boardId": board_id, "name": "Defect report", "schema": schema,
+                                                   "settings": {"successMessage": "Thanks",
+                                                                "requireAuth": require_auth}})
+    assert made.status == 200, made.body
+    if status != "draft":
+        moved = await org.owner.mutate("forms.update", {"id": made.data["id"], "status": status})
+        assert moved.status == 200, moved.body
+    return {"id": made.data["id"], "slug": made.data["slug"]}

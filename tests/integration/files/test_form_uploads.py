@@ -4,11 +4,10 @@ recipient started; another organization's form is not found."""
 
 from __future__ import annotations
 
-from actors.forms.respondents import token_hash
-from protocol.ids import new_id
 from tests.harness import make_org
 from tests.integration.boards.conftest import Board
 from tests.integration.files.conftest import PNG, insert_form, upload
+from tests.integration.forms.conftest import add_recipient
 from web.keys import NODE
 
 
@@ -60,11 +59,7 @@ async def test_a_form_that_requires_authentication_takes_members_only(board: Boa
 async def test_a_distribution_token_marks_its_recipient_started(board: Board) -> None:
     form = await insert_form(board.org, board.id)
     pool = board.org.anonymous.client.server.app[NODE].pool
-    recipient_id, token = new_id("dr"), "tracking-token-1"
-    await pool.execute(
-        """INSERT INTO form_recipients (id, organization_id, form_id, email, token_hash, sent_at)
-           VALUES ($1, $2, $3, 'supplier@example.com', $4, now())""",
-        recipient_id, board.org.id, form["id"], token_hash(token))
+    recipient_id, token = await add_recipient(board.org, form["id"], "supplier@example.com")
     reply = await upload(board.org.anonymous, PNG, path=form_path(form["id"]) + f"?t={token}")
     assert reply.status == 201, reply.body
     row = await pool.fetchrow("SELECT status, opened_at, started_at FROM form_recipients WHERE id = $1", recipient_id)

@@ -1,19 +1,19 @@
 """Form fixtures: a board with the columns a form maps onto, a valid forms.create input, and the respondent's
-side (the public paths). Files and form sessions belong to other parts of issue 11: `add_file` and
-`add_form_session` insert their rows directly, in one place each, until the real upload and OTP paths land."""
+side through the real public paths: uploads (`add_file`), a verified e-mail's form session (`add_form_session`,
+forms.requestOtp + the code from the stored e-mail + forms.verifyOtp; the test's server runs the `form-otp`
+worker) and a distribution recipient with the tracking token its e-mail carries (`add_recipient`)."""
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-from datetime import timedelta
+import re
 from typing import Any
 
 import pytest
 
-from protocol.ids import new_id
+from actors.kernel import sealing
 from tests.harness import Api, Org
 from tests.integration.boards.conftest import Board, make_board
+from tests.integration.files.conftest import PNG, upload
 from web.keys import NODE
 
 COLUMNS = [{"name": "Status", "type": "status"}, {"name": "Quantity", "type": "number", "config": {"max": 100}},
@@ -68,8 +68,12 @@ async def published_form(board: Board, **fields: Any) -> dict[str, Any]:
 
 
 async def submit(api: Api, form_ref: str, body: dict[str, Any], *, key: str | None = None,
-                 query: str = "") -> Any:
-    headers = {"Idempotency-Key": key} if key else None
+                 query: str = "", session: str | None = None) -> Any:
+    """POST the answers to the public submit path, with an Idempotency-Key and a form session's bearer token
+    when given."""
+    headers = {"Idempotency-Key": key} if key else {}
+    if session is not None:
+        headers["Authorization"] = f"Bearer {session}"
     return await api.rest("POST", f"/api/forms/{form_ref}/submit{query}", body, headers=headers)
 
 
@@ -79,39 +83,47 @@ async def submissions(board: Board, form_id: str) -> list[dict[str, Any]]:
     return list(reply.data["submissions"])
 
 
-async def add_file(org: Org, *, form_id: str | None = None, uploaded_by: str | None = None,
-                   name: str = "photo.png") -> str:
-    """A stored file description (the files part owns uploads)."""
-    node = org.anonymous.client.server.app[NODE]
-    file_id = new_id("file")
-    async with node.pool.acquire() as conn:
-        await conn.execute(
-            """INSERT INTO files (id, organization_id, name, content_type, size, sha256, uploaded_by, form_id,
-                                  created_at) VALUES ($1, $2, $3, 'image/png', 4, $4, $5, $6, $7)""",
-            file_id, org.id, name, hashlib.sha256(b"\x89PNG").hexdigest(), uploaded_by, form_id,
-            node.clock.now())
-    return file_id
+async def add_file(org: Org, *, form_id: str | None = None, name: str = "photo.png") -> str:
+    """A PNG uploaded by an anonymous respondent to form `form_id` (`POST /api/forms/<id>/files`), or without
+    one by the organization's owner (`POST /api/v1/files`); its id."""
+    path = f"/api/forms/{form_id}/files" if form_id else "/api/v1/files"
+    reply = await upload(org.anonymous if form_id else org.owner, PNG, name, path=path)
+    assert reply.status == 201, reply.body
+    return str(reply.data["id"])
 
 
-async def add_form_session(org: Org, form_id: str, email: str) -> str:
-    """A forms.verifyOtp session token for the form and e-mail (the respondents part owns OTP)."""
-    node = org.anonymous.client.server.app[NODE]
-    token = "svc_fst_" + secrets.token_urlsafe(32)
-    async with node.pool.acquire() as conn:
-        await conn.execute(
-            """INSERT INTO form_sessions (token_hash, organization_id, form_id, email, expires_at, created_at)
-               VALUES ($1, $2, $3, $4, $5, $6)""", hashlib.sha256(token.encode()).hexdigest(), org.id, form_id,
-            email, node.clock.now() + timedelta(hours=24), node.clock.now())
-    return token
+async def mailed_text(org: Org, to: str, kind: str) -> str:
+    """The text the newest e-mail of `kind` to `to` carries, secrets included (opened from its sealed copy, as
+    the mail sender would: the stored body shows them redacted)."""
+    pool = org.anonymous.client.server.app[NODE].pool
+    sealed = await pool.fetchval(
+        """SELECT sealed_body FROM emails WHERE organization_id = $1 AND lower(recipient) = lower($2) AND kind = $3
+           ORDER BY created_at DESC LIMIT 1""", org.id, to, kind)
+    assert sealed is not None, f"no {kind} e-mail to {to}"
+    return await sealing.open_sealed(pool, sealed, None)
+
+
+async def add_form_session(org: Org, form: dict[str, Any], email: str) -> str:
+    """A session token for the form and e-mail the way a respondent gets one: forms.requestOtp, the code from
+    the e-mail the `form-otp` worker queued, forms.verifyOtp."""
+    requested = await org.anonymous.mutate("forms.requestOtp", {"formSlug": form["slug"],
+                                                                 "organizationSlug": org.slug, "email": email})
+    assert requested.status == 200 and requested.data == {"sent": True}, requested.body
+    await org.anonymous.client.server.app[NODE].workers.idle()
+    code = re.search(r": (\d{6})\n", await mailed_text(org, email, "form_otp"))
+    assert code, "no code in the e-mail"
+    verified = await org.anonymous.mutate("forms.verifyOtp", {"formId": form["id"], "email": email,
+                                                               "code": code[1]})
+    assert verified.status == 200 and verified.data["valid"] is True, verified.body
+    return str(verified.data["sessionToken"])
 
 
 async def add_recipient(org: Org, form_id: str, email: str) -> tuple[str, str]:
-    """A distribution recipient and its tracking token (the respondents part owns distribution)."""
-    node = org.anonymous.client.server.app[NODE]
-    token, recipient_id = secrets.token_urlsafe(24), new_id("rcp")
-    async with node.pool.acquire() as conn:
-        await conn.execute(
-            """INSERT INTO form_recipients (id, organization_id, form_id, email, token_hash, sent_at)
-               VALUES ($1, $2, $3, $4, $5, $6)""", recipient_id, org.id, form_id, email,
-            hashlib.sha256(token.encode()).hexdigest(), node.clock.now())
-    return recipient_id, token
+    """A distribution recipient made by forms.createDistribution, and the tracking token its e-mail links to."""
+    sent = await org.owner.mutate("forms.createDistribution", {"formId": form_id, "recipients": [{"email": email}]})
+    assert sent.status == 200, sent.body
+    status = await org.owner.query("forms.getDistributionStatus", {"formId": form_id})
+    [recipient_id] = [r["id"] for r in status.data["recipients"] if r["email"].lower() == email.lower()]
+    token = re.search(r"/forms/\S+\?t=(\S+)", await mailed_text(org, email, "form_distribution"))
+    assert token, "no link in the e-mail"
+    return str(recipient_id), token[1]

@@ -8,9 +8,6 @@ from typing import Any
 
 import pytest
 
-from actors.forms.submit import submit as submit_answers
-from protocol.caller import Caller, Organization
-from protocol.errors import ApiError
 from tests.harness import Org
 from tests.integration.automations.conftest import create as create_rule
 from tests.integration.automations.conftest import runs
@@ -114,7 +111,8 @@ async def test_tablet_round_trip(fboard: Board, screens: Any) -> None:  # noqa: 
 async def test_one_validation_error_names_every_bad_key(fboard: Board) -> None:
     org = fboard.org
     form = await published_form(fboard)
-    foreign = await add_file(org)  # uploaded by nobody for this form
+    other = await published_form(fboard, name="Other form")
+    foreign = await add_file(org, form_id=other["id"])  # uploaded by a respondent of another form
     reply = await submit(org.anonymous, form["id"], {"details": 5, "severity": "medium", "quantity": "three",
                                                      "contact": "not-an-address", "photos": [foreign],
                                                      "unknown": "dropped"})
@@ -141,7 +139,7 @@ async def test_a_value_the_column_refuses_is_422_naming_the_form_key_and_leaves_
 async def test_a_member_is_the_respondent_and_files_of_members_may_be_named(fboard: Board) -> None:
     org = fboard.org
     form = await published_form(fboard)
-    mine = await add_file(org, uploaded_by=org.owner_id)
+    mine = await add_file(org)
     reply = await submit(org.owner, form["id"], {**ANSWERS, "photos": [mine]})
     assert reply.status == 200, reply.body
     [submission] = await submissions(fboard, form["id"])
@@ -168,35 +166,27 @@ async def test_allow_multiple_false_refuses_a_second_response_even_when_concurre
     assert len(await submissions(fboard, form["id"])) == 4
 
 
+@pytest.mark.workers("form-otp")
 async def test_require_auth_takes_a_member_or_a_form_session(fboard: Board, org: Org) -> None:
     form = await published_form(fboard, settings={"requireAuth": True, "allowMultiple": False})
-    refused = await submit(fboard.org.anonymous, form["id"], ANSWERS)
+    anonymous = fboard.org.anonymous
+    refused = await submit(anonymous, form["id"], ANSWERS)
     assert refused.status == 401
-    assert (await fboard.org.anonymous.rest("GET", f"/api/forms/{form['id']}")).data["requireAuth"] is True
+    assert (await anonymous.rest("GET", f"/api/forms/{form['id']}")).data["requireAuth"] is True
     assert (await submit(fboard.org.owner, form["id"], ANSWERS)).status == 200
     # A verified e-mail's session (forms.verifyOtp) is the respondent `email:<address>`.
-    node = fboard.org.anonymous.client.server.app[NODE]
-    token = await add_form_session(fboard.org, form["id"], "Supplier@Example.com")
-    caller = await _anonymous_caller(fboard)
-    done = await submit_answers(node, caller, form["id"], dict(ANSWERS), token=None, session_token=token,
-                                idempotency_key=None, digest="d")
-    assert done.reply["success"] is True
+    node = anonymous.client.server.app[NODE]
+    token = await add_form_session(fboard.org, form, "Supplier@Example.com")
+    done = await submit(anonymous, form["id"], ANSWERS, session=token)
+    assert done.status == 200, done.body
     row = await node.pool.fetchrow("SELECT respondent, respondent_email FROM form_submissions WHERE id = $1",
-                                   done.reply["submissionId"])
+                                   done.body["submissionId"])
     assert row["respondent"] == "email:supplier@example.com"
-    with pytest.raises(ApiError) as twice:
-        await submit_answers(node, caller, form["id"], dict(ANSWERS), token=None, session_token=token,
-                             idempotency_key=None, digest="d")
-    assert twice.value.status == 409
+    twice = await submit(anonymous, form["slug"], ANSWERS, session=token)
+    assert twice.status == 409, twice.body
     other_form = await published_form(fboard, name="Other", settings={"requireAuth": True})
-    with pytest.raises(ApiError) as elsewhere:
-        await submit_answers(node, caller, other_form["id"], dict(ANSWERS), token=None, session_token=token,
-                             idempotency_key=None, digest="d")
-    assert elsewhere.value.status == 401
-
-
-async def _anonymous_caller(board: Board) -> Caller:
-    return Caller(request_id="test", organization=Organization(board.org.id, board.org.slug, "", "business"))
+    elsewhere = await submit(anonymous, other_form["id"], ANSWERS, session=token)
+    assert elsewhere.status == 401, elsewhere.body
 
 
 async def test_notify_on_submit_and_activity(fboard: Board) -> None:

@@ -1,15 +1,11 @@
 """Respondent fixtures: a server on the test's clock that mails through the real SMTP sink and runs the
-`form-otp` worker, a form made in ONE helper (`make_form`, rows inserted directly until forms.create
-exists on this branch), and reading what the sink received."""
+`form-otp` worker, a form made with `forms.create` (`make_form`), and reading what the sink received."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
-import secrets
 from collections.abc import Iterator
-from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
 
@@ -17,7 +13,6 @@ import aiohttp
 import pytest
 
 from actors.runtime.clock import ManualClock
-from protocol.ids import new_id
 from tests.conftest import server_settings
 from tests.harness import Api, make_org
 from tests.integration.boards.conftest import Board, make_board
@@ -64,20 +59,15 @@ async def quiet_board(client: Any) -> Board:
 
 
 async def make_form(on: Board, *, status: str = "published", name: str = "Supplier audit") -> dict[str, Any]:
-    """A form of the board (`id`, `slug`, `name`): the ONE place a form is made until forms.create is here."""
-    node = on.org.anonymous.client.server.app[NODE]
-    form_id, slug = new_id("form"), f"supplier-audit-{secrets.token_hex(3)}"
-    now: datetime = node.clock.now()
+    """A form of the board (`id`, `slug`, `name`) made by its owner with `forms.create`, moved to `status`."""
     schema = {"components": [{"type": "textfield", "key": "supplier", "label": "Supplier"}]}
-    settings = {"successMessage": "Thank you", "redirectUrl": None, "notifyOnSubmit": [], "groupId": None,
-                "requireAuth": False, "allowMultiple": True}
-    await node.pool.execute(
-        """INSERT INTO forms (id, organization_id, board_id, slug, name, status, schema, settings, created_by,
-                              published_at, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $11)""",
-        form_id, on.org.id, on.id, slug, name, status, json.dumps(schema), json.dumps(settings), on.org.owner_id,
-        now if status == "published" else None, now)
-    return {"id": form_id, "slug": slug, "name": name}
+    made = await on.api.mutate("forms.create", {"boardId": on.id, "name": name, "schema": schema,
+                                                "settings": {"successMessage": "Thank you"}})
+    assert made.status == 200, made.body
+    if status != "draft":
+        moved = await on.api.mutate("forms.update", {"id": made.data["id"], "status": status})
+        assert moved.status == 200, moved.body
+    return {"id": made.data["id"], "slug": made.data["slug"], "name": name}
 
 
 async def settle(api: Api) -> None:
