@@ -22,7 +22,8 @@ SubmissionStatus = Literal["new", "reviewed", "archived"]
 FormName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 FormDescription = Annotated[str, msgspec.Meta(max_length=5000)]
 # Lower case on the way in; the public URL is `{base_url}/forms/<slug>`.
-FormSlug = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,78}[A-Za-z0-9])?$")]
+FORM_SLUG_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,78}[A-Za-z0-9])?$"
+FormSlug = Annotated[str, msgspec.Meta(pattern=FORM_SLUG_PATTERN)]
 Mappings = Annotated[list[Mapping], msgspec.Meta(max_length=200)]
 
 

@@ -13,6 +13,7 @@ A second submission of one known respondent waits for the first on a lock per fo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,12 +31,16 @@ from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.errors import ApiError, Conflict, FieldError, NotFound, Unauthorized, ValidationFailed
 from protocol.form_schema import FormSchema, FormSettings
+from protocol.forms import FORM_SLUG_PATTERN
 from protocol.ids import new_id
 from storage import form_submissions as repo
 from storage.connection import Conn
 from storage.forms import form_by_slug, get_form
 
 log = structlog.get_logger("obeya.forms")
+
+_FORM_ID = re.compile(r"^frm_[a-z0-9]{1,60}$")
+_FORM_SLUG = re.compile(FORM_SLUG_PATTERN)
 
 # Body properties that steer the submission rather than answer the form.
 DISTRIBUTION_FIELD, REVISION_FIELD = "distributionToken", "revisionToken"
@@ -55,8 +60,11 @@ class Respondent:
 
 
 async def find_form(conn: Conn, org_id: str, ref: str) -> asyncpg.Record | None:
-    """A form by id or slug."""
-    return await (get_form(conn, org_id, ref) if ref.startswith("frm_") else form_by_slug(conn, org_id, ref))
+    """A form by id or slug; None for a reference that can be neither (a URL may carry anything, NUL included,
+    which PostgreSQL cannot even compare)."""
+    if _FORM_ID.match(ref):
+        return await get_form(conn, org_id, ref)
+    return await form_by_slug(conn, org_id, ref) if _FORM_SLUG.match(ref) else None
 
 
 async def _reachable(node: Node, org_id: str, ref: str) -> asyncpg.Record:
