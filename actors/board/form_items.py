@@ -11,9 +11,8 @@ import msgspec
 
 from actors.board.changes import BoardChange
 from actors.board.commands import Command, Outcome, decides
-from actors.board.items import notify_assigned, with_defaults
+from actors.board.items import column_value, notify_assigned, with_defaults
 from actors.board.state import BoardState, ItemRow
-from actors.board.values import validate_value
 from actors.board.views import item_view
 from actors.runtime.actor import Decision
 from protocol.columns import COMPUTED_TYPES
@@ -48,11 +47,11 @@ def _values(state: BoardState, command: Command, data: FormItem) -> dict[str, An
         try:
             if column is None or column.type in COMPUTED_TYPES:
                 raise ValidationFailed.of(mapped.form_key, "is mapped to a column the board cannot take it in")
-            value = validate_value(column.type, column.config, mapped.answer, members=command.members,
-                                   field=mapped.form_key)
+            value = column_value(state, command, mapped.column_id, mapped.answer, mapped.form_key)
         except ValidationFailed as refused:
             if not data.lenient:
-                faults.extend(refused.details or [FieldError(mapped.form_key, refused.message)])
+                faults.append(FieldError(mapped.form_key, refused.details[0].message if refused.details
+                                         else refused.message))
             continue
         if value is not None:
             values[mapped.column_id] = value

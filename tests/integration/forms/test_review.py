@@ -4,7 +4,7 @@ a submission makes holding the files as the board stores them, and what a remove
 from __future__ import annotations
 
 from tests.integration.boards.conftest import Board
-from tests.integration.forms.conftest import published_form, submit
+from tests.integration.forms.conftest import add_file, column_id, published_form, submissions, submit
 from tests.integration.forms.test_submit import ANSWERS
 
 
@@ -16,3 +16,24 @@ async def test_a_form_reference_no_form_can_have_is_404_not_a_server_error(fboar
         assert got.status == 404, (ref, got.body)
         posted = await submit(anonymous, ref, ANSWERS)
         assert posted.status == 404, (ref, posted.body)
+
+
+async def test_a_file_answer_lands_in_its_column_as_the_board_stores_files(fboard: Board) -> None:
+    """The file column holds what items.setValue would store for the same file (the file as it truly is), so
+    the item shows the file's name, size and type."""
+    org = fboard.org
+    form = await published_form(fboard)
+    photo = await add_file(org, form_id=form["id"], name="leak.png")
+    reply = await submit(org.anonymous, form["id"], {**ANSWERS, "photos": [photo]})
+    assert reply.status == 200, reply.body
+    [submission] = await submissions(fboard, form["id"])
+    item = await fboard.api.query("items.get", {"id": submission["itemId"]})
+    photos = column_id(fboard, "Photos")
+    assert item.data["values"][photos] == [{"id": photo, "name": "leak.png", "size": 4, "mimeType": "image/png"}]
+    assert item.data["fileCount"] == 1
+    by_hand = await fboard.api.mutate("items.create", {"boardId": fboard.id, "groupId": fboard.group_id,
+                                                       "name": "By hand"})
+    set_by_hand = await fboard.api.mutate("items.setValue", {"itemId": by_hand.data["id"], "columnId": photos,
+                                                             "value": [photo]})
+    assert set_by_hand.status == 200, set_by_hand.body
+    assert set_by_hand.data["values"][photos] == item.data["values"][photos]
