@@ -3,8 +3,10 @@ a submission makes holding the files as the board stores them, and what a remove
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.integration.boards.conftest import Board
-from tests.integration.forms.conftest import add_file, column_id, published_form, submissions, submit
+from tests.integration.forms.conftest import add_file, add_recipient, column_id, published_form, submissions, submit
 from tests.integration.forms.test_submit import ANSWERS
 
 
@@ -37,3 +39,48 @@ async def test_a_file_answer_lands_in_its_column_as_the_board_stores_files(fboar
                                                              "value": [photo]})
     assert set_by_hand.status == 200, set_by_hand.body
     assert set_by_hand.data["values"][photos] == item.data["values"][photos]
+
+
+async def recipient(board: Board, form_id: str) -> dict[str, Any]:
+    reply = await board.api.query("forms.getDistributionStatus", {"formId": form_id})
+    assert reply.status == 200, reply.body
+    [only] = reply.data["recipients"]
+    return {**only, "stats": reply.data["stats"]}
+
+
+async def test_a_submission_removed_for_a_refused_value_takes_back_its_recipients_completed_mark(
+        fboard: Board) -> None:
+    org = fboard.org
+    form = await published_form(fboard)
+    _, token = await add_recipient(org, form["id"], "r@example.com")
+    opened = await org.anonymous.rest("GET", f"/api/forms/{form['id']}?t={token}")
+    assert opened.status == 200
+    before = await recipient(fboard, form["id"])
+    assert before["status"] == "opened" and before["openedAt"] is not None
+
+    refused = await submit(org.anonymous, form["id"], {**ANSWERS, "quantity": 500}, query=f"?t={token}",
+                           key="tablet-1")
+    assert refused.status == 422, refused.body
+    again = await submit(org.anonymous, form["id"], {**ANSWERS, "quantity": 500, "distributionToken": token})
+    assert again.status == 422, again.body
+    after = await recipient(fboard, form["id"])
+    assert (after["status"], after["openedAt"], after["startedAt"], after["completedAt"]) == (
+        "opened", before["openedAt"], None, None)
+    assert after["stats"]["completed"] == 0 and after["stats"]["responseRate"] == 0
+
+    taken = await submit(org.anonymous, form["id"], {**ANSWERS, "distributionToken": token})
+    assert taken.status == 200, taken.body
+    done = await recipient(fboard, form["id"])
+    assert done["status"] == "completed" and done["openedAt"] == before["openedAt"]
+    assert done["stats"]["completed"] == 1 and done["stats"]["responseRate"] == 100
+
+
+async def test_a_refused_first_submission_leaves_an_unopened_recipient_as_it_was(fboard: Board) -> None:
+    org = fboard.org
+    form = await published_form(fboard)
+    _, token = await add_recipient(org, form["id"], "r@example.com")
+    refused = await submit(org.anonymous, form["id"], {**ANSWERS, "quantity": 500}, query=f"?t={token}")
+    assert refused.status == 422, refused.body
+    after = await recipient(fboard, form["id"])
+    assert (after["status"], after["openedAt"], after["startedAt"], after["completedAt"]) == (
+        "sent", None, None, None)
