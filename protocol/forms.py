@@ -14,9 +14,6 @@ from protocol.fields import Cursor, Id
 from protocol.form_schema import FormSchema, FormSettings, Mapping
 from protocol.registry import Procedure, Role, declare
 
-STATUSES = ("draft", "published", "closed")
-SUBMISSION_STATUSES = ("new", "reviewed", "archived")
-
 Status = Literal["draft", "published", "closed"]
 SubmissionStatus = Literal["new", "reviewed", "archived"]
 FormName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
