@@ -151,16 +151,16 @@ def _end(state: BoardState, group_id: str, parent_id: str | None) -> float:
     return state.end_of(group_id, parent_id)
 
 
-def with_defaults(state: BoardState, command: Command, values: dict[str, Any]) -> None:
+def with_defaults(state: BoardState, command: Command, values: dict[str, Any], *, required: bool = True) -> None:
     """Fill a new item's `values` with each column's default (a status column's default label); 422 naming a
-    required column left without a value."""
+    required column left without a value (unless `required` is false)."""
     for column in state.ordered_columns():
         if column.id not in values and column.default_value is not None:
             values[column.id] = column.default_value
         elif column.id not in values and column.type == "status" and column.config.get("defaultLabelId"):
             values[column.id] = validate_value("status", column.config, {"id": column.config["defaultLabelId"]},
                                                members=command.members, field=f"values.{column.id}")
-        if column.required and column.id not in values and column.type not in COMPUTED_TYPES:
+        if required and column.required and column.id not in values and column.type not in COMPUTED_TYPES:
             raise ValidationFailed(f"column {column.name} is required",
                                    details=[FieldError(f"values.{column.id}", "required")])
 

@@ -5,9 +5,25 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from actors.forms.sweeper import STALLED_SECONDS
+from actors.runtime.clock import ManualClock
+from protocol.ids import new_id
+from storage import form_submissions as repo
+from tests.harness import make_org
 from tests.integration.boards.conftest import Board
-from tests.integration.forms.conftest import add_file, add_recipient, column_id, published_form, submissions, submit
+from tests.integration.forms.conftest import (
+    add_file,
+    add_recipient,
+    column_id,
+    form_board,
+    published_form,
+    submissions,
+    submit,
+)
 from tests.integration.forms.test_submit import ANSWERS
+from web.keys import NODE
 
 
 async def test_a_form_reference_no_form_can_have_is_404_not_a_server_error(fboard: Board) -> None:
@@ -84,3 +100,43 @@ async def test_a_refused_first_submission_leaves_an_unopened_recipient_as_it_was
     after = await recipient(fboard, form["id"])
     assert (after["status"], after["openedAt"], after["startedAt"], after["completedAt"]) == (
         "sent", None, None, None)
+
+
+async def test_a_required_column_left_unanswered_is_422_naming_the_form_key_mapped_onto_it(fboard: Board) -> None:
+    board, org = fboard, fboard.org
+    form = await published_form(board)
+    made_required = await board.api.mutate("columns.update", {"id": column_id(board, "Line"), "required": True})
+    assert made_required.status == 200, made_required.body
+    reply = await submit(org.anonymous, form["id"], {"title": "No line given"})
+    assert reply.status == 422, reply.body
+    assert reply.error["details"] == [{"field": "line", "message": "is required"}]
+    assert await submissions(board, form["id"]) == []
+    taken = await submit(org.anonymous, form["id"], {"title": "Line given", "line": "L3"})
+    assert taken.status == 200, taken.body
+
+
+@pytest.mark.workers("form-sweeper")
+async def test_the_sweeper_makes_the_item_even_when_a_required_column_stays_empty(clocked_client: Any,
+                                                                                  clock: ManualClock) -> None:
+    """The respondent was told the submission was received; a column made required meanwhile must not keep
+    the sweeper failing on it at every sweep."""
+    org = await make_org(clocked_client)
+    board = await form_board(org)
+    form = await published_form(board)
+    node = board.api.client.server.app[NODE]
+    item_id, submission_id = new_id("itm"), new_id("sub")
+    async with node.pool.acquire() as conn, conn.transaction():  # step 1 only: the node stopped after it
+        await repo.insert(conn, submission_id=submission_id, org_id=org.id, form_id=form["id"], board_id=board.id,
+                          data={"title": "Cut short"}, item_id=item_id, submitted_by=None, respondent=None,
+                          respondent_email=None, idempotency_key=None, request_hash=None, now=clock.now())
+    line = column_id(board, "Line")
+    made_required = await board.api.mutate("columns.update", {"id": line, "required": True})
+    assert made_required.status == 200, made_required.body
+
+    clock.advance(STALLED_SECONDS + 1)
+    await node.workers.idle()
+    item = await board.api.query("items.get", {"id": item_id})
+    assert item.status == 200, item.body
+    assert item.data["name"] == "Cut short" and line not in item.data["values"]
+    completed = await node.pool.fetchval("SELECT completed_at FROM form_submissions WHERE id = $1", submission_id)
+    assert completed is not None
