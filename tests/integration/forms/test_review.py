@@ -140,3 +140,23 @@ async def test_the_sweeper_makes_the_item_even_when_a_required_column_stays_empt
     assert item.data["name"] == "Cut short" and line not in item.data["values"]
     completed = await node.pool.fetchval("SELECT completed_at FROM form_submissions WHERE id = $1", submission_id)
     assert completed is not None
+
+
+async def test_an_empty_answer_of_another_type_is_refused_not_stored(fboard: Board) -> None:
+    """`false` and `[]` are "no answer" only where they are the component's own empty value (a check box, a list
+    of files); in a number or text field they are answers of the wrong type."""
+    schema = {"components": [{"type": "textfield", "key": "title", "validate": {"required": True}},
+                             {"type": "number", "key": "count"}, {"type": "textfield", "key": "note"},
+                             {"type": "checkbox", "key": "agree"}, {"type": "file", "key": "photos"}]}
+    reply = await fboard.api.mutate("forms.create", {"boardId": fboard.id, "name": "Types", "schema": schema,
+                                                     "status": "published"})
+    assert reply.status == 200, reply.body
+    form_id = reply.data["id"]
+    wrong = await submit(fboard.org.anonymous, form_id, {"title": "t", "count": False, "note": []})
+    assert wrong.status == 422, wrong.body
+    assert sorted(d["field"] for d in wrong.error["details"]) == ["count", "note"]
+    empty = await submit(fboard.org.anonymous, form_id, {"title": "t", "count": "", "note": "", "agree": False,
+                                                         "photos": []})
+    assert empty.status == 200, empty.body
+    [stored] = await submissions(fboard, form_id)
+    assert stored["data"] == {"title": "t", "count": "", "note": "", "agree": False, "photos": []}
