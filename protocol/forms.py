@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from protocol.fields import Cursor, Id
-from protocol.form_schema import FormSchema, FormSettings, Mapping
+from protocol.fields import Cursor, Id, Url
+from protocol.form_schema import FormSchema, FormSettings, Mapping, NotifyOnSubmit, SuccessMessage
 from protocol.registry import Procedure, Role, declare
 
 Status = Literal["draft", "published", "closed"]
@@ -35,8 +35,21 @@ class CreateFormInput(msgspec.Struct):
     status: Status = "draft"
 
 
+class SettingsChange(msgspec.Struct, omit_defaults=True):
+    """forms.update's `settings`: the settings named change, the others stay (so that changing the success
+    message does not quietly turn `requireAuth` off); `redirectUrl` and `groupId` may be set to null."""
+
+    successMessage: SuccessMessage | UnsetType = UNSET
+    redirectUrl: Url | None | UnsetType = UNSET
+    notifyOnSubmit: NotifyOnSubmit | UnsetType = UNSET
+    groupId: Id | None | UnsetType = UNSET
+    requireAuth: bool | UnsetType = UNSET
+    allowMultiple: bool | UnsetType = UNSET
+
+
 class UpdateFormInput(msgspec.Struct):
-    """Absent fields stay as they are; only `description` may be set to null (cleared)."""
+    """Absent fields stay as they are; only `description` may be set to null (cleared); `settings` changes the
+    settings it names."""
 
     id: Id
     name: FormName | UnsetType = UNSET
@@ -45,7 +58,7 @@ class UpdateFormInput(msgspec.Struct):
     status: Status | UnsetType = UNSET
     schema: FormSchema | UnsetType = UNSET
     mappings: Mappings | UnsetType = UNSET
-    settings: FormSettings | UnsetType = UNSET
+    settings: SettingsChange | UnsetType = UNSET
 
 
 class FormIdInput(msgspec.Struct):

@@ -160,3 +160,24 @@ async def test_an_empty_answer_of_another_type_is_refused_not_stored(fboard: Boa
     assert empty.status == 200, empty.body
     [stored] = await submissions(fboard, form_id)
     assert stored["data"] == {"title": "t", "count": "", "note": "", "agree": False, "photos": []}
+
+
+async def test_updating_one_setting_keeps_the_others(fboard: Board) -> None:
+    """Changing the success message must not quietly turn requireAuth off (or allowMultiple on)."""
+    settings = {"successMessage": "Thanks", "redirectUrl": "https://example.com/done", "requireAuth": True,
+                "allowMultiple": False, "groupId": fboard.group_id, "notifyOnSubmit": [fboard.org.owner_id]}
+    form = await published_form(fboard, settings=settings)
+    changed = await fboard.api.mutate("forms.update", {"id": form["id"], "settings": {"successMessage": "Merci"}})
+    assert changed.status == 200, changed.body
+    assert changed.data["settings"] == {**settings, "successMessage": "Merci"}
+    assert changed.data["requireAuth"] is True
+    assert (await submit(fboard.org.anonymous, form["id"], ANSWERS)).status == 401
+    cleared = await fboard.api.mutate("forms.update", {"id": form["id"], "settings": {"redirectUrl": None,
+                                                                                      "groupId": None}})
+    assert cleared.status == 200, cleared.body
+    assert cleared.data["settings"] == {**settings, "successMessage": "Merci", "redirectUrl": None, "groupId": None}
+    bad = await fboard.api.mutate("forms.update", {"id": form["id"], "settings": {"requireAuth": "yes",
+                                                                                  "redirectUrl": "ftp://x"}})
+    assert bad.status == 400, bad.body
+    got = await fboard.api.query("forms.get", {"id": form["id"]})
+    assert got.data["settings"] == cleared.data["settings"]
