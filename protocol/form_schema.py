@@ -66,10 +66,14 @@ class Mapping(msgspec.Struct):
     columnId: Id | None = None
 
 
+SuccessMessage = Annotated[str, msgspec.Meta(max_length=2000)]
+NotifyOnSubmit = Annotated[list[Id], msgspec.Meta(max_length=100)]
+
+
 class FormSettings(msgspec.Struct, omit_defaults=False):
-    successMessage: Annotated[str, msgspec.Meta(max_length=2000)] = "Thank you, your response was received."
+    successMessage: SuccessMessage = "Thank you, your response was received."
     redirectUrl: Url | None = None
-    notifyOnSubmit: Annotated[list[Id], msgspec.Meta(max_length=100)] = msgspec.field(default_factory=list)
+    notifyOnSubmit: NotifyOnSubmit = msgspec.field(default_factory=list)
     groupId: Id | None = None  # the group items land in; None: the board's first group
     requireAuth: bool = False
     allowMultiple: bool = True

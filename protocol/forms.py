@@ -10,19 +10,17 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from protocol.fields import Cursor, Id
-from protocol.form_schema import FormSchema, FormSettings, Mapping
+from protocol.fields import Cursor, Id, Url
+from protocol.form_schema import FormSchema, FormSettings, Mapping, NotifyOnSubmit, SuccessMessage
 from protocol.registry import Procedure, Role, declare
-
-STATUSES = ("draft", "published", "closed")
-SUBMISSION_STATUSES = ("new", "reviewed", "archived")
 
 Status = Literal["draft", "published", "closed"]
 SubmissionStatus = Literal["new", "reviewed", "archived"]
 FormName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 FormDescription = Annotated[str, msgspec.Meta(max_length=5000)]
 # Lower case on the way in; the public URL is `{base_url}/forms/<slug>`.
-FormSlug = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,78}[A-Za-z0-9])?$")]
+FORM_SLUG_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,78}[A-Za-z0-9])?$"
+FormSlug = Annotated[str, msgspec.Meta(pattern=FORM_SLUG_PATTERN)]
 Mappings = Annotated[list[Mapping], msgspec.Meta(max_length=200)]
 
 
@@ -37,8 +35,21 @@ class CreateFormInput(msgspec.Struct):
     status: Status = "draft"
 
 
+class SettingsChange(msgspec.Struct, omit_defaults=True):
+    """forms.update's `settings`: the settings named change, the others stay (so that changing the success
+    message does not quietly turn `requireAuth` off); `redirectUrl` and `groupId` may be set to null."""
+
+    successMessage: SuccessMessage | UnsetType = UNSET
+    redirectUrl: Url | None | UnsetType = UNSET
+    notifyOnSubmit: NotifyOnSubmit | UnsetType = UNSET
+    groupId: Id | None | UnsetType = UNSET
+    requireAuth: bool | UnsetType = UNSET
+    allowMultiple: bool | UnsetType = UNSET
+
+
 class UpdateFormInput(msgspec.Struct):
-    """Absent fields stay as they are; only `description` may be set to null (cleared)."""
+    """Absent fields stay as they are; only `description` may be set to null (cleared); `settings` changes the
+    settings it names."""
 
     id: Id
     name: FormName | UnsetType = UNSET
@@ -47,7 +58,7 @@ class UpdateFormInput(msgspec.Struct):
     status: Status | UnsetType = UNSET
     schema: FormSchema | UnsetType = UNSET
     mappings: Mappings | UnsetType = UNSET
-    settings: FormSettings | UnsetType = UNSET
+    settings: SettingsChange | UnsetType = UNSET
 
 
 class FormIdInput(msgspec.Struct):

@@ -102,7 +102,16 @@ async def usable_files(conn: Conn, org_id: str, form_id: str, file_ids: list[str
     return {row["id"] for row in rows}
 
 
-async def recipient_of(conn: Conn, org_id: str, form_id: str, token_digest: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT id, email FROM form_recipients WHERE organization_id = $1 AND form_id = $2 AND token_hash = $3",
-        org_id, form_id, token_digest)
+async def unmark_recipient(conn: Conn, org_id: str, form_id: str, token_digest: str, submitted_at: datetime) -> None:
+    """Take back the distribution marks a removed submission made: its step 1 stamped the recipient completed
+    (and opened and started, when skipped) at the moment it was stored, `submitted_at`; marks made earlier
+    stay, and so does a completion of an earlier submission."""
+    await conn.execute(
+        """UPDATE form_recipients
+              SET completed_at = NULL,
+                  started_at = CASE WHEN started_at = $4 THEN NULL ELSE started_at END,
+                  opened_at = CASE WHEN opened_at = $4 THEN NULL ELSE opened_at END,
+                  status = CASE WHEN started_at < $4 THEN 'started' WHEN opened_at < $4 THEN 'opened'
+                                ELSE 'sent' END
+            WHERE organization_id = $1 AND form_id = $2 AND token_hash = $3 AND completed_at = $4""",
+        org_id, form_id, token_digest, submitted_at)

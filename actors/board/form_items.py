@@ -11,9 +11,8 @@ import msgspec
 
 from actors.board.changes import BoardChange
 from actors.board.commands import Command, Outcome, decides
-from actors.board.items import notify_assigned, with_defaults
+from actors.board.items import column_value, notify_assigned, with_defaults
 from actors.board.state import BoardState, ItemRow
-from actors.board.values import validate_value
 from actors.board.views import item_view
 from actors.runtime.actor import Decision
 from protocol.columns import COMPUTED_TYPES
@@ -29,8 +28,9 @@ class MappedValue(msgspec.Struct, frozen=True):
 
 
 class FormItem(msgspec.Struct, frozen=True):
-    """`lenient`: drop refused answers instead of refusing the item (the sweeper finishing a submission that
-    was already acknowledged, whose board changed meanwhile)."""
+    """`values`: every column mapping, `answer` None when not answered. `lenient`: drop refused answers and let
+    required columns be empty instead of refusing the item (the sweeper finishing a submission that was already
+    acknowledged, whose board changed meanwhile)."""
 
     item_id: str
     name: str
@@ -44,21 +44,31 @@ def _values(state: BoardState, command: Command, data: FormItem) -> dict[str, An
     values: dict[str, Any] = {}
     faults: list[FieldError] = []
     for mapped in data.values:
+        if mapped.answer is None:
+            continue  # not answered: the column's default, or its required rule (create_form_item)
         column = state.columns.get(mapped.column_id)
         try:
             if column is None or column.type in COMPUTED_TYPES:
                 raise ValidationFailed.of(mapped.form_key, "is mapped to a column the board cannot take it in")
-            value = validate_value(column.type, column.config, mapped.answer, members=command.members,
-                                   field=mapped.form_key)
+            value = column_value(state, command, mapped.column_id, mapped.answer, mapped.form_key)
         except ValidationFailed as refused:
             if not data.lenient:
-                faults.extend(refused.details or [FieldError(mapped.form_key, refused.message)])
+                faults.append(FieldError(mapped.form_key, refused.details[0].message if refused.details
+                                         else refused.message))
             continue
         if value is not None:
             values[mapped.column_id] = value
     if faults:
         raise ValidationFailed.naming(faults)
     return values
+
+
+def _by_form_key(missing: ValidationFailed, data: FormItem) -> ValidationFailed:
+    """A required column left empty, named by the form key mapped onto it (the respondent can answer that);
+    a required column no form key maps onto stays named as the column."""
+    keys = {f"values.{mapped.column_id}": mapped.form_key for mapped in data.values}
+    return ValidationFailed.naming([FieldError(keys.get(fault.field, fault.field), "is required")
+                                    for fault in missing.details or []])
 
 
 @decides(FORM_ITEM)
@@ -74,7 +84,10 @@ def create_form_item(state: BoardState, command: Command) -> Decision[BoardChang
         raise BadRequest("the form's board has no group to put the item in")
     group_id = data.group_id if data.group_id is not None and data.group_id in state.groups else groups[0].id
     values = _values(state, command, data)
-    with_defaults(state, command, values)
+    try:
+        with_defaults(state, command, values, required=not data.lenient)
+    except ValidationFailed as missing:
+        raise _by_form_key(missing, data) from None
     out = Outcome(command)
     item = ItemRow(id=data.item_id, organization_id=board.organization_id, board_id=board.id, group_id=group_id,
                    parent_id=None, name=data.name, description=data.description,

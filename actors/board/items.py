@@ -64,7 +64,9 @@ def _bump(item: ItemRow, command: Command, **fields: Any) -> ItemRow:
     return msgspec.structs.replace(item, version=item.version + 1, updated_at=command.now, **fields)
 
 
-def _value(state: BoardState, command: Command, column_id: str, value: Any, field: str) -> Any:
+def column_value(state: BoardState, command: Command, column_id: str, value: Any, field: str) -> Any:
+    """`value` as column `column_id` stores it, by the column's own rules (a `file` value's files and a
+    `dependency` value's items must exist too); bad ones are named `field`."""
     column = state.columns.get(column_id)
     if column is None:
         raise NotFound("column not found", details=[FieldError(field, "no such column on this board")])
@@ -108,7 +110,7 @@ def _checked_values(state: BoardState, command: Command, given: dict[str, Any], 
         try:
             if column is not None and column.type in COMPUTED_TYPES:
                 raise ValidationFailed("computed columns cannot be written", details=[FieldError(name, "computed")])
-            checked[column_id] = _value(state, command, column_id, value, name)
+            checked[column_id] = column_value(state, command, column_id, value, name)
         except (ValidationFailed, NotFound) as error:
             errors.extend(error.details or [FieldError(name, error.message)])
     if errors:
@@ -149,16 +151,16 @@ def _end(state: BoardState, group_id: str, parent_id: str | None) -> float:
     return state.end_of(group_id, parent_id)
 
 
-def with_defaults(state: BoardState, command: Command, values: dict[str, Any]) -> None:
+def with_defaults(state: BoardState, command: Command, values: dict[str, Any], *, required: bool = True) -> None:
     """Fill a new item's `values` with each column's default (a status column's default label); 422 naming a
-    required column left without a value."""
+    required column left without a value (unless `required` is false)."""
     for column in state.ordered_columns():
         if column.id not in values and column.default_value is not None:
             values[column.id] = column.default_value
         elif column.id not in values and column.type == "status" and column.config.get("defaultLabelId"):
             values[column.id] = validate_value("status", column.config, {"id": column.config["defaultLabelId"]},
                                                members=command.members, field=f"values.{column.id}")
-        if column.required and column.id not in values and column.type not in COMPUTED_TYPES:
+        if required and column.required and column.id not in values and column.type not in COMPUTED_TYPES:
             raise ValidationFailed(f"column {column.name} is required",
                                    details=[FieldError(f"values.{column.id}", "required")])
 
@@ -180,7 +182,7 @@ def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     if data.priority is not None:
         priority = next((c for c in state.ordered_columns() if c.type == "priority"), None)
         if priority is not None and priority.id not in values:
-            values[priority.id] = _value(state, command, priority.id, data.priority, "priority")
+            values[priority.id] = column_value(state, command, priority.id, data.priority, "priority")
     with_defaults(state, command, values)
     out = Outcome(command)
     item = ItemRow(id=new_id("itm"), organization_id=board.organization_id, board_id=board.id, group_id=group_id,
@@ -231,7 +233,7 @@ def set_value(state: BoardState, command: Command) -> Decision[BoardChange]:
     column = state.columns.get(data.columnId)
     if column is not None and column.type in COMPUTED_TYPES:
         raise ValidationFailed("computed columns cannot be written", details=[FieldError("columnId", "computed")])
-    value = _value(state, command, data.columnId, data.value, "value")
+    value = column_value(state, command, data.columnId, data.value, "value")
     old = item.values.get(data.columnId)
     out = Outcome(command)
     if old == value:

@@ -30,8 +30,15 @@ class _Bad(Exception):
     """One answer's fault, reported against its key."""
 
 
-def _blank(value: Any) -> bool:
-    return value is None or value == "" or value == [] or value is False
+def _blank(component: Component, value: Any) -> bool:
+    """No answer: null or an empty text for any component; an empty list where a list is the answer (files,
+    several choices); false for a check box. Anything else goes through the component's own check, so a
+    number field does not keep `false` or `[]`."""
+    if value is None or value == "":
+        return True
+    if value == []:
+        return component.type == "file" or (component.type == "select" and component.multiple)
+    return value is False and component.type == "checkbox"
 
 
 def _text(component: Component, value: Any) -> str:
@@ -153,7 +160,7 @@ def validate_answers(schema: FormSchema, answers: Any, *, only: Iterable[str] | 
         if wanted is not None and key not in wanted:
             continue
         value = answers.get(key)
-        if _blank(value):
+        if _blank(component, value):
             if component.validate.required:
                 faults.append(FieldError(key, "is required"))
             elif value is not None:

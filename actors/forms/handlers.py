@@ -192,6 +192,8 @@ async def update_form(node: Node, caller: Caller, data: proto.UpdateFormInput) -
         if before is None:
             raise NotFound("form not found")
         board_id = before["board_id"]
+        if "settings" in given:  # the named settings over the stored ones
+            given["settings"] = msgspec.convert({**before["settings"], **_json(given["settings"])}, FormSettings)
         schema = given.get("schema") or msgspec.convert(before["schema"], FormSchema)
         mappings = None
         if "schema" in given or "mappings" in given:

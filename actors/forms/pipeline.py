@@ -48,14 +48,16 @@ def form_item(form: Mapping[str, Any], submission: Mapping[str, Any], *, lenient
     name, description, values = "", None, []
     for mapping in form["mappings"]:
         key = mapping["formField"]
+        if mapping["target"] == "column":
+            if mapping.get("columnId"):
+                values.append(MappedValue(mapping["columnId"], key, answers.get(key)))
+            continue
         if key not in answers:
             continue
         if mapping["target"] == "item_name":
             name = _text(answers[key]).strip()[:NAME_LIMIT]
         elif mapping["target"] == "item_description":
             description = _text(answers[key])[:DESCRIPTION_LIMIT] or None
-        elif mapping.get("columnId"):
-            values.append(MappedValue(mapping["columnId"], key, answers[key]))
     settings = msgspec.convert(form["settings"], FormSettings)
     return FormItem(item_id=submission["item_id"], name=name or f"{form['name']} response"[:NAME_LIMIT],
                     description=description, group_id=settings.groupId, values=tuple(values), lenient=lenient)

@@ -13,6 +13,7 @@ A second submission of one known respondent waits for the first on a lock per fo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,18 +25,22 @@ import structlog
 from actors.approvals.intake import revision_answers, submit_revision
 from actors.forms.answers import file_ids, validate_answers
 from actors.forms.pipeline import finish
-from actors.forms.respondents import recipient_stage, session_email
+from actors.forms.respondents import recipient_stage, session_email, token_hash
 from actors.forms.views import public_form
 from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.errors import ApiError, Conflict, FieldError, NotFound, Unauthorized, ValidationFailed
 from protocol.form_schema import FormSchema, FormSettings
+from protocol.forms import FORM_SLUG_PATTERN
 from protocol.ids import new_id
 from storage import form_submissions as repo
 from storage.connection import Conn
 from storage.forms import form_by_slug, get_form
 
 log = structlog.get_logger("obeya.forms")
+
+_FORM_ID = re.compile(r"^frm_[a-z0-9]{1,60}$")
+_FORM_SLUG = re.compile(FORM_SLUG_PATTERN)
 
 # Body properties that steer the submission rather than answer the form.
 DISTRIBUTION_FIELD, REVISION_FIELD = "distributionToken", "revisionToken"
@@ -55,8 +60,11 @@ class Respondent:
 
 
 async def find_form(conn: Conn, org_id: str, ref: str) -> asyncpg.Record | None:
-    """A form by id or slug."""
-    return await (get_form(conn, org_id, ref) if ref.startswith("frm_") else form_by_slug(conn, org_id, ref))
+    """A form by id or slug; None for a reference that can be neither (a URL may carry anything, NUL included,
+    which PostgreSQL cannot even compare)."""
+    if _FORM_ID.match(ref):
+        return await get_form(conn, org_id, ref)
+    return await form_by_slug(conn, org_id, ref) if _FORM_SLUG.match(ref) else None
 
 
 async def _reachable(node: Node, org_id: str, ref: str) -> asyncpg.Record:
@@ -116,23 +124,29 @@ async def _check_files(conn: Conn, org_id: str, form_id: str, schema: FormSchema
 
 
 async def _replayed(node: Node, caller: Caller, form: Mapping[str, Any], stored: Mapping[str, Any],
-                    digest: str) -> Submitted:
+                    digest: str, token: str | None) -> Submitted:
     if stored["request_hash"] != digest:
         raise Conflict("this Idempotency-Key was used for another submission",
                        details=[FieldError("Idempotency-Key", "was used with another body")])
     if stored["completed_at"] is None:
-        await _finish_or_later(node, caller, form, stored)
+        await _finish_or_later(node, caller, form, stored, token)
     return Submitted(_reply(form, stored["id"]), replayed=True)
 
 
-async def _finish_or_later(node: Node, caller: Caller, form: Mapping[str, Any], submission: Mapping[str, Any]) -> None:
-    """Steps 2-4 now; a refused mapped value removes the submission (422). Any other failure leaves the
-    stored submission to the sweeper: it is durable, so the respondent is told it was received."""
+async def _finish_or_later(node: Node, caller: Caller, form: Mapping[str, Any], submission: Mapping[str, Any],
+                           token: str | None) -> None:
+    """Steps 2-4 now; a refused mapped value removes the submission (422), with the distribution marks it made
+    (`token`'s recipient is no longer completed). Any other failure leaves the stored submission to the
+    sweeper: it is durable, so the respondent is told it was received."""
     try:
         await finish(node, caller, form, submission)
     except ValidationFailed:
-        async with node.write(caller, org_id=submission["organization_id"]) as uow:
-            await repo.delete(uow.conn, submission["organization_id"], submission["id"])
+        org_id = submission["organization_id"]
+        async with node.write(caller, org_id=org_id) as uow:
+            await repo.delete(uow.conn, org_id, submission["id"])
+            if token:
+                await repo.unmark_recipient(uow.conn, org_id, form["id"], token_hash(token),
+                                            submission["submitted_at"])
         raise
     except (ApiError, TimeoutError) as error:
         log.warning("form_submission_deferred", submission=submission["id"], error=str(error))
@@ -147,13 +161,13 @@ async def submit(node: Node, caller: Caller, ref: str, body: dict[str, Any], *, 
     schema = msgspec.convert(form["schema"], FormSchema)
     settings = msgspec.convert(form["settings"], FormSettings)
     respondent = await _respondent(node, caller, form, session_token, settings)
+    token = token or _text_field(body, DISTRIBUTION_FIELD)
     if idempotency_key is not None:
         stored = await repo.by_key(node.pool, org_id, form["id"], idempotency_key)
         if stored is not None:
-            return await _replayed(node, caller, form, stored, digest)
+            return await _replayed(node, caller, form, stored, digest, token)
     if form["status"] == "closed":
         raise Conflict("form is closed")
-    token = token or _text_field(body, DISTRIBUTION_FIELD)
     revision = _text_field(body, REVISION_FIELD)
     answers = validate_answers(schema, {k: v for k, v in body.items() if k not in (DISTRIBUTION_FIELD,
                                                                                     REVISION_FIELD)})
@@ -165,8 +179,8 @@ async def submit(node: Node, caller: Caller, ref: str, body: dict[str, Any], *, 
         submission = await _store(node, caller, form, settings, respondent, answers, token=token,
                                   idempotency_key=idempotency_key, digest=digest)
     except _Raced as raced:
-        return await _replayed(node, caller, form, raced.stored, digest)
-    await _finish_or_later(node, caller, form, submission)
+        return await _replayed(node, caller, form, raced.stored, digest, token)
+    await _finish_or_later(node, caller, form, submission, token)
     return Submitted(_reply(form, submission["id"]))
 
 

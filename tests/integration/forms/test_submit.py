@@ -96,7 +96,8 @@ async def test_tablet_round_trip(fboard: Board, screens: Any) -> None:  # noqa: 
     assert item["name"] == "Leak at press 4" and item["description"] == "Oil under the press"
     assert item["values"][column_id(fboard, "Quantity")] == 3
     assert item["values"][column_id(fboard, "Line")] == "Line A"
-    assert item["values"][column_id(fboard, "Photos")] == [{"id": photo}]
+    assert item["values"][column_id(fboard, "Photos")] == [{"id": photo, "name": "photo.png", "size": 4,
+                                                             "mimeType": "image/png"}]
     assert item["createdBy"] is None
     listed = await fboard.api.query("items.list", {"boardId": fboard.id})
     assert [i["id"] for i in listed.data["items"]] == [item["id"]]
