@@ -9,6 +9,8 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from aiohttp import BodyPartReader, web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 
 from actors.files.sniff import DOCX, OCTET_STREAM, XLSX
 from actors.files.uploads import MAX_FILE_BYTES, form_for_upload, open_file, store_file
@@ -56,6 +58,9 @@ async def read_file_part(request: web.Request) -> tuple[str | None, bytes]:
                 return part.filename, bytes(kept)
     except (ValueError, AssertionError) as error:  # aiohttp's refusals of a malformed multipart body
         raise BadRequest(f"malformed multipart body: {error}") from None
+    # A part header that is invalid (a NUL) or too long; a body that its Content-Encoding does not decode.
+    except (HttpProcessingError, RequestPayloadError):
+        raise BadRequest("malformed multipart body: a part header or the body's encoding is invalid") from None
     raise ValidationFailed.of("file", "is missing")
 
 
