@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from typing import Any
 from urllib.parse import unquote
 
@@ -26,13 +27,16 @@ from storage import forms as form_repo
 
 MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_NAME_CHARS = 255
-_UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f]")
+# Dropped from names: control characters, format characters (bidi overrides make `exe.pdf` of `fdp.exe`),
+# line and paragraph separators, and the surrogates that stand for bytes that were not UTF-8 (not storable).
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 def clean_name(claimed: str | None) -> str:
-    """The file's name as given, without directories or control characters, at most 255 characters.
+    """The file's name as given, without directories or invisible characters, at most 255 characters.
     Percent escapes are decoded: browsers send `"` as %22 and aiohttp's client escapes every non-ASCII byte."""
-    name = _UNSAFE_NAME.sub("", re.split(r"[\\/]", unquote(claimed or ""))[-1]).strip()
+    name = re.split(r"[\\/]", unquote(claimed or ""))[-1]
+    name = "".join(c for c in name if unicodedata.category(c) not in _UNSAFE_CATEGORIES).strip()
     return name[:MAX_NAME_CHARS] or "file"
 
 

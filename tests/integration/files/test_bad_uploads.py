@@ -47,3 +47,13 @@ async def test_invalid_or_oversized_part_headers_and_undecodable_bodies_are_400(
         assert status == 400, reply
         assert b'"code":"BAD_REQUEST"' in reply and b"malformed multipart body" in reply
     assert await stored_files(org) == 0
+
+
+async def test_names_lose_bytes_that_are_not_utf8_and_invisible_characters(org: Org) -> None:
+    body = part('form-data; name="file"; filename="a\udcff\udcfeb\u202etxt.exe"'.encode("utf-8", "surrogateescape"))
+    status, reply = await post_raw(org, MULTIPART, body)
+    assert status == 201, reply
+    assert b'"name":"abtxt.exe"' in reply
+    spaced = part('form-data; name="file"; filename="line\u2028break\u200b.txt"'.encode())
+    status, reply = await post_raw(org, MULTIPART, spaced)
+    assert status == 201 and b'"name":"linebreak.txt"' in reply, reply
