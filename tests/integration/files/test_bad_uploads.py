@@ -57,3 +57,14 @@ async def test_names_lose_bytes_that_are_not_utf8_and_invisible_characters(org: 
     spaced = part('form-data; name="file"; filename="line\u2028break\u200b.txt"'.encode())
     status, reply = await post_raw(org, MULTIPART, spaced)
     assert status == 201 and b'"name":"linebreak.txt"' in reply, reply
+
+
+async def test_a_body_cut_short_before_its_closing_boundary_stores_nothing(org: Org) -> None:
+    whole = part(b'form-data; name="file"; filename="report.txt"', b"the whole report")
+    for cut in (whole[:-10], whole[:-4], whole[:-len(b"--xyz--\r\n") - 2]):
+        status, reply = await post_raw(org, MULTIPART, cut)
+        assert status == 400, (cut, reply)
+        assert b"malformed multipart body" in reply
+    assert await stored_files(org) == 0
+    status, reply = await post_raw(org, MULTIPART, whole)
+    assert status == 201 and b'"size":16' in reply, reply
