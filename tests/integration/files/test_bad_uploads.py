@@ -68,3 +68,12 @@ async def test_a_body_cut_short_before_its_closing_boundary_stores_nothing(org: 
     assert await stored_files(org) == 0
     status, reply = await post_raw(org, MULTIPART, whole)
     assert status == 201 and b'"size":16' in reply, reply
+
+
+async def test_an_id_holding_nul_names_no_file_and_no_form(org: Org) -> None:
+    async with org.owner.client.get("/api/v1/files/file_%00", headers=org.owner.headers()) as response:
+        assert response.status == 404, await response.text()
+        assert (await response.json())["error"]["message"] == "file not found"
+    status, reply = await post_raw(org, MULTIPART, part(b'form-data; name="file"; filename="a.txt"'),
+                                   path="/api/forms/frm_%00/files")
+    assert status == 404 and b"form not found" in reply, reply
