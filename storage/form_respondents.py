@@ -21,6 +21,12 @@ async def recipients(conn: Conn, org_id: str, form_id: str) -> list[asyncpg.Reco
             ORDER BY sent_at, lower(email), id""", org_id, form_id))
 
 
+async def lock_recipients(conn: Conn, org_id: str, form_id: str) -> None:
+    """Serialize the distributions of one form (across nodes) until commit, so that two at once cannot both
+    find an address new."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 12))", f"{org_id}:{form_id}")
+
+
 async def recipient_emails(conn: Conn, org_id: str, form_id: str, emails: Sequence[str]) -> set[str]:
     """Which of `emails` (lower case) already are recipients of the form."""
     rows = await conn.fetch(

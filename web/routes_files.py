@@ -9,6 +9,8 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from aiohttp import BodyPartReader, web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 
 from actors.files.sniff import DOCX, OCTET_STREAM, XLSX
 from actors.files.uploads import MAX_FILE_BYTES, form_for_upload, open_file, store_file
@@ -39,24 +41,32 @@ async def read_file_part(request: web.Request) -> tuple[str | None, bytes]:
         raise _too_large()
     if not request.content_type.startswith("multipart/"):
         raise ValidationFailed.of("file", "send multipart/form-data with the file in the field `file`")
+    found: tuple[str | None, bytes] | None = None
     try:
         reader = await request.multipart()
         total = 0
+        # Read to the closing boundary even after the file: a body cut short must not store what came of it.
         while (part := await reader.next()) is not None:
             if not isinstance(part, BodyPartReader):
                 raise BadRequest("nested multipart bodies are not accepted")
+            keep = part.name == "file" and found is None
             kept = bytearray()
             while chunk := await part.read_chunk(CHUNK_BYTES):
                 total += len(chunk)
                 if total > MAX_FILE_BYTES + MULTIPART_SLACK or len(kept) + len(chunk) > MAX_FILE_BYTES:
                     raise _too_large()
-                if part.name == "file":
+                if keep:
                     kept += chunk
-            if part.name == "file":
-                return part.filename, bytes(kept)
+            if keep:
+                found = part.filename, bytes(kept)
     except (ValueError, AssertionError) as error:  # aiohttp's refusals of a malformed multipart body
         raise BadRequest(f"malformed multipart body: {error}") from None
-    raise ValidationFailed.of("file", "is missing")
+    # A part header that is invalid (a NUL) or too long; a body that its Content-Encoding does not decode.
+    except (HttpProcessingError, RequestPayloadError):
+        raise BadRequest("malformed multipart body: a part header or the body's encoding is invalid") from None
+    if found is None:
+        raise ValidationFailed.of("file", "is missing")
+    return found
 
 
 def _caller(request: web.Request, procedure: Procedure | None) -> Caller:

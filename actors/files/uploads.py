@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from typing import Any
 from urllib.parse import unquote
 
@@ -26,13 +27,16 @@ from storage import forms as form_repo
 
 MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_NAME_CHARS = 255
-_UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f]")
+# Dropped from names: control characters, format characters (bidi overrides make `exe.pdf` of `fdp.exe`),
+# line and paragraph separators, and the surrogates that stand for bytes that were not UTF-8 (not storable).
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 def clean_name(claimed: str | None) -> str:
-    """The file's name as given, without directories or control characters, at most 255 characters.
+    """The file's name as given, without directories or invisible characters, at most 255 characters.
     Percent escapes are decoded: browsers send `"` as %22 and aiohttp's client escapes every non-ASCII byte."""
-    name = _UNSAFE_NAME.sub("", re.split(r"[\\/]", unquote(claimed or ""))[-1]).strip()
+    name = re.split(r"[\\/]", unquote(claimed or ""))[-1]
+    name = "".join(c for c in name if unicodedata.category(c) not in _UNSAFE_CATEGORIES).strip()
     return name[:MAX_NAME_CHARS] or "file"
 
 
@@ -61,7 +65,8 @@ async def store_file(node: Node, caller: Caller, *, name: str | None, data: byte
 async def open_file(node: Node, caller: Caller, file_id: str) -> tuple[asyncpg.Record, bytes]:
     """The description and bytes of a file of the caller's organization (another's is not found)."""
     org = caller.organization
-    row = await repo.get_file(node.pool, org.id, file_id) if org is not None else None
+    # An id holding U+0000 names no file (and PostgreSQL refuses the character).
+    row = await repo.get_file(node.pool, org.id, file_id) if org is not None and "\x00" not in file_id else None
     data = await node.files.read(org.id, file_id) if org is not None and row is not None else None
     if row is None or data is None:
         raise NotFound("file not found")
@@ -73,7 +78,7 @@ async def form_for_upload(node: Node, caller: Caller, form_ref: str, form_sessio
     or draft form is 404, a closed one 409, one without a file field 400; a `requireAuth` form needs a member
     or a live form session (401)."""
     org = caller.organization
-    if org is None:
+    if org is None or "\x00" in form_ref:  # U+0000 names no form (and PostgreSQL refuses the character)
         raise NotFound("form not found")
     form = await form_repo.get_form(node.pool, org.id, form_ref) or await form_repo.form_by_slug(
         node.pool, org.id, form_ref)

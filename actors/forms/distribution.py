@@ -78,6 +78,7 @@ async def create_distribution(node: Node, caller: Caller, data: proto.CreateDist
     for recipient in data.recipients:
         wanted.setdefault(recipient.email.lower(), recipient)
     async with node.write(caller, missing=NotFound("form not found")) as uow:
+        await repo.lock_recipients(uow.conn, caller.org_id, form["id"])
         known = await repo.recipient_emails(uow.conn, caller.org_id, form["id"], list(wanted))
         sent = 0
         for address, recipient in wanted.items():

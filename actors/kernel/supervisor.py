@@ -6,6 +6,11 @@ from `factory()` after a backoff on the node's clock (1 s, doubling up to 60 s; 
 restarted worker has completed a step). Nothing a worker raises is left unread, and no worker stops for
 good before `stop()`, which cancels every worker and awaits its clean-up.
 
+A cancellation can be lost: before Python 3.12, `asyncio.wait_for` returns its future's result instead of
+raising when that future completes in the same loop turn as the cancel (aiosmtplib awaits every SMTP reply
+so, asyncpg every pool checkout), and the worker carries on as if never stopped. So once stopping, a worker
+that parks is stopped there, and `stop()` cancels again, every STOP_RECANCEL_SECONDS, whatever still runs.
+
 A worker waits for its next step through `park(woken, waiting)`: `woken()` answers at once whether that
 wait is already over (its wake event is set, its deadline has passed on the clock). `idle()` returns once
 every worker is parked and none is woken: what a test awaits instead of sleeping. `actors/kernel/wake.py`
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -29,6 +35,8 @@ log = structlog.get_logger("obeya.workers")
 # is retried once a minute at most, as python-socketio's Redis listener does.
 FIRST_BACKOFF_SECONDS = 1.0
 MAX_BACKOFF_SECONDS = 60.0
+# Real time, not the node's clock: how long a stopping worker may take before it is cancelled again.
+STOP_RECANCEL_SECONDS = 1.0
 
 
 @dataclass(eq=False)
@@ -88,9 +96,11 @@ class Supervisor:
         """Cancel every worker and wait until each has finished its clean-up."""
         self._stopping = True
         workers = list(self._workers.values())
-        for worker in workers:
-            assert worker.task is not None
-            worker.task.cancel()
+        running = {worker.task for worker in workers if worker.task is not None}
+        while running:  # again and again: a worker may have lost its cancellation (see the module's docstring)
+            for task in running:
+                task.cancel()
+            _, running = await asyncio.wait(running, timeout=STOP_RECANCEL_SECONDS)
         outcomes = await asyncio.gather(*(worker.task for worker in workers if worker.task is not None),
                                         return_exceptions=True)
         for worker, outcome in zip(workers, outcomes, strict=True):
@@ -122,6 +132,10 @@ async def park(woken: Callable[[], bool], waiting: Awaitable[object]) -> None:
     if worker is None:
         await waiting
         return
+    if worker.supervisor._stopping:  # its cancellation was lost on the way here: stop now
+        if inspect.iscoroutine(waiting):
+            waiting.close()
+        raise asyncio.CancelledError
     worker.woken = woken
     worker.stepped = True
     worker.supervisor._parked.set()

@@ -4,6 +4,7 @@ do what."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -169,3 +170,13 @@ async def test_who_may_distribute_and_tenant_isolation(quiet_board: Board) -> No
         assert (await api.query("forms.getDistributionStatus", {"formId": mine["id"]})).status == 404
         assert (await api.mutate("forms.sendReminders", {"formId": mine["id"]})).status == 404
     assert (await other.api.query("forms.getDistributionStatus", {"formId": other_form["id"]})).data["recipients"] == []
+
+
+async def test_the_same_address_sent_twice_at_once_is_one_recipient(quiet_board: Board) -> None:
+    board = quiet_board
+    form = await make_form(board)
+    recipients = {"formId": form["id"], "recipients": [{"email": f"r{i}@s.test"} for i in range(20)]}
+    replies = await asyncio.gather(*(board.api.mutate("forms.createDistribution", recipients) for _ in range(3)))
+    assert all(reply.status == 200 for reply in replies), [reply.body for reply in replies]
+    assert sum(reply.data["sentCount"] for reply in replies) == 20
+    assert (await status(board, form))["stats"]["total"] == 20

@@ -136,3 +136,44 @@ async def test_two_workers_may_not_share_a_name() -> None:
     with pytest.raises(ValueError, match="one"):
         workers.spawn("one", idle_forever)
     await workers.stop()
+
+
+def _lose_the_cancellation(workers: Supervisor, reply: asyncio.Future[str]) -> asyncio.Future[None]:
+    """Start `stop()` so that the SMTP reply the worker awaits arrives in the same loop turn as its
+    cancellation: Python 3.11's `asyncio.wait_for` then returns the reply and the cancellation is lost."""
+    stopping = asyncio.ensure_future(workers.stop())
+    asyncio.get_running_loop().call_soon(reply.set_result, "250 OK")
+    return stopping
+
+
+async def test_stop_ends_a_worker_that_lost_its_cancellation_when_it_parks() -> None:
+    workers = Supervisor(ManualClock())
+    reply: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    sending, after = asyncio.Event(), list[str]()
+
+    async def mail_sender() -> None:
+        sending.set()
+        after.append(await asyncio.wait_for(reply, 30))  # as aiosmtplib reads a server's reply
+        while True:
+            await rest(workers.clock, 30)  # the sender's poll
+
+    workers.spawn("mail-sender", mail_sender)
+    await sending.wait()
+    await asyncio.wait_for(_lose_the_cancellation(workers, reply), 10)
+    assert after == ["250 OK"] and workers.names == []
+
+
+async def test_stop_cancels_again_a_worker_that_lost_its_cancellation_in_the_middle_of_a_step() -> None:
+    workers = Supervisor(ManualClock())
+    reply: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    sending, after = asyncio.Event(), list[str]()
+
+    async def mail_sender() -> None:
+        sending.set()
+        after.append(await asyncio.wait_for(reply, 30))
+        await asyncio.Event().wait()  # the next e-mail of the claimed batch, to a server that does not answer
+
+    workers.spawn("mail-sender", mail_sender)
+    await sending.wait()
+    await asyncio.wait_for(_lose_the_cancellation(workers, reply), 10)
+    assert after == ["250 OK"] and workers.names == []
