@@ -76,7 +76,7 @@ def column_value(state: BoardState, command: Command, column_id: str, value: Any
         return None
     checked = validate_value(column.type, column.config, value, members=command.members, field=field)
     if column.type == "file" and checked:
-        return _known_files(state, checked, field)
+        return known_files(state, checked, field)
     if column.type == "dependency" and checked:
         for index, item_id in enumerate(checked):
             target = state.items.get(item_id)
@@ -86,7 +86,7 @@ def column_value(state: BoardState, command: Command, column_id: str, value: Any
     return checked
 
 
-def _known_files(state: BoardState, entries: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
+def known_files(state: BoardState, entries: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
     """A `file` value names files of the organization (read by `prepare`); each entry is stored as the file
     truly is, whatever name, size or type the caller claimed."""
     known = []

@@ -11,6 +11,7 @@ import msgspec
 from actors.board.changes import BoardChange, BoardLimit
 from actors.board.commands import Command, Outcome, decides
 from actors.board.formula import formula_references
+from actors.board.items import known_files
 from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
 from actors.board.values import default_config, normalize_config, validate_value
 from actors.board.views import board_summary, board_view, column_view, group_view
@@ -69,6 +70,14 @@ def _new_column(command: Command, board_id: str, name: str, column_type: str, co
     return ColumnRow(id=new_id("col"), board_id=board_id, name=name, type=column_type, position=position,
                      width=width, required=required, config=normalized, default_value=default,
                      created_at=command.now)
+
+
+def _known_default(state: BoardState, column: ColumnRow) -> ColumnRow:
+    """A `file` column's default names files of the organization (read by `prepare`), kept as they truly are:
+    every new item copies it."""
+    if column.type != "file" or not column.default_value:
+        return column
+    return msgspec.structs.replace(column, default_value=known_files(state, column.default_value, "defaultValue"))
 
 
 def check_references(state: BoardState, column_type: str, config: dict[str, Any], field: str = "config") -> None:
@@ -257,6 +266,7 @@ def create_column(state: BoardState, command: Command) -> Decision[BoardChange]:
     position = data.position if data.position is not None else _end([c.position for c in state.columns.values()])
     column = _new_column(command, board.id, data.name, data.type, data.config, position, width=data.width,
                          required=data.required, default=data.defaultValue)
+    column = _known_default(state, column)
     check_references(state, column.type, column.config)
     out = Outcome(command)
     out.put(column)
@@ -291,7 +301,7 @@ def update_column(state: BoardState, command: Command) -> Decision[BoardChange]:
         if default is not None:
             default = validate_value(column.type, updated.config, default, members=command.members,
                                      field="defaultValue")
-        updated = msgspec.structs.replace(updated, default_value=default)
+        updated = _known_default(state, msgspec.structs.replace(updated, default_value=default))
     before, after = column_view(column), column_view(updated)
     diff = changes(before, after)
     out = Outcome(command)

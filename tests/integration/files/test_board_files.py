@@ -78,3 +78,23 @@ async def test_file_count_adds_comment_attachments_and_file_columns(board: Board
                                                        "attachmentIds": [c["id"], a["id"]]})).status == 200
     got = await board.api.query("items.get", {"id": item["id"]})
     assert got.data["fileCount"] == 4 and got.data["commentCount"] == 1
+
+
+async def test_a_file_column_default_names_files_of_the_organization(board: Board) -> None:
+    photo = await uploaded(board.api, PNG, "template.png")
+    foreign = await uploaded((await make_org(board.api.client)).owner)
+    refused = await board.api.mutate("columns.create", {"boardId": board.id, "name": "Photos", "type": "file",
+                                                        "defaultValue": [foreign["id"]]})
+    assert refused.status == 400 and fields_of(refused) == ["defaultValue.0"], refused.body
+    claimed = {"id": photo["id"], "name": "fake.exe", "size": 1, "mimeType": "text/html"}
+    created = await board.api.mutate("columns.create", {"boardId": board.id, "name": "Photos", "type": "file",
+                                                        "defaultValue": [claimed]})
+    assert created.status == 200, created.body
+    stored = [{"id": photo["id"], "name": "template.png", "size": len(PNG), "mimeType": "image/png"}]
+    assert created.data["defaultValue"] == stored
+    column = created.data["id"]
+    updated = await board.api.mutate("columns.update", {"id": column, "defaultValue": [foreign["id"]]})
+    assert updated.status == 400 and fields_of(updated) == ["defaultValue.0"], updated.body
+    item = await board.add_item()
+    got = await board.api.query("items.get", {"id": item["id"]})
+    assert got.data["values"][column] == stored
