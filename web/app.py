@@ -25,6 +25,7 @@ from web.routes_notifications import NOTIFICATION_ROUTES
 from web.routes_platform import PLATFORM_ROUTES
 from web.routes_webhooks import WEBHOOK_ROUTES
 from web.rpc import handle_rpc
+from web.ui.form_page import add_form_page_routes
 
 # Client bodies above this are refused with 413 (CSV uploads, the largest input, are 10 MB: spec 8).
 MAX_BODY_BYTES = 11 * 1024 * 1024
@@ -52,4 +53,5 @@ def build_web_app() -> web.Application:
     add_file_routes(app)
     add_approval_routes(app)
     add_public_form_routes(app)
+    add_form_page_routes(app)
     return app

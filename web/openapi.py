@@ -20,6 +20,7 @@ from protocol.registry import REGISTRY, Access, Procedure
 from web.context import SESSION_COOKIE, style_of
 from web.envelopes import JSON
 from web.keys import NODE
+from web.openapi_routes import DOCUMENTED, HTML, ROUTES, Described
 from web.rest import REST_ROUTES, RestRoute
 
 OPENAPI_PATH = "/api/v1/openapi.json"
@@ -106,7 +107,7 @@ class RpcResult(msgspec.Struct):
     result: RpcResultBody
 
 
-_ENVELOPES = (RestData, RestPage, RestError, RpcResult, RpcError)
+_ENVELOPES = (RestData, RestPage, RestError, RpcResult, RpcError, *DOCUMENTED)
 
 
 def _ref(struct: type) -> dict[str, str]:
@@ -202,12 +203,56 @@ class _Builder:
                                                 takes_input=bool(schema.get("properties")), rpc=True)}
         self.add("GET" if procedure.is_query else "POST", f"/api/trpc/{procedure.name}", operation)
 
+    def described(self, method: str, path: str, route: Described) -> None:
+        """A route web/openapi_routes.py describes: its access, query tokens, headers, body and replies."""
+        names = _path_parameters(path)
+        doc_path = _openapi_path(path)
+        for name in names:
+            doc_path = doc_path.replace(f"{{{name}}}", f"{{{_camel(name)}}}")
+        operation: dict[str, Any] = (_operation(route.procedure, f"{method.lower()}_{_slug(doc_path)}")
+                                     if route.procedure else
+                                     {"operationId": f"{method.lower()}_{_slug(doc_path)}", "tags": [_area(path)]})
+        operation["summary"] = route.summary
+        parameters = [{"name": _camel(name), "in": "path", "required": True, "schema": {"type": "string"}}
+                      for name in names]
+        parameters += [{"name": name, "in": where, "required": False, "description": text,
+                        "schema": {"type": "string"}}
+                       for where, pairs in (("query", route.query), ("header", route.headers)) for name, text in pairs]
+        if parameters:
+            operation["parameters"] = parameters
+        if route.body is not None:
+            media, body = route.body
+            operation["requestBody"] = {"required": True, "content": {media: {
+                "schema": body if isinstance(body, dict) else _ref(body)}}}
+        if route.data is not None:
+            schema: dict[str, Any] = {"type": "object", "required": ["data"], "properties": {"data": _ref(route.data)}}
+        elif route.bare is not None:
+            schema = _ref(route.bare)
+        else:
+            schema = {"type": "string", **({"contentMediaType": route.reply} if "*" not in route.reply else {})}
+        success: dict[str, Any] = {"description": "success", "content": {route.reply: {"schema": schema}}}
+        if route.reply_headers:
+            success["headers"] = {name: {"description": text, "schema": {"type": "string"}}
+                                  for name, text in route.reply_headers}
+        refused = ({"description": "refused: a page saying why", "content": {HTML: {"schema": {"type": "string"}}}}
+                   if route.reply == HTML else None)
+        operation["responses"] = {
+            str(route.status): success,
+            **self.errors(public=route.procedure is None, takes_input=False, rpc=False),
+            **{str(status): {**(refused or _response(text, _ref(RestError))), "description": text}
+               for status, text in route.refusals.items()}}
+        if route.procedure is None:
+            operation["security"] = [{}, {"sessionCookie": []}, {"formSession": []}] if route.form_session else []
+        self.add(method, doc_path, operation)
+
     def hand_written(self, method: str, path: str, handler: Any) -> None:
         """A route outside the REST tables: described by its handler, and its input where known."""
+        if (method, path) in ROUTES:
+            self.described(method, path, ROUTES[(method, path)])
+            return
         summary = (handler.__doc__ or handler.__name__.replace("_", " ")).strip().splitlines()[0]
-        area = path.removeprefix("/api/").removeprefix("v1/").split("/")[0].removesuffix(".json")
         operation: dict[str, Any] = {"operationId": f"{method.lower()}_{_slug(path)}", "summary": summary,
-                                     "tags": [area]}
+                                     "tags": [_area(path)]}
         if _path_parameters(path):
             operation["parameters"] = [{"name": name, "in": "path", "required": True,
                                         "schema": {"type": "string"}} for name in _path_parameters(path)]
@@ -221,6 +266,16 @@ class _Builder:
         if public:
             operation["security"] = []
         self.add(method, _openapi_path(path), operation)
+
+
+def _area(path: str) -> str:
+    return path.removeprefix("/api/").removeprefix("v1/").split("/")[0].removesuffix(".json")
+
+
+def _camel(name: str) -> str:
+    """A route's path parameter as the API spells names (`form_id` -> `formId`)."""
+    first, *rest = name.split("_")
+    return first + "".join(part.capitalize() for part in rest)
 
 
 def _slug(path: str) -> str:
@@ -302,6 +357,9 @@ def openapi_document(app: web.Application) -> dict[str, Any]:
                                "description": "API key (`svc_sk_live_...`), personal access token "
                                               "(`svc_pat_...`) or OAuth access token"},
                 "sessionCookie": {"type": "apiKey", "in": "cookie", "name": SESSION_COOKIE},
+                "formSession": {"type": "http", "scheme": "bearer",
+                                "description": "a form session (`svc_fst_...`) from forms.verifyOtp, for that "
+                                               "form's paths under /api/forms/ only"},
             },
         },
     }

@@ -123,8 +123,65 @@ async def test_envelopes_and_security_schemes_are_described(client: Any) -> None
         "bearerAuth": {"type": "http", "scheme": "bearer",
                        "description": document["components"]["securitySchemes"]["bearerAuth"]["description"]},
         "sessionCookie": {"type": "apiKey", "in": "cookie", "name": "authjs.session-token"},
+        "formSession": {"type": "http", "scheme": "bearer",
+                        "description": document["components"]["securitySchemes"]["formSession"]["description"]},
     }
     signup = document["paths"]["/api/v1/auth/signup"]["post"]
     assert signup["security"] == [] and "201" in signup["responses"]
     assert signup["requestBody"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/SignupInput"}
+
+
+def success(operation: dict[str, Any], status: str = "200") -> tuple[str, dict[str, Any]]:
+    ((media, content),) = operation["responses"][status]["content"].items()
+    return media, content["schema"]
+
+
+def data_of(schema: dict[str, Any]) -> str:
+    return str(schema["properties"]["data"]["$ref"].removeprefix("#/components/schemas/"))
+
+
+async def test_the_file_form_and_decision_routes_say_what_they_take_and_give(client: Any) -> None:
+    _, document = await fetch_document(client)
+    paths, schemas = document["paths"], document["components"]["schemas"]
+    described = {(method.upper(), path) for path, operations in paths.items() for method in operations}
+    assert {("POST", "/api/v1/files"), ("GET", "/api/v1/files/{id}"), ("GET", "/api/forms/{formId}"),
+            ("POST", "/api/forms/{formId}/submit"), ("POST", "/api/forms/{formId}/files"),
+            ("GET", "/api/approvals/decide"), ("POST", "/api/approvals/decide")} <= described
+    assert not any("form_id" in path for path in paths)
+
+    upload = paths["/api/v1/files"]["post"]
+    assert upload["security"] == [{"bearerAuth": []}, {"sessionCookie": []}]
+    assert upload["x-obeya-scopes"] == {"apiKey": "write:items", "token": "write"}
+    assert upload["requestBody"]["content"]["multipart/form-data"]["schema"]["required"] == ["file"]
+    media, schema = success(upload, "201")
+    assert media == "application/json" and data_of(schema) == "FileView"
+    assert set(schemas["FileView"]["required"]) == {"id", "name", "size", "type", "url"}
+    assert {"413", "422", "401", "403"} <= set(upload["responses"])
+    download = paths["/api/v1/files/{id}"]["get"]
+    assert success(download)[0] == "*/*" and download["x-obeya-scopes"] == {"apiKey": "read:items", "token": "read"}
+
+    definition = paths["/api/forms/{formId}"]["get"]
+    assert definition["security"] == [] and data_of(success(definition)[1]) == "PublicForm"
+    assert [(p["name"], p["in"]) for p in definition["parameters"]] == [
+        ("formId", "path"), ("t", "query"), ("revision", "query")]
+    assert set(schemas["PublicForm"]["required"]) == {"id", "slug", "name", "description", "schema", "settings",
+                                                      "requireAuth", "status"}
+    submit = paths["/api/forms/{formId}/submit"]["post"]
+    assert submit["security"] == [{}, {"sessionCookie": []}, {"formSession": []}]
+    assert ("Idempotency-Key", "header") in [(p["name"], p["in"]) for p in submit["parameters"]]
+    assert submit["requestBody"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Answers"}
+    assert success(submit)[1] == {"$ref": "#/components/schemas/SubmitReply"}
+    assert "Idempotent-Replayed" in submit["responses"]["200"]["headers"]
+    assert {"401", "404", "409", "422"} <= set(submit["responses"])
+    form_upload = paths["/api/forms/{formId}/files"]["post"]
+    assert form_upload["security"] == submit["security"] and "multipart/form-data" in form_upload["requestBody"][
+        "content"]
+    assert data_of(success(form_upload, "201")[1]) == "FileView" and "413" in form_upload["responses"]
+
+    show, decide = paths["/api/approvals/decide"]["get"], paths["/api/approvals/decide"]["post"]
+    assert show["security"] == decide["security"] == []
+    assert success(show)[0] == success(decide)[0] == "text/html" and "requestBody" not in show
+    assert [p["name"] for p in show["parameters"]] == ["token", "decision"]
+    assert set(decide["requestBody"]["content"]) == {"application/x-www-form-urlencoded"}
+    assert set(schemas["DecisionForm"]["required"]) == {"token", "csrf", "decision"}
