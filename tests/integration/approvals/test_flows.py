@@ -79,6 +79,16 @@ async def test_node_data_is_checked_on_save(form: Form) -> None:
                                                                    "nodes.ghost"}
 
 
+async def test_node_data_of_the_wrong_json_type_is_a_400_naming_the_node(form: Form) -> None:
+    # An action's type or a condition's field given as an array or object once answered 500 (unhashable).
+    reply = await form.api.mutate("formApprovalFlows.create", {"formId": form.id, "name": "Bad", "nodes": [
+        _node("s", "start"), _node("x", "action", type=["set_value"]), _node("y", "action", type={"a": 1}),
+        _node("c", "condition", field=["amount"], operator="gt"), _node("d", "condition", field={"k": 1},
+                                                                        operator=["gt"])], "edges": []})
+    assert reply.status == 400, reply.body
+    assert {d["field"] for d in reply.error["data"]["details"]} == {"nodes.x", "nodes.y", "nodes.c", "nodes.d"}
+
+
 async def test_one_active_flow_per_form_and_an_active_graph_is_validated_again(form: Form) -> None:
     first = await make_flow(form)
     second = await make_flow(form)
