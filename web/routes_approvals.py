@@ -10,6 +10,7 @@ import hmac
 import html
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from actors.approvals.handlers import decide_by_token
 from protocol.approvals import TokenDecisionInput
@@ -45,7 +46,10 @@ async def show(request: web.Request) -> web.Response:
 
 
 async def post(request: web.Request) -> web.Response:
-    form = await request.post()
+    try:
+        form = await request.post()
+    except (ValueError, AssertionError, HttpProcessingError):  # aiohttp's refusals of a malformed body
+        return _page("This form could not be read", "<p>Open the link from your e-mail again.</p>", 400)
     token, decision = str(form.get("token", "")), str(form.get("decision", ""))
     node = request.app[NODE]
     if not hmac.compare_digest(str(form.get("csrf", "")), _csrf(node.secret_key, token)):

@@ -96,6 +96,15 @@ async def test_the_confirmation_page_posts_the_decision(form: Form, sink: Sink) 
     assert (await request(form.api, request_id))["status"] == "rejected"
 
 
+async def test_the_confirmation_page_refuses_a_malformed_body_with_a_page(form: Form) -> None:
+    client, host = form.org.anonymous.client, form.org.host
+    for content_type, body in (("multipart/form-data; boundary=xx", b"--xx\r\nbroken"),
+                               ("application/x-www-form-urlencoded", b"\xff\xfe=\x00")):
+        reply = await client.post("/api/approvals/decide", data=body,
+                                  headers={"Host": host, "Content-Type": content_type})
+        assert reply.status == 400 and "could not be read" in await reply.text()
+
+
 async def test_gxp_wrong_password_records_nothing_and_a_signature_binds_the_record(form: Form, sink: Sink) -> None:
     a_id, a = await form.org.add_user("member", name="Greta GxP")
     flow = await make_flow(form, one_step([a_id]), gxp=True)
