@@ -8,16 +8,20 @@ import asyncio
 import hashlib
 import json
 
+from typing import Any
+
 import asyncpg
 import pytest
 
-from tests.harness import PASSWORD
+from actors.runtime.clock import ManualClock
+from tests.harness import PASSWORD, make_org
 from tests.integration.approvals.conftest import (
     Form,
     decide,
     links,
     mails,
     make_flow,
+    make_form,
     request,
     submit,
 )
@@ -143,6 +147,28 @@ async def test_gxp_wrong_password_records_nothing_and_a_signature_binds_the_reco
     # The organization still goes, with its decisions.
     await pool.execute("DELETE FROM organizations WHERE id = $1", form.org.id)
     assert await pool.fetchval("SELECT count(*) FROM approval_decisions WHERE request_id = $1", request_id) == 0
+
+
+async def test_gxp_passwords_are_throttled_like_a_login(clocked_client: Any, clock: ManualClock) -> None:
+    form = await make_form(await make_org(clocked_client))
+    a_id, a = await form.org.add_user("member")
+    await make_flow(form, one_step([a_id]), gxp=True)
+    _, request_id = await submit(form, {"title": "Batch 8", "amount": 3})
+    assert request_id is not None
+    for _ in range(5):
+        wrong = await decide(a, request_id, "a", password="guess", meaning="Approved as QA")
+        assert wrong.status == 401, wrong.body
+    # Inside the delay even the right password is not checked, and nothing is recorded.
+    waiting = await decide(a, request_id, "a", password=PASSWORD, meaning="Approved as QA")
+    assert waiting.status == 429 and waiting.error["data"]["code"] == "TOO_MANY_REQUESTS", waiting.body
+    assert (await request(form.api, request_id))["decisions"] == []
+    # The signing password and the login share the account's budget.
+    login = await form.org.anonymous.rest("POST", "/api/v1/auth/login",
+                                          {"email": await email_of(form, a_id), "password": PASSWORD})
+    assert login.status == 429, login.body
+    clock.advance(2)
+    signed = await decide(a, request_id, "a", password=PASSWORD, meaning="Approved as QA")
+    assert signed.status == 200 and signed.data["stepResult"] == "approved", signed.body
 
 
 async def test_two_approvers_at_once_on_an_all_step_both_count(form: Form) -> None:
