@@ -103,6 +103,21 @@ async def test_one_active_flow_per_form_and_an_active_graph_is_validated_again(f
     assert request_id is None
 
 
+async def test_a_submission_enters_a_flow_activated_before_its_actor_heard_of_it(form: Form) -> None:
+    first = await make_flow(form)
+    _, opened = await submit(form, {"title": "first"})  # the first flow's actor is running, active
+    second = await make_flow(form, activate=False)
+    await form.api.mutate("formApprovalFlows.deactivate", {"id": second["id"]})  # its actor: inactive
+    # The switch as another node commits it, before either actor's Refresh arrives.
+    pool = form.org.anonymous.client.server.app[NODE].pool
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("UPDATE approval_flows SET is_active = false WHERE id = $1", first["id"])
+        await conn.execute("UPDATE approval_flows SET is_active = true WHERE id = $1", second["id"])
+    _, request_id = await submit(form, {"title": "second"})
+    assert opened is not None and request_id is not None
+    assert (await request(form.api, request_id))["flowId"] == second["id"]
+
+
 async def test_delete_is_soft_and_refused_with_open_requests(form: Form) -> None:
     approver_id, approver = await form.org.add_user("member")
     flow = await make_flow(form, one_step([approver_id]))
