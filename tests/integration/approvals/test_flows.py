@@ -198,3 +198,17 @@ async def test_a_step_that_outlives_its_hours_expires(clocked_client: Any, clock
     events = await form.api.rest("GET", "/api/v1/events", params={"stream": f"flow:{flow['id']}"})
     completed = [e for e in events.body["data"] if e["event"] == "approval.completed"]
     assert completed[0]["data"]["status"] == "expired"
+
+
+async def test_more_requests_due_than_one_batch_all_expire_in_one_pass(clocked_client: Any, clock: ManualClock
+                                                                       ) -> None:
+    form = await make_form(await make_org(clocked_client))
+    approver_id, _ = await form.org.add_user("member")
+    graph = one_step([approver_id])
+    graph["nodes"][1]["data"]["expiresInHours"] = 1  # type: ignore[index]
+    await make_flow(form, graph)
+    request_ids = [(await submit(form, {"title": f"t{n}"}))[1] for n in range(5)]
+    clock.advance(timedelta(hours=1).total_seconds())
+    # Once a minute the worker passes; a backlog larger than its batch once waited a minute per batch.
+    assert await expire_due(clocked_client.server.app[NODE], batch=2) == 5
+    assert {(await request(form.api, str(rid)))["status"] for rid in request_ids} == {"expired"}
