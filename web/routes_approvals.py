@@ -20,6 +20,8 @@ from web.keys import CALLER, NODE
 
 PATH = "/api/approvals/decide"
 _LABELS = {"approved": "Approve", "rejected": "Reject"}
+# No script, style or frame; the form posts only here. The token in the URL never leaves as a Referer.
+_POLICY = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 
 def _csrf(key: str | None, token: str) -> str:
@@ -30,7 +32,9 @@ def _page(title: str, body: str, status: int = 200) -> web.Response:
     text = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"
             f"<body><h1>{html.escape(title)}</h1>{body}</body></html>")
     return web.Response(text=text, status=status, content_type="text/html",
-                        headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY"})
+                        headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
+                                 "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+                                 "Content-Security-Policy": _POLICY})
 
 
 async def show(request: web.Request) -> web.Response:

@@ -89,7 +89,10 @@ async def test_the_confirmation_page_posts_the_decision(form: Form, sink: Sink) 
     assert request_id is not None
     token = links((await mails(sink, await email_of(form, a_id), 1))[0])["reject"]
     client, host = form.org.anonymous.client, form.org.host
-    page = await (await client.get(f"/api/approvals/decide?token={token}", headers={"Host": host})).text()
+    shown = await client.get(f"/api/approvals/decide?token={token}", headers={"Host": host})
+    assert (shown.headers["Referrer-Policy"], shown.headers["X-Content-Type-Options"]) == ("no-referrer", "nosniff")
+    assert "default-src 'none'" in shown.headers["Content-Security-Policy"]
+    page = await shown.text()
     csrf = page.split('name="csrf" value="', 1)[1].split('"', 1)[0]
     forged = await client.post("/api/approvals/decide", data={"token": token, "decision": "rejected", "csrf": "x"},
                                headers={"Host": host})
