@@ -234,6 +234,8 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
         if token.decision != message.decision:
             raise BadRequest(f"this link is for {token.decision}",
                              details=[FieldError("decision", f"this link is for {token.decision}")])
+        if token.user_id not in command.context.people:
+            raise Forbidden("the approver of this link is no longer a member of the organization")
         user_id = token.user_id
         request = _open(state, token.request_id)
         if token.step != request.step:

@@ -81,6 +81,21 @@ async def test_token_decisions_are_single_use_and_void_once_the_step_completes(f
     assert late.status == 409, late.body
 
 
+async def test_a_link_no_longer_decides_once_its_approver_left_the_organization(form: Form, sink: Sink) -> None:
+    a_id, _ = await form.org.add_user("member")
+    b_id, _ = await form.org.add_user("member")
+    await make_flow(form, one_step([a_id, b_id]))
+    _, request_id = await submit(form, {"title": "Desk", "amount": 10})
+    assert request_id is not None
+    token = links((await mails(sink, await email_of(form, a_id), 1))[0])["approve"]
+    removed = await form.api.mutate("organizations.members.remove", {"userId": a_id})
+    assert removed.status == 200, removed.body
+    refused = await form.org.anonymous.mutate("formApprovalFlows.submitDecisionByToken",
+                                              {"token": token, "decision": "approved"})
+    assert refused.status == 403, refused.body
+    assert (await request(form.api, request_id))["decisions"] == []
+
+
 async def test_the_confirmation_page_posts_the_decision(form: Form, sink: Sink) -> None:
     a_id, _ = await form.org.add_user("member")
     await make_flow(form, one_step([a_id]))
