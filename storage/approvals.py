@@ -318,6 +318,6 @@ async def user_email(conn: Conn, user_id: str) -> str | None:
     return email
 
 
-async def password_hash(conn: Conn, user_id: str) -> str | None:
-    hashed: str | None = await conn.fetchval("SELECT password_hash FROM users WHERE id = $1", user_id)
-    return hashed
+async def signer(conn: Conn, user_id: str) -> asyncpg.Record | None:
+    """The e-mail (the throttle's subject) and password hash a GxP signature is checked against."""
+    return await conn.fetchrow("SELECT email, password_hash FROM users WHERE id = $1", user_id)

@@ -10,6 +10,7 @@ import hmac
 import html
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from actors.approvals.handlers import decide_by_token
 from protocol.approvals import TokenDecisionInput
@@ -19,6 +20,8 @@ from web.keys import CALLER, NODE
 
 PATH = "/api/approvals/decide"
 _LABELS = {"approved": "Approve", "rejected": "Reject"}
+# No script, style or frame; the form posts only here. The token in the URL never leaves as a Referer.
+_POLICY = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 
 def _csrf(key: str | None, token: str) -> str:
@@ -29,7 +32,9 @@ def _page(title: str, body: str, status: int = 200) -> web.Response:
     text = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"
             f"<body><h1>{html.escape(title)}</h1>{body}</body></html>")
     return web.Response(text=text, status=status, content_type="text/html",
-                        headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY"})
+                        headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
+                                 "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+                                 "Content-Security-Policy": _POLICY})
 
 
 async def show(request: web.Request) -> web.Response:
@@ -45,7 +50,10 @@ async def show(request: web.Request) -> web.Response:
 
 
 async def post(request: web.Request) -> web.Response:
-    form = await request.post()
+    try:
+        form = await request.post()
+    except (ValueError, AssertionError, HttpProcessingError):  # aiohttp's refusals of a malformed body
+        return _page("This form could not be read", "<p>Open the link from your e-mail again.</p>", 400)
     token, decision = str(form.get("token", "")), str(form.get("decision", ""))
     node = request.app[NODE]
     if not hmac.compare_digest(str(form.get("csrf", "")), _csrf(node.secret_key, token)):

@@ -46,7 +46,9 @@ class FlowActor(Actor[FlowState, Command, FlowChange]):
         return FlowState(flow=flow, requests=requests, decisions=decisions, tokens=tokens)
 
     async def prepare(self, pool: asyncpg.Pool, state: FlowState, messages: list[Command]) -> FlowState:
-        if any(isinstance(command.message, Refresh) for command in messages):
+        # An Open decides on the flow as committed now, not as memory last heard of it: a flow activated a
+        # moment ago whose Refresh has not arrived yet would otherwise refuse the submission entering it.
+        if any(isinstance(command.message, Refresh | Open) for command in messages):
             return FlowState(flow=await self._flow(pool), requests=state.requests, decisions=state.decisions,
                              tokens=state.tokens)
         return state

@@ -167,7 +167,7 @@ def open_request(organization_id: str, state: FlowState, command: Command) -> De
     assert isinstance(message, Open)
     flow = state.flow
     if flow is None or not flow.is_active or flow.deleted_at is not None:
-        return Decision(reply=None)
+        raise Conflict("the approval flow is no longer active")  # intake looks for the form's active flow again
     now = command.now
     request = RequestRow(id=new_id("apr"), flow_id=flow.id, form_id=flow.form_id, submission_id=message.submission_id,
                          item_id=message.item_id, status="pending", node_id=None, step=0, step_started_at=None,
@@ -234,6 +234,8 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
         if token.decision != message.decision:
             raise BadRequest(f"this link is for {token.decision}",
                              details=[FieldError("decision", f"this link is for {token.decision}")])
+        if token.user_id not in command.context.people:
+            raise Forbidden("the approver of this link is no longer a member of the organization")
         user_id = token.user_id
         request = _open(state, token.request_id)
         if token.step != request.step:

@@ -48,13 +48,13 @@ def _data_faults(node: dict[str, Any], members: Collection[str], form_keys: Coll
                                   or not 0 < hours <= MAX_EXPIRY_HOURS):
             faults.append(f"expiresInHours must be a number of hours from 0 to {MAX_EXPIRY_HOURS}")
     elif kind == "condition":
-        if data.get("field") not in form_keys:
+        if not isinstance(data.get("field"), str) or data["field"] not in form_keys:
             faults.append("field must be a key of the form")
         if data.get("operator") not in spec.CONDITION_OPERATORS:
             faults.append(f"operator must be one of {', '.join(spec.CONDITION_OPERATORS)}")
     elif kind == "action":
         action_type, config = data.get("type"), data.get("config", {})
-        if action_type not in _ACTION_TYPES:
+        if not isinstance(action_type, str) or action_type not in _ACTION_TYPES:
             faults.append(f"type must be an automation action ({', '.join(sorted(_ACTION_TYPES))})")
         elif not isinstance(config, dict) or any(k not in config for k in ACTION_REQUIRES.get(action_type, ())):
             faults.append(f"config needs {', '.join(ACTION_REQUIRES.get(action_type, ()))}")

@@ -17,6 +17,7 @@ from actors.approvals.deciders import token_hash
 from actors.approvals.routing import ask_flow, context, form_keys, schema_of, visible_flow, visible_form
 from actors.approvals.views import decision_view, flow_view, request_view, version_view
 from actors.forms.answers import file_ids, validate_answers
+from actors.identity import throttle
 from actors.identity.passwords import verify_secret
 from actors.kernel.handlers import implement
 from actors.kernel.membership_cache import org_members
@@ -219,16 +220,24 @@ async def modifications(node: Node, org_id: str, form: asyncpg.Record,
 
 
 async def _signed(node: Node, caller: Caller, data: spec.DecisionInput) -> bool:
-    """A GxP signature: the meaning given and the approver's password right (401 otherwise, nothing kept)."""
+    """A GxP signature: the meaning given and the approver's password right (401 otherwise, nothing kept),
+    each try counted by the account's guessing throttle as a login is."""
     if data.meaning is None:
         raise ValidationFailed.of("meaning", "a GxP decision needs the meaning of the signature")
     if data.password is None:
         raise Unauthorized("a GxP decision needs the approver's password", details=[
             FieldError("password", "required to sign")])
-    hashed = await repo.password_hash(node.pool, caller.uid)
-    if hashed is None or not await verify_secret(data.password, hashed):
+    signer = await repo.signer(node.pool, caller.uid)
+    if signer is None:
         raise Unauthorized("the password is not right; nothing was recorded",
                            details=[FieldError("password", "is not right")])
+    # The password is guessed here as at login: the same account throttle (429 while it waits).
+    key = throttle.account_key(signer["email"])
+    await throttle.attempt(node, throttle.ACCOUNT, key)
+    if not await verify_secret(data.password, signer["password_hash"]):
+        raise Unauthorized("the password is not right; nothing was recorded",
+                           details=[FieldError("password", "is not right")])
+    await throttle.succeeded(node, key)
     return True
 
 

@@ -31,19 +31,24 @@ BATCH = 100
 LEASE = timedelta(minutes=5)
 
 
-async def expire_due(node: Node) -> int:
-    """Expire every request whose step's time is up; how many were expired."""
-    rows = await repo.expiring(node.pool, node.clock.now(), BATCH)
-    by_flow: dict[tuple[str, str], list[str]] = {}
-    for row in rows:
-        by_flow.setdefault((row["organization_id"], row["flow_id"]), []).append(row["id"])
+async def expire_due(node: Node, batch: int = BATCH) -> int:
+    """Expire every request whose step's time is up, `batch` at a time until none is left (or a whole batch
+    failed: tried again next time); how many were expired."""
     expired = 0
-    for (org_id, flow_id), request_ids in by_flow.items():
-        try:
-            expired += int(await ask_flow(node, None, org_id, flow_id, Expire(tuple(request_ids))))
-        except ApiError as error:
-            log.warning("approval_expiry_failed", flow=flow_id, error=error.message)
-    return expired
+    while True:
+        rows = await repo.expiring(node.pool, node.clock.now(), batch)
+        by_flow: dict[tuple[str, str], list[str]] = {}
+        for row in rows:
+            by_flow.setdefault((row["organization_id"], row["flow_id"]), []).append(row["id"])
+        this_batch = 0
+        for (org_id, flow_id), request_ids in by_flow.items():
+            try:
+                this_batch += int(await ask_flow(node, None, org_id, flow_id, Expire(tuple(request_ids))))
+            except ApiError as error:
+                log.warning("approval_expiry_failed", flow=flow_id, error=error.message)
+        expired += this_batch
+        if len(rows) < batch or this_batch == 0:
+            return expired
 
 
 async def expire_forever(node: Node) -> None:

@@ -7,17 +7,20 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from typing import Any
 
 import asyncpg
 import pytest
 
-from tests.harness import PASSWORD
+from actors.runtime.clock import ManualClock
+from tests.harness import PASSWORD, make_org
 from tests.integration.approvals.conftest import (
     Form,
     decide,
     links,
     mails,
     make_flow,
+    make_form,
     request,
     submit,
 )
@@ -78,6 +81,21 @@ async def test_token_decisions_are_single_use_and_void_once_the_step_completes(f
     assert late.status == 409, late.body
 
 
+async def test_a_link_no_longer_decides_once_its_approver_left_the_organization(form: Form, sink: Sink) -> None:
+    a_id, _ = await form.org.add_user("member")
+    b_id, _ = await form.org.add_user("member")
+    await make_flow(form, one_step([a_id, b_id]))
+    _, request_id = await submit(form, {"title": "Desk", "amount": 10})
+    assert request_id is not None
+    token = links((await mails(sink, await email_of(form, a_id), 1))[0])["approve"]
+    removed = await form.api.mutate("organizations.members.remove", {"userId": a_id})
+    assert removed.status == 200, removed.body
+    refused = await form.org.anonymous.mutate("formApprovalFlows.submitDecisionByToken",
+                                              {"token": token, "decision": "approved"})
+    assert refused.status == 403, refused.body
+    assert (await request(form.api, request_id))["decisions"] == []
+
+
 async def test_the_confirmation_page_posts_the_decision(form: Form, sink: Sink) -> None:
     a_id, _ = await form.org.add_user("member")
     await make_flow(form, one_step([a_id]))
@@ -85,7 +103,10 @@ async def test_the_confirmation_page_posts_the_decision(form: Form, sink: Sink) 
     assert request_id is not None
     token = links((await mails(sink, await email_of(form, a_id), 1))[0])["reject"]
     client, host = form.org.anonymous.client, form.org.host
-    page = await (await client.get(f"/api/approvals/decide?token={token}", headers={"Host": host})).text()
+    shown = await client.get(f"/api/approvals/decide?token={token}", headers={"Host": host})
+    assert (shown.headers["Referrer-Policy"], shown.headers["X-Content-Type-Options"]) == ("no-referrer", "nosniff")
+    assert "default-src 'none'" in shown.headers["Content-Security-Policy"]
+    page = await shown.text()
     csrf = page.split('name="csrf" value="', 1)[1].split('"', 1)[0]
     forged = await client.post("/api/approvals/decide", data={"token": token, "decision": "rejected", "csrf": "x"},
                                headers={"Host": host})
@@ -94,6 +115,15 @@ async def test_the_confirmation_page_posts_the_decision(form: Form, sink: Sink) 
                                                               "comment": "not needed"}, headers={"Host": host})
     assert posted.status == 200 and "rejected" in await posted.text()
     assert (await request(form.api, request_id))["status"] == "rejected"
+
+
+async def test_the_confirmation_page_refuses_a_malformed_body_with_a_page(form: Form) -> None:
+    client, host = form.org.anonymous.client, form.org.host
+    for content_type, body in (("multipart/form-data; boundary=xx", b"--xx\r\nbroken"),
+                               ("application/x-www-form-urlencoded", b"\xff\xfe=\x00")):
+        reply = await client.post("/api/approvals/decide", data=body,
+                                  headers={"Host": host, "Content-Type": content_type})
+        assert reply.status == 400 and "could not be read" in await reply.text()
 
 
 async def test_gxp_wrong_password_records_nothing_and_a_signature_binds_the_record(form: Form, sink: Sink) -> None:
@@ -134,6 +164,28 @@ async def test_gxp_wrong_password_records_nothing_and_a_signature_binds_the_reco
     # The organization still goes, with its decisions.
     await pool.execute("DELETE FROM organizations WHERE id = $1", form.org.id)
     assert await pool.fetchval("SELECT count(*) FROM approval_decisions WHERE request_id = $1", request_id) == 0
+
+
+async def test_gxp_passwords_are_throttled_like_a_login(clocked_client: Any, clock: ManualClock) -> None:
+    form = await make_form(await make_org(clocked_client))
+    a_id, a = await form.org.add_user("member")
+    await make_flow(form, one_step([a_id]), gxp=True)
+    _, request_id = await submit(form, {"title": "Batch 8", "amount": 3})
+    assert request_id is not None
+    for _ in range(5):
+        wrong = await decide(a, request_id, "a", password="guess", meaning="Approved as QA")
+        assert wrong.status == 401, wrong.body
+    # Inside the delay even the right password is not checked, and nothing is recorded.
+    waiting = await decide(a, request_id, "a", password=PASSWORD, meaning="Approved as QA")
+    assert waiting.status == 429 and waiting.error["data"]["code"] == "TOO_MANY_REQUESTS", waiting.body
+    assert (await request(form.api, request_id))["decisions"] == []
+    # The signing password and the login share the account's budget.
+    login = await form.org.anonymous.rest("POST", "/api/v1/auth/login",
+                                          {"email": await email_of(form, a_id), "password": PASSWORD})
+    assert login.status == 429, login.body
+    clock.advance(2)
+    signed = await decide(a, request_id, "a", password=PASSWORD, meaning="Approved as QA")
+    assert signed.status == 200 and signed.data["stepResult"] == "approved", signed.body
 
 
 async def test_two_approvers_at_once_on_an_all_step_both_count(form: Form) -> None:

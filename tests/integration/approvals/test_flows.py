@@ -79,6 +79,16 @@ async def test_node_data_is_checked_on_save(form: Form) -> None:
                                                                    "nodes.ghost"}
 
 
+async def test_node_data_of_the_wrong_json_type_is_a_400_naming_the_node(form: Form) -> None:
+    # An action's type or a condition's field given as an array or object once answered 500 (unhashable).
+    reply = await form.api.mutate("formApprovalFlows.create", {"formId": form.id, "name": "Bad", "nodes": [
+        _node("s", "start"), _node("x", "action", type=["set_value"]), _node("y", "action", type={"a": 1}),
+        _node("c", "condition", field=["amount"], operator="gt"), _node("d", "condition", field={"k": 1},
+                                                                        operator=["gt"])], "edges": []})
+    assert reply.status == 400, reply.body
+    assert {d["field"] for d in reply.error["data"]["details"]} == {"nodes.x", "nodes.y", "nodes.c", "nodes.d"}
+
+
 async def test_one_active_flow_per_form_and_an_active_graph_is_validated_again(form: Form) -> None:
     first = await make_flow(form)
     second = await make_flow(form)
@@ -91,6 +101,21 @@ async def test_one_active_flow_per_form_and_an_active_graph_is_validated_again(f
     assert off.data["isActive"] is False
     _, request_id = await submit(form, {"title": "x"})
     assert request_id is None
+
+
+async def test_a_submission_enters_a_flow_activated_before_its_actor_heard_of_it(form: Form) -> None:
+    first = await make_flow(form)
+    _, opened = await submit(form, {"title": "first"})  # the first flow's actor is running, active
+    second = await make_flow(form, activate=False)
+    await form.api.mutate("formApprovalFlows.deactivate", {"id": second["id"]})  # its actor: inactive
+    # The switch as another node commits it, before either actor's Refresh arrives.
+    pool = form.org.anonymous.client.server.app[NODE].pool
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("UPDATE approval_flows SET is_active = false WHERE id = $1", first["id"])
+        await conn.execute("UPDATE approval_flows SET is_active = true WHERE id = $1", second["id"])
+    _, request_id = await submit(form, {"title": "second"})
+    assert opened is not None and request_id is not None
+    assert (await request(form.api, request_id))["flowId"] == second["id"]
 
 
 async def test_delete_is_soft_and_refused_with_open_requests(form: Form) -> None:
@@ -173,3 +198,17 @@ async def test_a_step_that_outlives_its_hours_expires(clocked_client: Any, clock
     events = await form.api.rest("GET", "/api/v1/events", params={"stream": f"flow:{flow['id']}"})
     completed = [e for e in events.body["data"] if e["event"] == "approval.completed"]
     assert completed[0]["data"]["status"] == "expired"
+
+
+async def test_more_requests_due_than_one_batch_all_expire_in_one_pass(clocked_client: Any, clock: ManualClock
+                                                                       ) -> None:
+    form = await make_form(await make_org(clocked_client))
+    approver_id, _ = await form.org.add_user("member")
+    graph = one_step([approver_id])
+    graph["nodes"][1]["data"]["expiresInHours"] = 1  # type: ignore[index]
+    await make_flow(form, graph)
+    request_ids = [(await submit(form, {"title": f"t{n}"}))[1] for n in range(5)]
+    clock.advance(timedelta(hours=1).total_seconds())
+    # Once a minute the worker passes; a backlog larger than its batch once waited a minute per batch.
+    assert await expire_due(clocked_client.server.app[NODE], batch=2) == 5
+    assert {(await request(form.api, str(rid)))["status"] for rid in request_ids} == {"expired"}
