@@ -25,7 +25,7 @@ from protocol.ids import new_id
 from protocol.slugs import ROUTED_HOST_LABELS
 from web.envelopes import error_response
 from web.errors import unexpected_error
-from web.keys import CALLER, FORM_SESSION, NODE, PROCEDURE, REQUEST_ID, STYLE
+from web.keys import CALLER, FORM_SESSION, NODE, PROCEDURE, REQUEST_ID, RETRY_AFTER, STYLE
 from web.rate_limit import RATE_LIMIT_HEADERS
 
 log = structlog.get_logger("obeya.request")
@@ -123,6 +123,12 @@ def check_csrf(request: web.Request, production: bool) -> None:
     raise Forbidden("cross-site request refused: no Origin or Referer, and not JSON")
 
 
+def note_retry_after(request: web.Request, error: ApiError) -> None:
+    """Keep how long a refused caller should wait, for the `Retry-After` header (the longest, in a batch)."""
+    if isinstance(error, TooManyRequests) and error.retry_after is not None:
+        request[RETRY_AFTER] = max(request.get(RETRY_AFTER, 0), error.retry_after)
+
+
 @web.middleware
 async def request_context(request: web.Request, handler: Handler) -> web.StreamResponse:
     incoming = request.headers.get("X-Request-Id", "")
@@ -137,8 +143,7 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
         response = await handler(request)
     except ApiError as error:
         response = error_response(error, style, request.get(PROCEDURE))
-        if isinstance(error, TooManyRequests) and error.retry_after is not None:
-            response.headers["Retry-After"] = str(error.retry_after)
+        note_retry_after(request, error)
     except web.HTTPException as exc:
         if exc.status < 400:
             exc.headers["X-Request-Id"] = request_id
@@ -148,6 +153,8 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
         response = error_response(unexpected_error(request, exc), style, request.get(PROCEDURE))
     response.headers.update(request.get(RATE_LIMIT_HEADERS, {}))  # on errors too (web/rate_limit.py)
     response.headers["X-Request-Id"] = request_id
+    if RETRY_AFTER in request:
+        response.headers["Retry-After"] = str(request[RETRY_AFTER])
     caller: Caller | None = request.get(CALLER)
     log.info("request", method=request.method, path=request.path, status=response.status,
              duration_ms=round((time.perf_counter() - started) * 1000, 2),

@@ -13,6 +13,7 @@ from aiohttp import web
 
 from protocol.errors import ApiError, BadRequest, MethodNotSupported, NotFound
 from protocol.registry import REGISTRY
+from web.context import note_retry_after
 from web.dispatch import call_procedure
 from web.envelopes import json_response, rpc_error, rpc_result
 from web.errors import unexpected_error
@@ -104,6 +105,7 @@ async def _one(request: web.Request, name: str, raw: Any) -> tuple[int, dict[str
         result = await call_procedure(request, procedure, unwrap_input(raw))
         return 200, rpc_result(result)
     except ApiError as error:
+        note_retry_after(request, error)
         return error.status, rpc_error(error, name)
     except Exception as error:  # one failing call must not take the batch down
         failure = unexpected_error(request, error)

@@ -178,6 +178,7 @@ async def test_gxp_passwords_are_throttled_like_a_login(clocked_client: Any, clo
     # Inside the delay even the right password is not checked, and nothing is recorded.
     waiting = await decide(a, request_id, "a", password=PASSWORD, meaning="Approved as QA")
     assert waiting.status == 429 and waiting.error["data"]["code"] == "TOO_MANY_REQUESTS", waiting.body
+    assert 1 <= int(waiting.headers["Retry-After"]) <= 2
     assert (await request(form.api, request_id))["decisions"] == []
     # The signing password and the login share the account's budget.
     login = await form.org.anonymous.rest("POST", "/api/v1/auth/login",
