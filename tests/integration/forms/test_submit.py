@@ -12,6 +12,7 @@ from tests.harness import Org
 from tests.integration.automations.conftest import create as create_rule
 from tests.integration.automations.conftest import runs
 from tests.integration.boards.conftest import Board
+from tests.integration.files.conftest import PNG
 from tests.integration.forms.conftest import (
     add_file,
     add_form_session,
@@ -96,7 +97,7 @@ async def test_tablet_round_trip(fboard: Board, screens: Any) -> None:  # noqa: 
     assert item["name"] == "Leak at press 4" and item["description"] == "Oil under the press"
     assert item["values"][column_id(fboard, "Quantity")] == 3
     assert item["values"][column_id(fboard, "Line")] == "Line A"
-    assert item["values"][column_id(fboard, "Photos")] == [{"id": photo, "name": "photo.png", "size": 4,
+    assert item["values"][column_id(fboard, "Photos")] == [{"id": photo, "name": "photo.png", "size": len(PNG),
                                                              "mimeType": "image/png"}]
     assert item["createdBy"] is None
     listed = await fboard.api.query("items.list", {"boardId": fboard.id})

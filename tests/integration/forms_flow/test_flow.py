@@ -63,7 +63,9 @@ async def test_the_tablets_whole_day(fboard: Board, screens: Any) -> None:  # no
     assert submission["id"] == first.body["submissionId"]
     item = await item_of(fboard, submission["itemId"])
     assert item["name"] == "Leak at press 4" and item["values"][column_id(fboard, "Quantity")] == 3
-    assert item["values"][column_id(fboard, "Photos")] == [{"id": photo}] and item["fileCount"] == 1
+    assert item["values"][column_id(fboard, "Photos")] == [{"id": photo, "name": "leak.png", "size": len(PNG),
+                                                             "mimeType": "image/png"}]
+    assert item["fileCount"] == 1
     listed = await fboard.api.query("items.list", {"boardId": fboard.id})
     assert [i["id"] for i in listed.data["items"]] == [item["id"]]
     submitted = await screen.wait_for_event("form.submitted")
