@@ -1,4 +1,4 @@
-"""Approval flows, requests, decisions, decision tokens and action-node runs (migration 0034). Every query is
+"""Approval flows, requests, decisions, decision tokens and action-node runs (migrations 0034 and 0035). Every query is
 scoped by organization id. The flow's actor writes requests, decisions, tokens, versions and runs; the
 services write the flow definitions."""
 
@@ -16,7 +16,7 @@ FLOW_COLUMNS = ("id, organization_id, form_id, name, description, gxp_required, 
                 "created_by, created_at, updated_at, deleted_at")
 REQUEST_COLUMNS = ("id, flow_id, form_id, submission_id, item_id, status, node_id, step, step_started_at, "
                    "expires_at, data, version, respondent_email, revision_token_hash, returned_by, created_at, "
-                   "updated_at, completed_at")
+                   "updated_at, completed_at, gxp_required")
 DECISION_COLUMNS = ("id, request_id, flow_id, node_id, step, user_id, user_name, user_email, decision, comment, "
                     "field_modifications, via, ip_address, user_agent, version, signature, created_at")
 
@@ -147,8 +147,8 @@ async def upsert_requests(conn: Conn, org_id: str, rows: Sequence[Any]) -> None:
         """INSERT INTO approval_requests (id, organization_id, flow_id, form_id, submission_id, item_id, status,
                                           node_id, step, step_started_at, expires_at, data, version,
                                           respondent_email, revision_token_hash, returned_by, created_at,
-                                          updated_at, completed_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+                                          updated_at, completed_at, gxp_required)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
            ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, node_id = EXCLUDED.node_id,
                step = EXCLUDED.step, step_started_at = EXCLUDED.step_started_at, expires_at = EXCLUDED.expires_at,
                data = EXCLUDED.data, version = EXCLUDED.version, revision_token_hash = EXCLUDED.revision_token_hash,
@@ -156,7 +156,7 @@ async def upsert_requests(conn: Conn, org_id: str, rows: Sequence[Any]) -> None:
                completed_at = EXCLUDED.completed_at""",
         [(r.id, org_id, r.flow_id, r.form_id, r.submission_id, r.item_id, r.status, r.node_id, r.step,
           r.step_started_at, r.expires_at, r.data, r.version, r.respondent_email, r.revision_token_hash,
-          r.returned_by, r.created_at, r.updated_at, r.completed_at) for r in rows])
+          r.returned_by, r.created_at, r.updated_at, r.completed_at, r.gxp_required) for r in rows])
 
 
 async def require_active_flow(conn: Conn, org_id: str, flow_id: str) -> bool:

@@ -173,7 +173,7 @@ def open_request(organization_id: str, state: FlowState, command: Command) -> De
                          item_id=message.item_id, status="pending", node_id=None, step=0, step_started_at=None,
                          expires_at=None, data=message.data, version=message.version,
                          respondent_email=message.respondent_email, revision_token_hash=None, returned_by=None,
-                         created_at=now, updated_at=now, completed_at=None)
+                         created_at=now, updated_at=now, completed_at=None, gxp_required=flow.gxp_required)
     out = Outcome(command, state, organization_id)
     out.put(request, opened=True)
     out.log(request, "approval.opened", None, {}, {"status": "pending"})
@@ -229,7 +229,8 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
         token = state.tokens.get(message.token_hash)
         if token is None:
             raise Conflict("this decision link was used or is no longer valid")
-        if flow.gxp_required:
+        request = _open(state, token.request_id)
+        if request.gxp_required:  # the regime the request opened under, whatever the flow's flag says now
             raise Forbidden("decisions on a GxP flow need a signed-in approver's signature, not an e-mailed link")
         if token.decision != message.decision:
             raise BadRequest(f"this link is for {token.decision}",
@@ -237,7 +238,6 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
         if token.user_id not in command.context.people:
             raise Forbidden("the approver of this link is no longer a member of the organization")
         user_id = token.user_id
-        request = _open(state, token.request_id)
         if token.step != request.step:
             raise Conflict("this decision link was used or is no longer valid")
     else:
@@ -248,7 +248,7 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
     assert user_id is not None
     if any(d.user_id == user_id for d in state.step_decisions(request)):
         raise Conflict("you already decided this step")
-    if flow.gxp_required and not (message.signed and message.meaning):
+    if request.gxp_required and not (message.signed and message.meaning):
         raise Unauthorized("a GxP decision needs the approver's password and the meaning of the signature")
     before = request
     request, diff = _modified(out, request, message.modifications, user_id, message.comment)
@@ -256,7 +256,7 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
         request = out.put(msgspec.structs.replace(request, status="in_progress", updated_at=now))
     name, email = command.context.people.get(user_id, (None, None))
     signature = None
-    if flow.gxp_required:
+    if request.gxp_required:
         signature = {"signerName": name, "signerEmail": email, "signedAt": iso(now), "meaning": message.meaning,
                      "recordHash": record_hash(request.submission_id, request.version, request.data)}
     decision_id = new_id("apd")

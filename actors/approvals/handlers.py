@@ -243,9 +243,10 @@ async def _signed(node: Node, caller: Caller, data: spec.DecisionInput) -> bool:
 
 @implement(spec.DECIDE)
 async def decide(node: Node, caller: Caller, data: spec.DecisionInput) -> dict[str, Any]:
-    request, flow, form = await _visible_request(node, caller, data.requestId)
+    request, _, form = await _visible_request(node, caller, data.requestId)
     changes = await modifications(node, caller.org_id, form, data.fieldModifications)
-    signed = await _signed(node, caller, data) if flow["gxp_required"] else False
+    # Judged by the regime the request opened under, not the flow's flag now.
+    signed = await _signed(node, caller, data) if request["gxp_required"] else False
     message = Decide(request_id=request["id"], node_id=data.nodeId, decision=data.decision, comment=data.comment,
                      modifications=changes, meaning=data.meaning, signed=signed, user_id=caller.user_id)
     reply: dict[str, Any] = await ask_flow(node, caller, caller.org_id, request["flow_id"], message,
