@@ -117,6 +117,17 @@ async def form_blockers(conn: Conn, org_id: str, form_id: str) -> tuple[int, int
     return int(row["open"]), int(row["signed"])
 
 
+async def signed_forms_on_boards(conn: Conn, org_id: str, board_ids: Sequence[str]) -> list[str]:
+    """The names of the forms on these boards whose approvals hold signed (GxP) decisions (which keep them)."""
+    rows = await conn.fetch(
+        """SELECT f.name FROM forms f
+            WHERE f.organization_id = $1 AND f.board_id = ANY($2::text[])
+              AND EXISTS (SELECT 1 FROM approval_decisions d WHERE d.organization_id = $1 AND d.form_id = f.id
+                            AND d.signature IS NOT NULL)
+            ORDER BY f.name""", org_id, list(board_ids))
+    return [row["name"] for row in rows]
+
+
 # Requests, as the actor loads and writes them ----------------------------------------------------------------
 
 async def open_requests(conn: Conn, org_id: str, flow_id: str) -> list[asyncpg.Record]:

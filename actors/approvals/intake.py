@@ -1,9 +1,11 @@
-"""Where forms hand submissions to approval flows: a submission entering its form's active flow, and a
-respondent's revised answers coming back through the revision link. The forms package calls these; the
+"""Where forms hand submissions to approval flows: a submission entering its form's active flow, a
+respondent's revised answers coming back through the revision link, and what a form's signed (GxP) decisions
+keep from deletion (the form, its board, project and workspace). The forms and tenancy packages call these; the
 approval-flow actor (this package) does the work."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from actors.approvals.commands import Open, Revise
@@ -13,6 +15,7 @@ from actors.kernel.node import Node
 from protocol.errors import Conflict, NotFound
 from storage import approvals as repo
 from storage import forms as form_repo
+from storage.connection import Conn
 
 
 async def _respondent_email(node: Node, submission: Any) -> str | None:
@@ -77,3 +80,12 @@ async def blocks_form_deletion(node: Node, org_id: str, form_id: str) -> str | N
     if signed:
         return "the form's approvals hold signed (GxP) decisions, which are kept as a record"
     return None
+
+
+async def blocks_boards_deletion(conn: Conn, org_id: str, what: str, board_ids: Sequence[str]) -> None:
+    """Conflict when `what` (a board, project or workspace, deleted with these boards) may not go because a
+    form on the boards holds signed (GxP) approval decisions, which are kept as a record."""
+    names = await repo.signed_forms_on_boards(conn, org_id, board_ids) if board_ids else []
+    if names:
+        raise Conflict(f"the {what} cannot be deleted: GxP signatures must be kept, and the approvals of its "
+                       f"form(s) {', '.join(repr(n) for n in names)} hold signed decisions")

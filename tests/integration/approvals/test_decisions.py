@@ -245,3 +245,26 @@ async def test_a_request_keeps_the_gxp_regime_it_opened_under(form: Form, sink: 
     assert plain.status == 200, plain.body
     shown = await request(form.api, plain_request)
     assert shown["gxpRequired"] is False and shown["decisions"][0]["signature"] is None
+
+
+async def test_a_board_project_or_workspace_with_signed_decisions_is_kept_with_a_clear_409(form: Form) -> None:
+    a_id, a = await form.org.add_user("member")
+    await make_flow(form, one_step([a_id]), gxp=True)
+    _, request_id = await submit(form, {"title": "Batch 11", "amount": 3})
+    assert request_id is not None
+    signed = await decide(a, request_id, "a", password=PASSWORD, meaning="Approved as QA")
+    assert signed.status == 200, signed.body
+    project = await form.api.query("projects.get", {"id": form.board.project_id})
+    assert project.status == 200, project.body
+    workspace_id = project.data["workspaceId"]
+    for procedure, target in (("boards.delete", form.board.id), ("projects.delete", form.board.project_id),
+                              ("workspaces.delete", workspace_id)):
+        refused = await form.api.mutate(procedure, {"id": target})
+        assert refused.status == 409, (procedure, refused.body)
+        message = refused.error["message"]
+        assert "GxP signatures must be kept" in message and "'Purchase request'" in message, message
+        assert (await request(form.api, request_id))["decisions"][0]["signature"] is not None
+    assert (await form.api.query("boards.get", {"id": form.board.id})).status == 200
+    # A board with no signed decisions still goes.
+    other = await form.api.mutate("boards.create", {"projectId": form.board.project_id, "name": "Other"})
+    assert (await form.api.mutate("boards.delete", {"id": other.data["id"]})).status == 200
