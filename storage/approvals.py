@@ -117,6 +117,13 @@ async def form_blockers(conn: Conn, org_id: str, form_id: str) -> tuple[int, int
     return int(row["open"]), int(row["signed"])
 
 
+async def flows_with_open_requests(conn: Conn, org_id: str) -> list[asyncpg.Record]:
+    """(flow_id, form_id) of the organization's flows with requests pending or in progress."""
+    return await conn.fetch(
+        """SELECT DISTINCT flow_id, form_id FROM approval_requests
+            WHERE organization_id = $1 AND status IN ('pending', 'in_progress')""", org_id)
+
+
 async def signed_forms_on_boards(conn: Conn, org_id: str, board_ids: Sequence[str]) -> list[str]:
     """The names of the forms on these boards whose approvals hold signed (GxP) decisions (which keep them)."""
     rows = await conn.fetch(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -18,7 +19,7 @@ import msgspec
 
 from actors.approvals import graph
 from actors.approvals.changes import FlowChange, Mail, apply_change
-from actors.approvals.commands import Command, Decide, Expire, Open, Return, Revise
+from actors.approvals.commands import Command, Decide, Departed, Expire, Open, Return, Revise
 from actors.approvals.state import FlowRow, FlowState, RequestRow, TokenRow
 from actors.approvals.views import record_hash, request_view
 from actors.board.changes import ActivityEntry
@@ -219,6 +220,15 @@ def _modified(out: Outcome, request: RequestRow, changes: dict[str, Any], user_i
     return modified, diff
 
 
+def _step_approved(node: dict[str, Any], approved: set[str], members: Collection[str]) -> bool:
+    """`any`: one approval. `all`: every approver who is still a member of the organization approved (an
+    approver who left no longer counts), and at least one did."""
+    if node["data"].get("approvalType", "any") == "any":
+        return bool(approved)
+    remaining = {a for a in node["data"].get("approverIds", []) if a in members}
+    return bool(approved) and remaining <= approved
+
+
 def decide(organization_id: str, state: FlowState, command: Command) -> Decision[FlowChange]:
     message = command.message
     assert isinstance(message, Decide)
@@ -273,7 +283,7 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
         result = "rejected"
     elif message.decision == "returned_for_revision":
         result = "returned"
-    elif node["data"].get("approvalType", "any") == "any" or set(node["data"].get("approverIds", [])) <= approved:
+    elif _step_approved(node, approved, command.context.people):
         result = "approved"
     else:
         result = "pending"
@@ -370,3 +380,28 @@ def expire(organization_id: str, state: FlowState, command: Command) -> Decision
         _complete(out, request, "expired")
         expired += 1
     return out.decision(expired)
+
+
+def departed(organization_id: str, state: FlowState, command: Command) -> Decision[FlowChange]:
+    """An approver left the organization: each open `all` step of theirs whose remaining approvers have all
+    approved completes now (no decision will come from them to complete it)."""
+    message = command.message
+    assert isinstance(message, Departed)
+    out = Outcome(command, state, organization_id)
+    completed = 0
+    for request in list(state.requests.values()):
+        node = out.flow.node(request.node_id)
+        if (node is None or node["type"] != "approval" or request.revision_token_hash is not None
+                or node["data"].get("approvalType", "any") != "all"
+                or message.user_id not in node["data"].get("approverIds", [])):
+            continue
+        approved = {d.user_id for d in state.step_decisions(request) if d.decision == "approved"}
+        if not _step_approved(node, approved, command.context.people):
+            continue
+        out.log(request, "approval.step_completed", None, *_status(request, request), nodeId=node["id"],
+                reason="the remaining approvers approved; an approver left the organization",
+                departedUserId=message.user_id)
+        out.change(FlowChange(now=command.now, voided=[(request.id, request.step, None)]))
+        _advance(out, request, node["id"])
+        completed += 1
+    return out.decision(completed)
