@@ -1,4 +1,4 @@
-"""Approval flows, requests, decisions, decision tokens and action-node runs (migration 0034). Every query is
+"""Approval flows, requests, decisions, decision tokens and action-node runs (migrations 0034 and 0035). Every query is
 scoped by organization id. The flow's actor writes requests, decisions, tokens, versions and runs; the
 services write the flow definitions."""
 
@@ -16,7 +16,7 @@ FLOW_COLUMNS = ("id, organization_id, form_id, name, description, gxp_required, 
                 "created_by, created_at, updated_at, deleted_at")
 REQUEST_COLUMNS = ("id, flow_id, form_id, submission_id, item_id, status, node_id, step, step_started_at, "
                    "expires_at, data, version, respondent_email, revision_token_hash, returned_by, created_at, "
-                   "updated_at, completed_at")
+                   "updated_at, completed_at, gxp_required")
 DECISION_COLUMNS = ("id, request_id, flow_id, node_id, step, user_id, user_name, user_email, decision, comment, "
                     "field_modifications, via, ip_address, user_agent, version, signature, created_at")
 
@@ -117,6 +117,24 @@ async def form_blockers(conn: Conn, org_id: str, form_id: str) -> tuple[int, int
     return int(row["open"]), int(row["signed"])
 
 
+async def flows_with_open_requests(conn: Conn, org_id: str) -> list[asyncpg.Record]:
+    """(flow_id, form_id) of the organization's flows with requests pending or in progress."""
+    return await conn.fetch(
+        """SELECT DISTINCT flow_id, form_id FROM approval_requests
+            WHERE organization_id = $1 AND status IN ('pending', 'in_progress')""", org_id)
+
+
+async def signed_forms_on_boards(conn: Conn, org_id: str, board_ids: Sequence[str]) -> list[str]:
+    """The names of the forms on these boards whose approvals hold signed (GxP) decisions (which keep them)."""
+    rows = await conn.fetch(
+        """SELECT f.name FROM forms f
+            WHERE f.organization_id = $1 AND f.board_id = ANY($2::text[])
+              AND EXISTS (SELECT 1 FROM approval_decisions d WHERE d.organization_id = $1 AND d.form_id = f.id
+                            AND d.signature IS NOT NULL)
+            ORDER BY f.name""", org_id, list(board_ids))
+    return [row["name"] for row in rows]
+
+
 # Requests, as the actor loads and writes them ----------------------------------------------------------------
 
 async def open_requests(conn: Conn, org_id: str, flow_id: str) -> list[asyncpg.Record]:
@@ -147,8 +165,8 @@ async def upsert_requests(conn: Conn, org_id: str, rows: Sequence[Any]) -> None:
         """INSERT INTO approval_requests (id, organization_id, flow_id, form_id, submission_id, item_id, status,
                                           node_id, step, step_started_at, expires_at, data, version,
                                           respondent_email, revision_token_hash, returned_by, created_at,
-                                          updated_at, completed_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+                                          updated_at, completed_at, gxp_required)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
            ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, node_id = EXCLUDED.node_id,
                step = EXCLUDED.step, step_started_at = EXCLUDED.step_started_at, expires_at = EXCLUDED.expires_at,
                data = EXCLUDED.data, version = EXCLUDED.version, revision_token_hash = EXCLUDED.revision_token_hash,
@@ -156,7 +174,7 @@ async def upsert_requests(conn: Conn, org_id: str, rows: Sequence[Any]) -> None:
                completed_at = EXCLUDED.completed_at""",
         [(r.id, org_id, r.flow_id, r.form_id, r.submission_id, r.item_id, r.status, r.node_id, r.step,
           r.step_started_at, r.expires_at, r.data, r.version, r.respondent_email, r.revision_token_hash,
-          r.returned_by, r.created_at, r.updated_at, r.completed_at) for r in rows])
+          r.returned_by, r.created_at, r.updated_at, r.completed_at, r.gxp_required) for r in rows])
 
 
 async def require_active_flow(conn: Conn, org_id: str, flow_id: str) -> bool:

@@ -11,7 +11,7 @@ import asyncpg
 
 from actors.approvals import deciders
 from actors.approvals.changes import FlowChange, apply_change, persist_changes
-from actors.approvals.commands import Command, Decide, Expire, Open, Refresh, Return, Revise
+from actors.approvals.commands import Command, Decide, Departed, Expire, Open, Refresh, Return, Revise
 from actors.approvals.state import DecisionRow, FlowRow, FlowState, RequestRow, TokenRow
 from actors.board.changes import row_from_record
 from actors.runtime.actor import Actor, Decision
@@ -21,7 +21,7 @@ from storage import approvals as repo
 Decider = Callable[[str, FlowState, Command], Decision[FlowChange]]
 _DECIDERS: dict[type, Decider] = {Open: deciders.open_request, Decide: deciders.decide,
                                   Return: deciders.return_for_revision, Revise: deciders.revise,
-                                  Expire: deciders.expire}
+                                  Expire: deciders.expire, Departed: deciders.departed}
 
 
 class FlowActor(Actor[FlowState, Command, FlowChange]):

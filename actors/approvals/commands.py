@@ -69,7 +69,13 @@ class Expire:
     request_ids: tuple[str, ...]
 
 
-Message = Refresh | Open | Decide | Return | Revise | Expire
+@dataclass(frozen=True)
+class Departed:
+    """A member left the organization: their `all` steps complete when every approver still a member approved."""
+    user_id: str
+
+
+Message = Refresh | Open | Decide | Return | Revise | Expire | Departed
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -18,7 +19,7 @@ import msgspec
 
 from actors.approvals import graph
 from actors.approvals.changes import FlowChange, Mail, apply_change
-from actors.approvals.commands import Command, Decide, Expire, Open, Return, Revise
+from actors.approvals.commands import Command, Decide, Departed, Expire, Open, Return, Revise
 from actors.approvals.state import FlowRow, FlowState, RequestRow, TokenRow
 from actors.approvals.views import record_hash, request_view
 from actors.board.changes import ActivityEntry
@@ -173,7 +174,7 @@ def open_request(organization_id: str, state: FlowState, command: Command) -> De
                          item_id=message.item_id, status="pending", node_id=None, step=0, step_started_at=None,
                          expires_at=None, data=message.data, version=message.version,
                          respondent_email=message.respondent_email, revision_token_hash=None, returned_by=None,
-                         created_at=now, updated_at=now, completed_at=None)
+                         created_at=now, updated_at=now, completed_at=None, gxp_required=flow.gxp_required)
     out = Outcome(command, state, organization_id)
     out.put(request, opened=True)
     out.log(request, "approval.opened", None, {}, {"status": "pending"})
@@ -219,6 +220,15 @@ def _modified(out: Outcome, request: RequestRow, changes: dict[str, Any], user_i
     return modified, diff
 
 
+def _step_approved(node: dict[str, Any], approved: set[str], members: Collection[str]) -> bool:
+    """`any`: one approval. `all`: every approver who is still a member of the organization approved (an
+    approver who left no longer counts), and at least one did."""
+    if node["data"].get("approvalType", "any") == "any":
+        return bool(approved)
+    remaining = {a for a in node["data"].get("approverIds", []) if a in members}
+    return bool(approved) and remaining <= approved
+
+
 def decide(organization_id: str, state: FlowState, command: Command) -> Decision[FlowChange]:
     message = command.message
     assert isinstance(message, Decide)
@@ -229,7 +239,8 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
         token = state.tokens.get(message.token_hash)
         if token is None:
             raise Conflict("this decision link was used or is no longer valid")
-        if flow.gxp_required:
+        request = _open(state, token.request_id)
+        if request.gxp_required:  # the regime the request opened under, whatever the flow's flag says now
             raise Forbidden("decisions on a GxP flow need a signed-in approver's signature, not an e-mailed link")
         if token.decision != message.decision:
             raise BadRequest(f"this link is for {token.decision}",
@@ -237,7 +248,6 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
         if token.user_id not in command.context.people:
             raise Forbidden("the approver of this link is no longer a member of the organization")
         user_id = token.user_id
-        request = _open(state, token.request_id)
         if token.step != request.step:
             raise Conflict("this decision link was used or is no longer valid")
     else:
@@ -248,7 +258,7 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
     assert user_id is not None
     if any(d.user_id == user_id for d in state.step_decisions(request)):
         raise Conflict("you already decided this step")
-    if flow.gxp_required and not (message.signed and message.meaning):
+    if request.gxp_required and not (message.signed and message.meaning):
         raise Unauthorized("a GxP decision needs the approver's password and the meaning of the signature")
     before = request
     request, diff = _modified(out, request, message.modifications, user_id, message.comment)
@@ -256,7 +266,7 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
         request = out.put(msgspec.structs.replace(request, status="in_progress", updated_at=now))
     name, email = command.context.people.get(user_id, (None, None))
     signature = None
-    if flow.gxp_required:
+    if request.gxp_required:
         signature = {"signerName": name, "signerEmail": email, "signedAt": iso(now), "meaning": message.meaning,
                      "recordHash": record_hash(request.submission_id, request.version, request.data)}
     decision_id = new_id("apd")
@@ -273,7 +283,7 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
         result = "rejected"
     elif message.decision == "returned_for_revision":
         result = "returned"
-    elif node["data"].get("approvalType", "any") == "any" or set(node["data"].get("approverIds", [])) <= approved:
+    elif _step_approved(node, approved, command.context.people):
         result = "approved"
     else:
         result = "pending"
@@ -370,3 +380,28 @@ def expire(organization_id: str, state: FlowState, command: Command) -> Decision
         _complete(out, request, "expired")
         expired += 1
     return out.decision(expired)
+
+
+def departed(organization_id: str, state: FlowState, command: Command) -> Decision[FlowChange]:
+    """An approver left the organization: each open `all` step of theirs whose remaining approvers have all
+    approved completes now (no decision will come from them to complete it)."""
+    message = command.message
+    assert isinstance(message, Departed)
+    out = Outcome(command, state, organization_id)
+    completed = 0
+    for request in list(state.requests.values()):
+        node = out.flow.node(request.node_id)
+        if (node is None or node["type"] != "approval" or request.revision_token_hash is not None
+                or node["data"].get("approvalType", "any") != "all"
+                or message.user_id not in node["data"].get("approverIds", [])):
+            continue
+        approved = {d.user_id for d in state.step_decisions(request) if d.decision == "approved"}
+        if not _step_approved(node, approved, command.context.people):
+            continue
+        out.log(request, "approval.step_completed", None, *_status(request, request), nodeId=node["id"],
+                reason="the remaining approvers approved; an approver left the organization",
+                departedUserId=message.user_id)
+        out.change(FlowChange(now=command.now, voided=[(request.id, request.step, None)]))
+        _advance(out, request, node["id"])
+        completed += 1
+    return out.decision(completed)

@@ -16,6 +16,7 @@ from actors.approvals.commands import Decide, Refresh, Return
 from actors.approvals.deciders import token_hash
 from actors.approvals.routing import ask_flow, context, form_keys, schema_of, visible_flow, visible_form
 from actors.approvals.views import decision_view, flow_view, request_view, version_view
+from actors.automations.handlers import check_action
 from actors.forms.answers import file_ids, validate_answers
 from actors.identity import throttle
 from actors.identity.passwords import verify_secret
@@ -37,9 +38,26 @@ def _graph(nodes: list[spec.Node], edges: list[spec.Edge]) -> graph.Graph:
     return ([msgspec.to_builtins(node) for node in nodes], [msgspec.to_builtins(edge) for edge in edges])
 
 
+async def _action_faults(node: Node, nodes: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Each action node's config checked as the same action in an automation is (the automations package's
+    own check): (node id, `config.<key>: why`) for each refusal."""
+    faults: list[tuple[str, str]] = []
+    for step in nodes:
+        if step["type"] != "action":
+            continue
+        try:
+            await check_action(node, step["data"]["type"], step["data"].get("config", {}))
+        except ValidationFailed as refused:
+            faults.extend((step["id"], f"{d.field}: {d.message}") for d in refused.details)
+    return faults
+
+
 async def _checked(node: Node, caller: Caller, form: asyncpg.Record, nodes: list[dict[str, Any]],
                    edges: list[dict[str, Any]], *, integrity: bool) -> None:
     graph.check_shape(nodes, edges, members=await org_members(node, caller.org_id), form_keys=form_keys(form))
+    faults = await _action_faults(node, nodes)
+    if faults:
+        raise graph.refuse("the flow's graph is malformed", faults)
     if integrity:
         graph.check_integrity(nodes, edges)
 
@@ -243,9 +261,10 @@ async def _signed(node: Node, caller: Caller, data: spec.DecisionInput) -> bool:
 
 @implement(spec.DECIDE)
 async def decide(node: Node, caller: Caller, data: spec.DecisionInput) -> dict[str, Any]:
-    request, flow, form = await _visible_request(node, caller, data.requestId)
+    request, _, form = await _visible_request(node, caller, data.requestId)
     changes = await modifications(node, caller.org_id, form, data.fieldModifications)
-    signed = await _signed(node, caller, data) if flow["gxp_required"] else False
+    # Judged by the regime the request opened under, not the flow's flag now.
+    signed = await _signed(node, caller, data) if request["gxp_required"] else False
     message = Decide(request_id=request["id"], node_id=data.nodeId, decision=data.decision, comment=data.comment,
                      modifications=changes, meaning=data.meaning, signed=signed, user_id=caller.user_id)
     reply: dict[str, Any] = await ask_flow(node, caller, caller.org_id, request["flow_id"], message,

@@ -1,18 +1,25 @@
-"""Where forms hand submissions to approval flows: a submission entering its form's active flow, and a
-respondent's revised answers coming back through the revision link. The forms package calls these; the
-approval-flow actor (this package) does the work."""
+"""Where forms hand submissions to approval flows: a submission entering its form's active flow, a
+respondent's revised answers coming back through the revision link; what a form's signed (GxP) decisions
+keep from deletion (the form, its board, project and workspace); and a departed approver's `all` steps.
+The forms and tenancy packages call these; the approval-flow actor (this package) does the work."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from actors.approvals.commands import Open, Revise
+import structlog
+
+from actors.approvals.commands import Departed, Open, Revise
 from actors.approvals.deciders import token_hash
 from actors.approvals.routing import ask_flow, context
 from actors.kernel.node import Node
-from protocol.errors import Conflict, NotFound
+from protocol.errors import ApiError, Conflict, NotFound
 from storage import approvals as repo
 from storage import forms as form_repo
+from storage.connection import Conn
+
+log = structlog.get_logger("obeya.approvals")
 
 
 async def _respondent_email(node: Node, submission: Any) -> str | None:
@@ -77,3 +84,29 @@ async def blocks_form_deletion(node: Node, org_id: str, form_id: str) -> str | N
     if signed:
         return "the form's approvals hold signed (GxP) decisions, which are kept as a record"
     return None
+
+
+async def blocks_boards_deletion(conn: Conn, org_id: str, what: str, board_ids: Sequence[str]) -> None:
+    """Conflict when `what` (a board, project or workspace, deleted with these boards) may not go because a
+    form on the boards holds signed (GxP) approval decisions, which are kept as a record."""
+    names = await repo.signed_forms_on_boards(conn, org_id, board_ids) if board_ids else []
+    if names:
+        raise Conflict(f"the {what} cannot be deleted: GxP signatures must be kept, and the approvals of its "
+                       f"form(s) {', '.join(repr(n) for n in names)} hold signed decisions")
+
+
+async def member_left(node: Node, org_id: str, user_id: str) -> int:
+    """After a member's removal committed: each flow with open requests completes the `all` steps that waited
+    only for them (actors/approvals/deciders.py `departed`); how many steps completed. A flow that fails is
+    logged and skipped (its step then completes with the next decision or expires)."""
+    completed = 0
+    for row in await repo.flows_with_open_requests(node.pool, org_id):
+        form = await form_repo.get_form(node.pool, org_id, row["form_id"])
+        if form is None:
+            continue
+        try:
+            completed += int(await ask_flow(node, None, org_id, row["flow_id"], Departed(user_id),
+                                            await context(node, org_id, form)))
+        except ApiError as error:
+            log.warning("approval_departure_failed", flow=row["flow_id"], error=error.message)
+    return completed

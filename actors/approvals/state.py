@@ -49,6 +49,7 @@ class RequestRow(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     updated_at: datetime
     completed_at: datetime | None
+    gxp_required: bool   # the flow's flag when the request opened: the regime every decision on it is judged by
 
     @property
     def open(self) -> bool:

@@ -34,7 +34,8 @@ def request_view(row: RequestRow | Mapping[str, Any]) -> dict[str, Any]:
     get = (lambda name: getattr(row, name)) if isinstance(row, RequestRow) else row.__getitem__
     return {"id": get("id"), "flowId": get("flow_id"), "formId": get("form_id"), "submissionId": get("submission_id"),
             "itemId": get("item_id"), "status": get("status"), "currentNodeId": get("node_id"), "step": get("step"),
-            "version": get("version"), "awaitingRevision": get("revision_token_hash") is not None,
+            "version": get("version"), "gxpRequired": get("gxp_required"),
+            "awaitingRevision": get("revision_token_hash") is not None,
             "stepStartedAt": iso(get("step_started_at")), "expiresAt": iso(get("expires_at")),
             "createdAt": iso(get("created_at")), "updatedAt": iso(get("updated_at")),
             "completedAt": iso(get("completed_at"))}

@@ -74,15 +74,15 @@ def log_view(row: Mapping[str, Any]) -> dict[str, Any]:
             "duration": row["duration_ms"], "executedAt": iso(row["executed_at"])}
 
 
-def _require_config(field: str, config: dict[str, Any], keys: Sequence[str]) -> None:
+def _require_config(prefix: str, config: dict[str, Any], keys: Sequence[str]) -> None:
     missing = [key for key in keys if config.get(key) in (None, "", [])]
     if missing:
-        details = [FieldError(f"{field}.config.{key}", "is required") for key in missing]
+        details = [FieldError(f"{prefix}config.{key}", "is required") for key in missing]
         raise ValidationFailed.naming(details)
 
 
 def _check_trigger(trigger: proto.Trigger) -> None:
-    _require_config("trigger", trigger.config, proto.TRIGGER_REQUIRES.get(trigger.type, ()))
+    _require_config("trigger.", trigger.config, proto.TRIGGER_REQUIRES.get(trigger.type, ()))
     config = trigger.config
     if trigger.type == "recurring" and not (isinstance(config["cron"], str) and croniter.is_valid(config["cron"])):
         raise ValidationFailed.of("trigger.config.cron", "must be a cron expression of five fields (UTC)")
@@ -93,12 +93,15 @@ def _check_trigger(trigger: proto.Trigger) -> None:
                        f"{MAX_OFFSET_DAYS}")
 
 
-async def _check_action(node: Node, index: int, action: proto.Action) -> None:
-    field = f"actions.{index}.config"
-    _require_config(f"actions.{index}", action.config, proto.ACTION_REQUIRES.get(action.type, ()))
-    if action.type != "call_webhook":
+async def check_action(node: Node, action_type: str, config: dict[str, Any], prefix: str = "") -> None:
+    """An action's config as an automation takes it: each type's required keys, a webhook's method and URL
+    (the outbound-address rules); ValidationFailed naming `{prefix}config.<key>` otherwise. Approval flows'
+    action nodes are checked by this too (actors/approvals/handlers.py)."""
+    field = f"{prefix}config"
+    _require_config(prefix, config, proto.ACTION_REQUIRES.get(action_type, ()))
+    if action_type != "call_webhook":
         return
-    method, url = action.config["method"], action.config["url"]
+    method, url = config["method"], config["url"]
     if not isinstance(method, str) or method.upper() not in METHODS:
         raise ValidationFailed.of(f"{field}.method", f"must be one of {', '.join(sorted(METHODS))}")
     if not isinstance(url, str):
@@ -113,7 +116,7 @@ async def _check_definition(node: Node, trigger: proto.Trigger | None, actions: 
     if trigger is not None:
         _check_trigger(trigger)
     for index, action in enumerate(actions or ()):
-        await _check_action(node, index, action)
+        await check_action(node, action.type, action.config, f"actions.{index}.")
 
 
 def _schedule(trigger: dict[str, Any], now: datetime, secret: str | None) -> dict[str, Any]:

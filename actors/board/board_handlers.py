@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from actors.approvals.intake import blocks_boards_deletion
 from actors.board.routing import ask_board, board_for, read_board
-from actors.kernel.access import require_project_access
+from actors.kernel.access import require_board_access, require_project_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import boards as spec
@@ -46,7 +47,15 @@ def _by_row(procedure: Any, what: str, *, members: bool = False) -> None:
         return await ask_board(node, caller, board_id, procedure.name, data, with_members=members)
 
 
-for _procedure in (spec.UPDATE, spec.DELETE, spec.GROUPS_CREATE, spec.GROUPS_REORDER, spec.COLUMNS_REORDER):
+@implement(spec.DELETE)
+async def delete_board(node: Node, caller: Caller, data: spec.BoardIdInput) -> Any:
+    # Before the actor: a form on the board with signed (GxP) decisions keeps it (a clear 409).
+    await require_board_access(node, caller, data.id)
+    await blocks_boards_deletion(node.pool, caller.org_id, "board", [data.id])
+    return await ask_board(node, caller, data.id, spec.DELETE.name, data)
+
+
+for _procedure in (spec.UPDATE, spec.GROUPS_CREATE, spec.GROUPS_REORDER, spec.COLUMNS_REORDER):
     _by_board(_procedure)
 for _procedure in (spec.GET, spec.COLUMNS_LIST):
     _read_board(_procedure)

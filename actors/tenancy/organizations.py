@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import asyncpg
 
+from actors.approvals.intake import member_left
 from actors.identity import accounts, throttle
 from actors.identity.callers import forget_organization
 from actors.identity.passwords import hash_secret, verify_secret
@@ -163,6 +164,7 @@ async def remove_member(node: Node, caller: Caller, data: spec.RemoveMemberInput
         uow.emit(org_stream(caller.org_id), "member.removed",
                  {"userId": data.userId, "email": target["email"], "reassignTo": data.reassignTo})
     forget_member(node, caller.org_id, data.userId)
+    await member_left(node, caller.org_id, data.userId)  # `all` steps that waited only for them complete
     reassigned = 0
     if data.reassignTo is not None:
         # After the removal committed, each board hands the items over in its own turn (idempotent).

@@ -15,6 +15,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from actors.approvals.intake import blocks_boards_deletion
 from actors.kernel.access import forget_board_access, require_project_access, require_workspace_access
 from actors.kernel.events import org_stream
 from actors.kernel.handlers import implement
@@ -152,6 +153,7 @@ async def delete_project(node: Node, caller: Caller, data: spec.ProjectIdInput) 
         if project is None:
             raise NotFound("project not found")
         boards = await repo.list_boards(conn, caller.org_id, [data.id])
+        await blocks_boards_deletion(conn, caller.org_id, "project", [board["id"] for board in boards])
         await repo.delete_project(conn, caller.org_id, data.id)
         emit_deleted(uow, [project], boards)
         await uow.activity("project", data.id, "project.deleted",

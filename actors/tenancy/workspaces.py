@@ -12,6 +12,7 @@ from typing import Any
 
 import asyncpg
 
+from actors.approvals.intake import blocks_boards_deletion
 from actors.kernel.access import (
     forget_board_access,
     may_see_workspace,
@@ -123,6 +124,7 @@ async def delete_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdInp
         workspace = await _workspace(conn, caller, data.id)
         projects = await project_repo.list_projects(conn, caller.org_id, data.id, lock=True)
         boards = await project_repo.list_boards(conn, caller.org_id, [p["id"] for p in projects])
+        await blocks_boards_deletion(conn, caller.org_id, "workspace", [board["id"] for board in boards])
         await repo.delete_workspace(conn, caller.org_id, data.id)
         emit_deleted(uow, projects, boards)
         await uow.activity("workspace", data.id, "workspace.deleted",

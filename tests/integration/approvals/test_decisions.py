@@ -212,3 +212,60 @@ async def test_two_approvers_at_once_on_an_any_step_exactly_one_completes_it(for
     assert sorted(reply.status for reply in replies) == [200, 409], [r.body for r in replies]
     done = await request(form.api, request_id)
     assert done["status"] == "approved" and len(done["decisions"]) == 1
+
+
+async def test_a_request_keeps_the_gxp_regime_it_opened_under(form: Form, sink: Sink) -> None:
+    a_id, a = await form.org.add_user("member")
+    email = await email_of(form, a_id)
+    flow = await make_flow(form, one_step([a_id]), gxp=True)
+    _, gxp_request = await submit(form, {"title": "Batch 9", "amount": 3})
+    assert gxp_request is not None
+    token = links((await mails(sink, email, 1))[0])["approve"]
+    off = await form.api.mutate("formApprovalFlows.update", {"id": flow["id"], "gxpRequired": False})
+    assert off.status == 200 and off.data["gxpRequired"] is False, off.body
+    # The flag switched off under it: the request opened under GxP still refuses its e-mailed link and an
+    # unsigned decision, and keeps its regime.
+    by_token = await form.org.anonymous.mutate("formApprovalFlows.submitDecisionByToken",
+                                               {"token": token, "decision": "approved"})
+    assert by_token.status == 403, by_token.body
+    unsigned = await decide(a, gxp_request, "a")
+    assert unsigned.status in (400, 401), unsigned.body
+    assert (await request(form.api, gxp_request))["decisions"] == []
+    assert (await request(form.api, gxp_request))["gxpRequired"] is True
+    signed = await decide(a, gxp_request, "a", password=PASSWORD, meaning="Approved as QA")
+    assert signed.status == 200, signed.body
+    [decision] = (await request(form.api, gxp_request))["decisions"]
+    assert decision["signature"]["meaning"] == "Approved as QA"
+
+    # Opened without GxP, then switched on: still decided as it started (no password asked, no signature).
+    _, plain_request = await submit(form, {"title": "Batch 10", "amount": 3})
+    assert plain_request is not None
+    on = await form.api.mutate("formApprovalFlows.update", {"id": flow["id"], "gxpRequired": True})
+    assert on.status == 200, on.body
+    plain = await decide(a, plain_request, "a")
+    assert plain.status == 200, plain.body
+    shown = await request(form.api, plain_request)
+    assert shown["gxpRequired"] is False and shown["decisions"][0]["signature"] is None
+
+
+async def test_a_board_project_or_workspace_with_signed_decisions_is_kept_with_a_clear_409(form: Form) -> None:
+    a_id, a = await form.org.add_user("member")
+    await make_flow(form, one_step([a_id]), gxp=True)
+    _, request_id = await submit(form, {"title": "Batch 11", "amount": 3})
+    assert request_id is not None
+    signed = await decide(a, request_id, "a", password=PASSWORD, meaning="Approved as QA")
+    assert signed.status == 200, signed.body
+    project = await form.api.query("projects.get", {"id": form.board.project_id})
+    assert project.status == 200, project.body
+    workspace_id = project.data["workspaceId"]
+    for procedure, target in (("boards.delete", form.board.id), ("projects.delete", form.board.project_id),
+                              ("workspaces.delete", workspace_id)):
+        refused = await form.api.mutate(procedure, {"id": target})
+        assert refused.status == 409, (procedure, refused.body)
+        message = refused.error["message"]
+        assert "GxP signatures must be kept" in message and "'Purchase request'" in message, message
+        assert (await request(form.api, request_id))["decisions"][0]["signature"] is not None
+    assert (await form.api.query("boards.get", {"id": form.board.id})).status == 200
+    # A board with no signed decisions still goes.
+    other = await form.api.mutate("boards.create", {"projectId": form.board.project_id, "name": "Other"})
+    assert (await form.api.mutate("boards.delete", {"id": other.data["id"]})).status == 200

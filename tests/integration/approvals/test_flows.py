@@ -15,6 +15,7 @@ from actors.runtime.clock import ManualClock
 from tests.harness import make_org
 from tests.integration.approvals.conftest import Form, decide, make_flow, make_form, request, submit
 from tests.integration.approvals.test_decisions import one_step
+from tests.integration.automations.conftest import rule
 from tests.smtp_sink import QUIET_PLAIN_AUTH
 from web.keys import NODE
 
@@ -87,6 +88,48 @@ async def test_node_data_of_the_wrong_json_type_is_a_400_naming_the_node(form: F
                                                                         operator=["gt"])], "edges": []})
     assert reply.status == 400, reply.body
     assert {d["field"] for d in reply.error["data"]["details"]} == {"nodes.x", "nodes.y", "nodes.c", "nodes.d"}
+
+
+def _with_action(action: dict[str, Any]) -> dict[str, Any]:
+    return {"nodes": [_node("s", "start"), {"id": "w", "type": "action", "data": action}, _node("e", "end",
+                                                                                               status="approved")],
+            "edges": [_edge("s", "w"), _edge("w", "e")]}
+
+
+@pytest.mark.parametrize(("action", "field"), [
+    ({"type": "call_webhook", "config": {"url": "https://93.184.215.14/hook", "method": "FETCH"}}, "config.method"),
+    ({"type": "call_webhook", "config": {"url": "ftp://x", "method": "POST"}}, "config.url"),
+    ({"type": "set_value", "config": {"columnId": "col_x", "value": ""}}, "config.value"),
+    ({"type": "send_notification", "config": {"userIds": [], "message": "hi"}}, "config.userIds"),
+])
+async def test_an_action_node_is_refused_exactly_as_the_same_automation_action(
+        form: Form, action: dict[str, Any], field: str) -> None:
+    automation = await form.api.mutate("automations.create", rule(form.board.id, actions=[action]))
+    assert automation.status == 400, automation.body
+    assert [d["field"] for d in automation.error["data"]["details"]] == [f"actions.0.{field}"]
+    reply = await form.api.mutate("formApprovalFlows.create", {"formId": form.id, "name": "Hook",
+                                                               **_with_action(action)})
+    assert reply.status == 400, reply.body
+    [detail] = reply.error["data"]["details"]
+    assert detail["field"] == "nodes.w" and detail["message"].startswith(f"{field}: "), detail
+    assert reply.error["data"]["nodeIds"] == ["w"]
+    assert (await form.api.query("formApprovalFlows.listByForm", {"formId": form.id})).data["flows"] == []
+
+    # A flow saved before with that action is refused at activation, as on save.
+    fine = await make_flow(form, _with_action({"type": "archive_item", "config": {}}), activate=False)
+    pool = form.org.anonymous.client.server.app[NODE].pool
+    await pool.execute("UPDATE approval_flows SET nodes = $2 WHERE id = $1", fine["id"],
+                       _with_action(action)["nodes"])
+    refused = await form.api.mutate("formApprovalFlows.activate", {"id": fine["id"]})
+    assert refused.status == 400 and [d["field"] for d in refused.error["data"]["details"]] == ["nodes.w"], \
+        refused.body
+
+
+async def test_an_action_node_the_automation_takes_is_taken(form: Form) -> None:
+    action = {"type": "call_webhook", "config": {"url": "https://93.184.215.14/hook", "method": "post"}}
+    assert (await form.api.mutate("automations.create", rule(form.board.id, actions=[action]))).status == 200
+    flow = await make_flow(form, _with_action(action))
+    assert flow["isActive"] is True
 
 
 async def test_one_active_flow_per_form_and_an_active_graph_is_validated_again(form: Form) -> None:

@@ -188,3 +188,31 @@ async def test_only_an_approver_of_the_current_step_decides(form: Form) -> None:
     assert twice.status == 409, twice.body
     trail: Any = await request(form.api, request_id)
     assert len(trail["decisions"]) == 1
+
+
+async def test_an_approver_who_left_no_longer_holds_up_an_all_step(form: Form) -> None:
+    a_id, a = await form.org.add_user("member")
+    b_id, b = await form.org.add_user("member")
+    c_id, _ = await form.org.add_user("member")
+    graph = {"nodes": [{"id": "s", "type": "start", "data": {}},
+                       {"id": "a", "type": "approval", "data": {"approverIds": [a_id, b_id, c_id],
+                                                                "approvalType": "all"}},
+                       {"id": "e", "type": "end", "data": {"status": "approved"}}],
+             "edges": [{"id": "1", "source": "s", "target": "a"}, {"id": "2", "source": "a", "target": "e"}]}
+    await make_flow(form, graph)
+    _, waiting = await submit(form, {"title": "Desk", "amount": 10})
+    _, later = await submit(form, {"title": "Chair", "amount": 10})
+    assert waiting is not None and later is not None
+    for approver in (a, b):
+        assert (await decide(approver, waiting, "a")).data["stepResult"] == "pending"
+    assert (await decide(a, later, "a")).data["stepResult"] == "pending"
+
+    removed = await form.api.mutate("organizations.members.remove", {"userId": c_id})
+    assert removed.status == 200, removed.body
+    # Everyone still a member approved: the step completes when the last one left, with no new decision.
+    done = await request(form.api, waiting)
+    assert done["status"] == "approved" and len(done["decisions"]) == 2
+    # And the other request completes with the last remaining approver's approval.
+    last = await decide(b, later, "a")
+    assert last.status == 200 and (last.data["stepComplete"], last.data["stepResult"]) == (True, "approved")
+    assert (await request(form.api, later))["status"] == "approved"
