@@ -166,9 +166,9 @@ async def submit(node: Node, caller: Caller, ref: str, body: dict[str, Any], *, 
         stored = await repo.by_key(node.pool, org_id, form["id"], idempotency_key)
         if stored is not None:
             return await _replayed(node, caller, form, stored, digest, token)
-    if form["status"] == "closed":
-        raise Conflict("form is closed")
     revision = _text_field(body, REVISION_FIELD)
+    if revision is None and form["status"] == "closed":
+        raise Conflict("form is closed")  # to new responses: revising one already taken still goes on
     answers = validate_answers(schema, {k: v for k, v in body.items() if k not in (DISTRIBUTION_FIELD,
                                                                                     REVISION_FIELD)})
     await _check_files(node.pool, org_id, form["id"], schema, answers)

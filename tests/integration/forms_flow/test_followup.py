@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.integration.boards.conftest import Board
-from tests.integration.forms.conftest import add_recipient, published_form, submit
+from tests.integration.forms.conftest import add_recipient, published_form, submissions, submit
 from tests.integration.forms_flow.conftest import active_flow, mailed_token, one_step, request_of
 
 ANSWERS = {"title": "Leak at press 4", "details": "Oil under the press", "quantity": 3, "line": "Line A"}
@@ -44,3 +44,19 @@ async def test_the_public_url_distribution_and_revision_links_are_one_address(fb
     revision_link = await mailed_token(org, "resp@example.com", "approval_revision", r"(\S+)\?revision=")
     assert link == revision_link == public_url
     assert revision
+async def test_a_revision_is_taken_on_a_form_closed_meanwhile(fboard: Board) -> None:
+    org, anonymous = fboard.org, fboard.org.anonymous
+    form, flow, submission_id, revision, _ = await returned_for_revision(fboard)
+    closed = await org.owner.mutate("forms.update", {"id": form["id"], "status": "closed"})
+    assert closed.status == 200, closed.body
+    assert (await submit(anonymous, form["slug"], ANSWERS)).status == 409  # a new response: the form is closed
+
+    shown = await anonymous.rest("GET", f"/api/forms/{form['slug']}?revision={revision}")
+    assert shown.status == 200 and shown.data["answers"]["title"] == "Leak at press 4", shown.body
+    revised = await submit(anonymous, form["slug"], {**ANSWERS, "title": "Leak at press 5",
+                                                     "revisionToken": revision})
+    assert revised.status == 200 and revised.body["submissionId"] == submission_id, revised.body
+    resumed = await request_of(org.owner, flow["id"])
+    assert (resumed["version"], resumed["currentNodeId"], resumed["awaitingRevision"]) == (2, "step", False)
+    [submission] = await submissions(fboard, form["id"])
+    assert submission["version"] == 2 and submission["data"]["title"] == "Leak at press 5"
