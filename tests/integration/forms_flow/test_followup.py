@@ -4,11 +4,15 @@ forms.delete against a request opened meanwhile, a revision of a closed form, an
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+from protocol.ids import new_id
+from storage import form_submissions as repo
 from tests.integration.boards.conftest import Board
 from tests.integration.forms.conftest import add_recipient, published_form, submissions, submit
 from tests.integration.forms_flow.conftest import active_flow, mailed_token, one_step, request_of
+from web.keys import NODE
 
 ANSWERS = {"title": "Leak at press 4", "details": "Oil under the press", "quantity": 3, "line": "Line A"}
 
@@ -60,3 +64,38 @@ async def test_a_revision_is_taken_on_a_form_closed_meanwhile(fboard: Board) -> 
     assert (resumed["version"], resumed["currentNodeId"], resumed["awaitingRevision"]) == (2, "step", False)
     [submission] = await submissions(fboard, form["id"])
     assert submission["version"] == 2 and submission["data"]["title"] == "Leak at press 5"
+
+
+async def test_forms_delete_is_refused_for_a_request_opened_while_it_runs(fboard: Board) -> None:
+    """A request whose opening has not committed when forms.delete starts: the delete waits for it and is
+    refused, instead of deleting the request with the form."""
+    org = fboard.org
+    form = await published_form(fboard)
+    flow = await active_flow(org.owner, form["id"], one_step([org.owner_id]))
+    node = fboard.api.client.server.app[NODE]
+    submission_id = new_id("sub")
+    async with node.pool.acquire() as conn, conn.transaction():  # step 1 only: its request is still to open
+        await repo.insert(conn, submission_id=submission_id, org_id=org.id, form_id=form["id"], board_id=fboard.id,
+                          data=ANSWERS, item_id=new_id("itm"), submitted_by=None, respondent=None,
+                          respondent_email=None, idempotency_key=None, request_hash=None, now=node.clock.now())
+
+    async with node.pool.acquire() as opening:
+        request_id = new_id("apr")
+        transaction = opening.transaction()
+        await transaction.start()
+        await opening.execute(  # the flow actor's turn opening the request, not yet committed
+            """INSERT INTO approval_requests (id, organization_id, flow_id, form_id, submission_id, status, step,
+                                              data, version, created_at, updated_at)
+               VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, 1, now(), now())""",
+            request_id, org.id, flow["id"], form["id"], submission_id, ANSWERS)
+        deleting = asyncio.ensure_future(org.owner.mutate("forms.delete", {"id": form["id"]}))
+        while not await opening.fetchval(  # the delete now waits on the opening's lock
+                """SELECT EXISTS (SELECT FROM pg_stat_activity WHERE datname = current_database()
+                                     AND wait_event_type = 'Lock' AND pid <> pg_backend_pid())"""):
+            assert not deleting.done(), deleting.result().body
+        await transaction.commit()
+        deleted = await deleting
+
+    assert deleted.status == 409, deleted.body
+    assert (await org.owner.query("forms.get", {"id": form["id"]})).status == 200
+    assert await node.pool.fetchval("SELECT status FROM approval_requests WHERE id = $1", request_id) == "pending"
