@@ -61,11 +61,16 @@ async def delete(conn: Conn, org_id: str, submission_id: str) -> None:
     await conn.execute("DELETE FROM form_submissions WHERE organization_id = $1 AND id = $2", org_id, submission_id)
 
 
-async def unfinished(conn: Conn, before: datetime, limit: int) -> list[asyncpg.Record]:
-    """Submissions of every organization stored before `before` whose later steps never finished."""
+async def unfinished(conn: Conn, before: datetime, after: tuple[datetime, str] | None,
+                     limit: int) -> list[asyncpg.Record]:
+    """Up to `limit` submissions of every organization stored before `before` whose later steps never finished,
+    oldest first, after the (submitted_at, id) of `after`."""
+    moment, last_id = after if after is not None else (None, None)
     return list(await conn.fetch(
         f"""SELECT {SUBMISSION_COLUMNS} FROM form_submissions
-             WHERE completed_at IS NULL AND submitted_at < $1 ORDER BY submitted_at LIMIT $2""", before, limit))
+             WHERE completed_at IS NULL AND submitted_at < $1
+               AND ($2::timestamptz IS NULL OR (submitted_at, id) > ($2, $3))
+             ORDER BY submitted_at, id LIMIT $4""", before, moment, last_id, limit))
 
 
 async def page(conn: Conn, org_id: str, form_id: str, *, status: str | None, after: tuple[datetime, str] | None,

@@ -7,10 +7,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
+from actors.forms.sweeper import BATCH, STALLED_SECONDS
+from actors.runtime.clock import ManualClock
 from protocol.ids import new_id
 from storage import form_submissions as repo
+from tests.harness import make_org
 from tests.integration.boards.conftest import Board
-from tests.integration.forms.conftest import add_recipient, published_form, submissions, submit
+from tests.integration.forms.conftest import add_recipient, form_board, published_form, submissions, submit
 from tests.integration.forms_flow.conftest import active_flow, mailed_token, one_step, request_of
 from web.keys import NODE
 
@@ -99,3 +104,38 @@ async def test_forms_delete_is_refused_for_a_request_opened_while_it_runs(fboard
     assert deleted.status == 409, deleted.body
     assert (await org.owner.query("forms.get", {"id": form["id"]})).status == 200
     assert await node.pool.fetchval("SELECT status FROM approval_requests WHERE id = $1", request_id) == "pending"
+
+
+def _step_one(conn: Any, org_id: str, form: dict[str, Any], board: Board, data: Any, now: Any,
+              **fields: Any) -> Any:
+    """Step 1 of a submission alone, as if the node stopped right after it."""
+    return repo.insert(conn, submission_id=fields.pop("submission_id", new_id("sub")), org_id=org_id,
+                       form_id=form["id"], board_id=board.id, data=data, item_id=fields.pop("item_id", new_id("itm")),
+                       submitted_by=None, respondent=None, respondent_email=None,
+                       idempotency_key=fields.pop("idempotency_key", None),
+                       request_hash=fields.pop("request_hash", None), now=now)
+
+
+@pytest.mark.workers("form-sweeper")
+async def test_submissions_that_keep_failing_do_not_keep_later_ones_waiting(clocked_client: Any,
+                                                                            clock: ManualClock) -> None:
+    org = await make_org(clocked_client)
+    board = await form_board(org)
+    form = await published_form(board)
+    node = board.api.client.server.app[NODE]
+    behind = new_id("itm")
+    async with node.pool.acquire() as conn, conn.transaction():
+        for _ in range(BATCH):  # the oldest, and failing at every sweep (answers that are not an object)
+            await _step_one(conn, org.id, form, board, ["not", "answers"], clock.now())
+    clock.advance(1)
+    async with node.pool.acquire() as conn, conn.transaction():
+        await _step_one(conn, org.id, form, board, {"title": "Behind them"}, clock.now(), item_id=behind)
+
+    clock.advance(STALLED_SECONDS + 1)
+    await node.workers.idle()
+    item = await board.api.query("items.get", {"id": behind})
+    assert item.status == 200, item.body
+    assert item.data["name"] == "Behind them"
+    left = await node.pool.fetchval("SELECT count(*) FROM form_submissions WHERE form_id = $1 AND completed_at IS NULL",
+                                    form["id"])
+    assert left == BATCH
