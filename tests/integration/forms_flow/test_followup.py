@@ -9,10 +9,13 @@ from typing import Any
 
 import pytest
 
-from actors.forms.sweeper import BATCH, STALLED_SECONDS
+from actors.board.trash_sweeper import purge_expired_trash
+from actors.forms.pipeline import make_item, system_caller
+from actors.forms.sweeper import BATCH, STALLED_SECONDS, finish_stalled_submissions
 from actors.runtime.clock import ManualClock
 from protocol.ids import new_id
 from storage import form_submissions as repo
+from storage.forms import get_form
 from tests.harness import make_org
 from tests.integration.boards.conftest import Board
 from tests.integration.forms.conftest import add_recipient, form_board, published_form, submissions, submit
@@ -139,3 +142,41 @@ async def test_submissions_that_keep_failing_do_not_keep_later_ones_waiting(cloc
     left = await node.pool.fetchval("SELECT count(*) FROM form_submissions WHERE form_id = $1 AND completed_at IS NULL",
                                     form["id"])
     assert left == BATCH
+
+
+async def test_an_item_trashed_or_purged_before_its_submission_finished_is_not_made_again(
+        clocked_client: Any, clock: ManualClock) -> None:
+    org = await make_org(clocked_client)
+    board = await form_board(org)
+    form = await published_form(board)
+    node = board.api.client.server.app[NODE]
+    form_row = await get_form(node.pool, org.id, form["id"])
+    assert form_row is not None
+    trashed, purged = new_id("itm"), new_id("itm")
+    for item_id, title in ((trashed, "Trashed"), (purged, "Purged")):
+        async with node.pool.acquire() as conn, conn.transaction():
+            row = await _step_one(conn, org.id, form, board, {"title": title}, clock.now(), item_id=item_id)
+        # Step 2 alone: the item is made, then the node stops before steps 3 and 4.
+        made = await make_item(node, system_caller(org.id, None, "test"), form_row, row)
+        assert made is not None and made["id"] == item_id
+
+    assert (await board.api.mutate("items.delete", {"id": purged})).status == 200
+    clock.advance(31 * 24 * 3600)
+    _, api = await org.add_user("admin")  # the owner's session is over by now
+    assert (await api.mutate("items.delete", {"id": trashed})).status == 200
+    assert await purge_expired_trash(node) == 1
+
+    await finish_stalled_submissions(node)  # (the database's other unfinished submissions too)
+    await finish_stalled_submissions(node)
+    unfinished = await node.pool.fetchval(
+        "SELECT count(*) FROM form_submissions WHERE form_id = $1 AND completed_at IS NULL", form["id"])
+    assert unfinished == 0
+    listed = await api.query("items.list", {"boardId": board.id})
+    assert listed.data["items"] == []  # neither is made again
+    restored = await api.mutate("items.restore", {"id": trashed})
+    assert restored.status == 200 and restored.data["name"] == "Trashed", restored.body
+    assert (await api.query("items.get", {"id": purged})).status == 404
+    feed = await api.query("events.list", {"stream": f"board:{board.id}", "limit": 200})
+    submitted = [e["data"] for e in feed.data["events"] if e["event"] == "form.submitted"]
+    assert sorted((e["answers"]["title"], e["item"]) for e in submitted) == [("Purged", None), ("Trashed", None)]
+    assert len([e for e in feed.data["events"] if e["event"] == "item.created"]) == 2
