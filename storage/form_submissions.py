@@ -57,8 +57,20 @@ async def complete(conn: Conn, org_id: str, submission_id: str, now: datetime) -
         org_id, submission_id, now)
 
 
-async def delete(conn: Conn, org_id: str, submission_id: str) -> None:
-    await conn.execute("DELETE FROM form_submissions WHERE organization_id = $1 AND id = $2", org_id, submission_id)
+async def acknowledge(conn: Conn, org_id: str, submission_id: str, now: datetime) -> asyncpg.Record | None:
+    """Mark the submission as told received, so it is never removed (`delete_unacknowledged`); the submission,
+    or None when it is gone (its first request removed it)."""
+    return await conn.fetchrow(
+        f"""UPDATE form_submissions SET acknowledged_at = coalesce(acknowledged_at, $3)
+             WHERE organization_id = $1 AND id = $2 RETURNING {SUBMISSION_COLUMNS}""", org_id, submission_id, now)
+
+
+async def delete_unacknowledged(conn: Conn, org_id: str, submission_id: str) -> bool:
+    """Remove a submission its first request refuses, unless a retry or the sweeper acknowledged it meanwhile
+    (the row lock orders the two); whether it was removed."""
+    return await conn.fetchval(
+        """DELETE FROM form_submissions WHERE organization_id = $1 AND id = $2 AND acknowledged_at IS NULL
+            RETURNING true""", org_id, submission_id) is not None
 
 
 async def unfinished(conn: Conn, before: datetime, after: tuple[datetime, str] | None,

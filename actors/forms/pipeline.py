@@ -101,6 +101,19 @@ async def complete(node: Node, caller: Caller, form: Mapping[str, Any], submissi
                            {"formId": form["id"], "boardId": form["board_id"], "itemId": submission["item_id"]})
 
 
+async def finish_acknowledged(node: Node, caller: Caller, form: Mapping[str, Any],
+                              submission: Mapping[str, Any]) -> bool:
+    """Finish a submission the respondent was told was received (a retry of it, the sweeper): acknowledge it
+    first, so its first request, if still deciding, can no longer remove it, then steps 2-4 leniently (a mapped
+    answer the board now refuses is left out of the item). False when it was removed already."""
+    org_id = submission["organization_id"]
+    async with node.pool.acquire() as conn:
+        if await repo.acknowledge(conn, org_id, submission["id"], node.clock.now()) is None:
+            return False
+    await finish(node, caller, form, submission, lenient=True)
+    return True
+
+
 async def finish(node: Node, caller: Caller, form: Mapping[str, Any], submission: Mapping[str, Any], *,
                  lenient: bool = False) -> dict[str, Any] | None:
     """Steps 2-4 of a stored submission; the item (None: no longer live on the board)."""

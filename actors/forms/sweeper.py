@@ -12,7 +12,7 @@ from datetime import timedelta
 import asyncpg
 import structlog
 
-from actors.forms.pipeline import finish, system_caller
+from actors.forms.pipeline import finish_acknowledged, system_caller
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
 from protocol.errors import ApiError
@@ -48,7 +48,8 @@ async def _finished(node: Node, row: asyncpg.Record) -> bool:
         form = await get_form(node.pool, org_id, row["form_id"])
         if form is None:
             return False  # deleted with its form meanwhile
-        await finish(node, system_caller(org_id, row["submitted_by"], "form-sweeper"), form, row, lenient=True)
+        if not await finish_acknowledged(node, system_caller(org_id, row["submitted_by"], "form-sweeper"), form, row):
+            return False  # removed by its first request meanwhile
     except (ApiError, TimeoutError) as error:  # the next sweep tries again
         log.warning("form_submission_unfinished", submission=row["id"], error=str(error))
         return False

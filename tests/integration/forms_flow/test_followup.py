@@ -5,6 +5,7 @@ forms.delete against a request opened meanwhile, a revision of a closed form, an
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -18,8 +19,16 @@ from storage import form_submissions as repo
 from storage.forms import get_form
 from tests.harness import make_org
 from tests.integration.boards.conftest import Board
-from tests.integration.forms.conftest import add_recipient, form_board, published_form, submissions, submit
+from tests.integration.forms.conftest import (
+    add_recipient,
+    column_id,
+    form_board,
+    published_form,
+    submissions,
+    submit,
+)
 from tests.integration.forms_flow.conftest import active_flow, mailed_token, one_step, request_of
+from web.idempotency_store import request_hash
 from web.keys import NODE
 
 ANSWERS = {"title": "Leak at press 4", "details": "Oil under the press", "quantity": 3, "line": "Line A"}
@@ -180,3 +189,31 @@ async def test_an_item_trashed_or_purged_before_its_submission_finished_is_not_m
     submitted = [e["data"] for e in feed.data["events"] if e["event"] == "form.submitted"]
     assert sorted((e["answers"]["title"], e["item"]) for e in submitted) == [("Purged", None), ("Trashed", None)]
     assert len([e for e in feed.data["events"] if e["event"] == "item.created"]) == 2
+
+
+async def test_a_retry_of_an_acknowledged_submission_finishes_it_and_never_removes_it(fboard: Board) -> None:
+    """The first request stored the submission and answered `received` (steps 2-4 deferred); the board now
+    refuses one of its answers. The retry finishes it as the sweeper would and replays the first reply."""
+    org, board = fboard.org, fboard
+    form = await published_form(board)
+    node = board.api.client.server.app[NODE]
+    body = {**ANSWERS, "quantity": 60}
+    digest = request_hash("POST", org.id, f"/api/forms/{form['id']}/submit", json.dumps(body).encode())
+    submission_id, item_id = new_id("sub"), new_id("itm")
+    async with node.pool.acquire() as conn, conn.transaction():
+        await _step_one(conn, org.id, form, board, body, node.clock.now(), submission_id=submission_id,
+                        item_id=item_id, idempotency_key="tablet-7", request_hash=digest)
+    quantity = column_id(board, "Quantity")
+    lowered = await board.api.mutate("columns.update", {"id": quantity, "config": {"max": 50}})
+    assert lowered.status == 200, lowered.body
+
+    retry = await submit(org.anonymous, form["id"], body, key="tablet-7")
+    assert retry.status == 200, retry.body
+    assert retry.body["submissionId"] == submission_id and retry.headers["Idempotent-Replayed"] == "true"
+    [kept] = await submissions(board, form["id"])
+    assert kept["id"] == submission_id and kept["data"]["quantity"] == 60 and kept["itemId"] == item_id
+    item = await board.api.query("items.get", {"id": item_id})
+    assert item.status == 200 and item.data["name"] == ANSWERS["title"], item.body
+    assert quantity not in item.data["values"]
+    again = await submit(org.anonymous, form["id"], body, key="tablet-7")
+    assert again.status == 200 and again.body == retry.body
