@@ -43,6 +43,19 @@ async def locked(conn: Conn, org_id: str, form_id: str) -> asyncpg.Record | None
         f"SELECT {FORM_COLUMNS} FROM forms WHERE organization_id = $1 AND id = $2 FOR UPDATE", org_id, form_id)
 
 
+async def lock_for_deletion(conn: Conn, org_id: str, form_id: str) -> bool:
+    """Hold the form and its submissions until the transaction ends, so that what blocks the deletion is read
+    after any request being opened has committed, and none opens before the delete: opening a request takes a
+    key-share lock on its submission (the foreign key), which FOR UPDATE waits for and blocks, and a new
+    submission takes one on the form. False when the form is gone."""
+    if await conn.fetchval("SELECT true FROM forms WHERE organization_id = $1 AND id = $2 FOR UPDATE",
+                           org_id, form_id) is None:
+        return False
+    await conn.execute("SELECT FROM form_submissions WHERE organization_id = $1 AND form_id = $2 FOR UPDATE",
+                       org_id, form_id)
+    return True
+
+
 async def delete(conn: Conn, org_id: str, form_id: str) -> bool:
     return await conn.fetchval("DELETE FROM forms WHERE organization_id = $1 AND id = $2 RETURNING true",
                                org_id, form_id) is not None

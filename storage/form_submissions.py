@@ -57,15 +57,32 @@ async def complete(conn: Conn, org_id: str, submission_id: str, now: datetime) -
         org_id, submission_id, now)
 
 
-async def delete(conn: Conn, org_id: str, submission_id: str) -> None:
-    await conn.execute("DELETE FROM form_submissions WHERE organization_id = $1 AND id = $2", org_id, submission_id)
+async def acknowledge(conn: Conn, org_id: str, submission_id: str, now: datetime) -> asyncpg.Record | None:
+    """Mark the submission as told received, so it is never removed (`delete_unacknowledged`); the submission,
+    or None when it is gone (its first request removed it)."""
+    return await conn.fetchrow(
+        f"""UPDATE form_submissions SET acknowledged_at = coalesce(acknowledged_at, $3)
+             WHERE organization_id = $1 AND id = $2 RETURNING {SUBMISSION_COLUMNS}""", org_id, submission_id, now)
 
 
-async def unfinished(conn: Conn, before: datetime, limit: int) -> list[asyncpg.Record]:
-    """Submissions of every organization stored before `before` whose later steps never finished."""
+async def delete_unacknowledged(conn: Conn, org_id: str, submission_id: str) -> bool:
+    """Remove a submission its first request refuses, unless a retry or the sweeper acknowledged it meanwhile
+    (the row lock orders the two); whether it was removed."""
+    return await conn.fetchval(
+        """DELETE FROM form_submissions WHERE organization_id = $1 AND id = $2 AND acknowledged_at IS NULL
+            RETURNING true""", org_id, submission_id) is not None
+
+
+async def unfinished(conn: Conn, before: datetime, after: tuple[datetime, str] | None,
+                     limit: int) -> list[asyncpg.Record]:
+    """Up to `limit` submissions of every organization stored before `before` whose later steps never finished,
+    oldest first, after the (submitted_at, id) of `after`."""
+    moment, last_id = after if after is not None else (None, None)
     return list(await conn.fetch(
         f"""SELECT {SUBMISSION_COLUMNS} FROM form_submissions
-             WHERE completed_at IS NULL AND submitted_at < $1 ORDER BY submitted_at LIMIT $2""", before, limit))
+             WHERE completed_at IS NULL AND submitted_at < $1
+               AND ($2::timestamptz IS NULL OR (submitted_at, id) > ($2, $3))
+             ORDER BY submitted_at, id LIMIT $4""", before, moment, last_id, limit))
 
 
 async def page(conn: Conn, org_id: str, form_id: str, *, status: str | None, after: tuple[datetime, str] | None,

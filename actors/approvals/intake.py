@@ -75,10 +75,11 @@ async def submit_revision(node: Node, org_id: str, form_id: str, token: str,
     return reply
 
 
-async def blocks_form_deletion(node: Node, org_id: str, form_id: str) -> str | None:
+async def blocks_form_deletion(conn: Conn, org_id: str, form_id: str) -> str | None:
     """Why the form may not be deleted now (a request still pending or in progress, or a GxP record that
-    must be kept), or None when it may."""
-    open_requests, signed = await repo.form_blockers(node.pool, org_id, form_id)
+    must be kept), or None when it may. Read in the deleting transaction, after
+    `storage.form_definitions.lock_for_deletion`."""
+    open_requests, signed = await repo.form_blockers(conn, org_id, form_id)
     if open_requests:
         return f"the form has {open_requests} approval request(s) pending or in progress"
     if signed:

@@ -11,6 +11,7 @@ import msgspec
 
 from actors.approvals.actor import FlowActor
 from actors.approvals.commands import Command, Context, Message
+from actors.forms.views import public_url
 from actors.kernel.access import require_board_access
 from actors.kernel.node import Node
 from protocol.caller import Caller
@@ -62,7 +63,7 @@ async def org_slug(node: Node, org_id: str) -> str:
 async def context(node: Node, org_id: str, form: asyncpg.Record) -> Context:
     base_url = node.base_url(await org_slug(node, org_id))
     settings = msgspec.convert(form["settings"], FormSettings)
-    return Context(base_url=base_url, public_url=f"{base_url}/forms/{form['slug']}", form_name=form["name"],
+    return Context(base_url=base_url, public_url=public_url(base_url, form["slug"]), form_name=form["name"],
                    success_message=settings.successMessage, people=await repo.people(node.pool, org_id),
                    smtp_configured=node.smtp is not None, secret_key=node.secret_key)
 

@@ -1,7 +1,9 @@
 """The item a form submission makes (step 2 of the submission pipeline, actors/forms/pipeline.py): an
 internal board command, not a procedure. The item's id was chosen when the submission was stored, so the
-command is safe to apply twice: an item of that id already on the board is answered as it is. Each mapped
-answer goes through its column's own validation; a refused one is 422 naming the form key it came from."""
+command is safe to apply twice: an item of that id already on the board is answered as it is, and one made
+already but no longer live here (in the trash, moved to another board, purged: `BoardActor.prepare` finds it)
+is answered None, never made again. Each mapped answer goes through its column's own validation; a refused one
+is 422 naming the form key it came from."""
 
 from __future__ import annotations
 
@@ -77,8 +79,10 @@ def create_form_item(state: BoardState, command: Command) -> Decision[BoardChang
     board = state.board
     assert board is not None
     existing = state.items.get(data.item_id)
-    if existing is not None:
+    if existing is not None and existing.deleted_at is None:
         return Decision(reply=item_view(state, existing))
+    if existing is not None or data.item_id in state.made:
+        return Decision(reply=None)  # made, then trashed, moved away or purged by someone: not made again
     groups = state.ordered_groups()
     if not groups:
         raise BadRequest("the form's board has no group to put the item in")

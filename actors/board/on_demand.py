@@ -18,6 +18,7 @@ from immutables import Map
 from actors.board.changes import index_items, row_from_record
 from actors.board.commands import Command
 from actors.board.comments import CommentCall
+from actors.board.form_items import FORM_ITEM
 from actors.board.items import TAKE_ITEM, TRASH_DAYS
 from actors.board.state import BoardState, CommentRow, FileRef, ItemRow
 from actors.board.trash import PURGE_TRASH
@@ -33,10 +34,11 @@ class Needs:
     comments_of_items: set[str] = field(default_factory=set)
     comments_by_id: set[str] = field(default_factory=set)    # comment ids: their items' comments
     files: set[str] = field(default_factory=set)             # file ids the messages name
+    made: set[str] = field(default_factory=set)              # form item ids: were they made already?
 
     def __bool__(self) -> bool:
         return bool(self.trashed or self.expired_before or self.arriving or self.comments_of_items
-                    or self.comments_by_id or self.files)
+                    or self.comments_by_id or self.files or self.made)
 
 
 Need = Callable[[BoardState, Command, Needs], None]
@@ -88,6 +90,13 @@ def _get(state: BoardState, command: Command, needs: Needs) -> None:
 @_needs(PURGE_TRASH)
 def _purge(state: BoardState, command: Command, needs: Needs) -> None:
     needs.expired_before = command.now - timedelta(days=TRASH_DAYS)
+
+
+@_needs(FORM_ITEM)
+def _form_item(state: BoardState, command: Command, needs: Needs) -> None:
+    item_id = command.data.item_id
+    if item_id not in state.items and item_id not in state.made:
+        needs.made.add(item_id)
 
 
 @_needs(TAKE_ITEM)
@@ -153,12 +162,21 @@ async def load_needed(pool: asyncpg.Pool, state: BoardState, needs: Needs) -> Bo
         comments = await conn.fetch(
             "SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3 AND item_id = ANY($2::text[])",
             board_id, list(comment_items), org_id) if comment_items else []
+        # An item id is made once: its row (in any board, in the trash) or, once purged, its activity says so.
+        made = {r["id"] for r in await conn.fetch(
+            """SELECT id FROM unnest($2::text[]) AS made (id)
+                WHERE EXISTS (SELECT FROM items i WHERE i.id = made.id AND i.organization_id = $1)
+                   OR EXISTS (SELECT FROM activity a WHERE a.organization_id = $1 AND a.entity_type = 'item'
+                                                      AND a.entity_id = made.id)""",
+            org_id, list(needs.made))} if needs.made else set()
         unknown = [i for i in needs.files if i not in state.files]
         files = await conn.fetch(
             "SELECT id, name, size, content_type FROM files WHERE organization_id = $1 AND id = ANY($2::text[])",
             org_id, unknown) if unknown else []
     found = {i.id: i for i in (row_from_record(ItemRow, r) for r in items) if i.id not in state.items}
     fields: dict[str, Any] = {}
+    if made:
+        fields["made"] = state.made | made
     if needs.files:
         fields["files"] = _files_of_turn(state, needs, files)
     if needs.arriving:

@@ -130,6 +130,8 @@ class BoardState:
     arriving: Map[str, ItemRow] = field(default_factory=Map)
     # The organization's files the current turn's messages name (`prepare`); only those, so memory stays small.
     files: Map[str, FileRef] = field(default_factory=Map)
+    # Form items (`board.formItem`) found made already though not live here: in the trash, moved away or purged.
+    made: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         # Plain dicts are accepted (exports build a state from rows) and kept as persistent maps.

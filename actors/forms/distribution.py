@@ -15,6 +15,7 @@ import asyncpg
 
 from actors.forms import keyed
 from actors.forms.respondents import token_hash
+from actors.forms.views import public_url
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.mailer import queue_mail
@@ -26,11 +27,6 @@ from protocol.errors import BadRequest, NotFound
 from protocol.ids import iso, new_id
 from storage import form_respondents as repo
 from storage.forms import get_form
-
-
-def public_url(node: Node, slug: str, form_slug: str) -> str:
-    """Where respondents fill in a form: `{base_url}/forms/<slug>` (DESIGN.md conventions)."""
-    return f"{node.base_url(slug)}/forms/{form_slug}"
 
 
 async def visible_form(node: Node, caller: Caller, form_id: str) -> asyncpg.Record:
@@ -55,7 +51,7 @@ async def _mail_link(node: Node, uow: UnitOfWork, caller: Caller, form: asyncpg.
     """Queue the e-mail carrying the recipient's link; the token hash of that link."""
     assert caller.organization is not None
     token = await keyed.tracking_token(uow.conn, node.secret_key, recipient_id)
-    link = f"{public_url(node, caller.organization.slug, form['slug'])}?t={token}"
+    link = f"{public_url(node.base_url(caller.organization.slug), form['slug'])}?t={token}"
     greeting = f"Hello {name}," if name else "Hello,"
     ask = "A reminder: please fill in" if reminder else "You are asked to fill in"
     await queue_mail(

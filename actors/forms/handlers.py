@@ -227,12 +227,13 @@ async def update_form(node: Node, caller: Caller, data: proto.UpdateFormInput) -
 @implement(proto.DELETE)
 async def delete_form(node: Node, caller: Caller, data: proto.FormIdInput) -> dict[str, Any]:
     row = await visible_form(node, caller, data.id)
-    reason = await blocks_form_deletion(node, caller.org_id, data.id)
-    if reason is not None:
-        raise Conflict(reason)
     async with node.write(caller) as uow:
-        if not await repo.delete(uow.conn, caller.org_id, data.id):
+        if not await repo.lock_for_deletion(uow.conn, caller.org_id, data.id):
             raise NotFound("form not found")
+        reason = await blocks_form_deletion(uow.conn, caller.org_id, data.id)
+        if reason is not None:
+            raise Conflict(reason)
+        await repo.delete(uow.conn, caller.org_id, data.id)
         await uow.activity("form", data.id, "form.deleted", {"boardId": row["board_id"], "name": row["name"]})
     return {"success": True, "id": data.id}
 

@@ -64,21 +64,24 @@ def form_item(form: Mapping[str, Any], submission: Mapping[str, Any], *, lenient
 
 
 async def make_item(node: Node, caller: Caller, form: Mapping[str, Any], submission: Mapping[str, Any], *,
-                    lenient: bool = False) -> dict[str, Any]:
-    """Step 2: the item, made once; the column's own validation applies (422 naming the form key)."""
+                    lenient: bool = False) -> dict[str, Any] | None:
+    """Step 2: the item, made once; the column's own validation applies (422 naming the form key). None when
+    it was made already and is no longer live on the board (a member trashed, moved or purged it since)."""
     if node.actors is None:
         raise ServiceUnavailable("the actor system is not running")
     org_id, board_id = submission["organization_id"], form["board_id"]
     command = Command(FORM_ITEM, caller, form_item(form, submission, lenient=lenient), node.clock.now(),
                       await org_members(node, org_id), board_id)
-    item: dict[str, Any] = await node.actors.ask(BoardActor, board_id, org_id, command)
-    node.remember_board(item["id"], board_id)
+    item: dict[str, Any] | None = await node.actors.ask(BoardActor, board_id, org_id, command)
+    if item is not None:
+        node.remember_board(item["id"], board_id)
     return item
 
 
 async def complete(node: Node, caller: Caller, form: Mapping[str, Any], submission: Mapping[str, Any],
-                   item: dict[str, Any]) -> None:
-    """Step 4: completion, `form.submitted`, notifications and the activity entry, once."""
+                   item: dict[str, Any] | None) -> None:
+    """Step 4: completion, `form.submitted`, notifications and the activity entry, once. `item` None: the
+    item is no longer live on the board; the event carries `item: null` and the notification names no item."""
     org_id, submission_id = submission["organization_id"], submission["id"]
     settings = msgspec.convert(form["settings"], FormSettings)
     async with node.write(caller, org_id=org_id) as uow:
@@ -89,15 +92,31 @@ async def complete(node: Node, caller: Caller, form: Mapping[str, Any], submissi
         active = set(await access_repo.member_ids(uow.conn, org_id))
         for user_id in dict.fromkeys(settings.notifyOnSubmit):
             if user_id in active and user_id != caller.user_id:
-                await uow.notify(user_id, "form_submitted", f"New response to {form['name']}", item["name"],
-                                 "item", item["id"])
+                if item is None:
+                    await uow.notify(user_id, "form_submitted", f"New response to {form['name']}")
+                else:
+                    await uow.notify(user_id, "form_submitted", f"New response to {form['name']}", item["name"],
+                                     "item", item["id"])
         await uow.activity("form_submission", submission_id, "form.submitted",
-                           {"formId": form["id"], "boardId": form["board_id"], "itemId": item["id"]})
+                           {"formId": form["id"], "boardId": form["board_id"], "itemId": submission["item_id"]})
+
+
+async def finish_acknowledged(node: Node, caller: Caller, form: Mapping[str, Any],
+                              submission: Mapping[str, Any]) -> bool:
+    """Finish a submission the respondent was told was received (a retry of it, the sweeper): acknowledge it
+    first, so its first request, if still deciding, can no longer remove it, then steps 2-4 leniently (a mapped
+    answer the board now refuses is left out of the item). False when it was removed already."""
+    org_id = submission["organization_id"]
+    async with node.pool.acquire() as conn:
+        if await repo.acknowledge(conn, org_id, submission["id"], node.clock.now()) is None:
+            return False
+    await finish(node, caller, form, submission, lenient=True)
+    return True
 
 
 async def finish(node: Node, caller: Caller, form: Mapping[str, Any], submission: Mapping[str, Any], *,
-                 lenient: bool = False) -> dict[str, Any]:
-    """Steps 2-4 of a stored submission; the item."""
+                 lenient: bool = False) -> dict[str, Any] | None:
+    """Steps 2-4 of a stored submission; the item (None: no longer live on the board)."""
     item = await make_item(node, caller, form, submission, lenient=lenient)
     await open_request(node, submission["organization_id"], form["id"], submission["id"])
     await complete(node, caller, form, submission, item)

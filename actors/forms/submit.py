@@ -5,7 +5,9 @@ A submission is durable before it is acknowledged, and retry-safe. Step 1 is one
 the submission (its item id chosen now), version 1 and the distribution recipient's `completed` mark, with
 the `Idempotency-Key` and a hash of the request; steps 2-4 follow (actors/forms/pipeline.py). A retry with
 the same key gets the first reply and makes nothing (the same key with another body is 409); a refused
-mapped value (step 2) removes the submission again, so nothing half-written stays.
+mapped value (step 2) removes the submission again, so nothing half-written stays, unless it was
+acknowledged meanwhile: a submission the respondent was told was received (steps 2-4 deferred) is never removed;
+a retry of it finishes it the way the sweeper does.
 
 The respondent, as `allowMultiple` compares them: a member's session (`user:<id>`), else a session token
 from `forms.verifyOtp` (`email:<address>`), else a distribution token (`recipient:<id>`), else anonymous.
@@ -24,7 +26,7 @@ import structlog
 
 from actors.approvals.intake import revision_answers, submit_revision
 from actors.forms.answers import file_ids, validate_answers
-from actors.forms.pipeline import finish
+from actors.forms.pipeline import finish, finish_acknowledged
 from actors.forms.respondents import recipient_stage, session_email, token_hash
 from actors.forms.views import public_form
 from actors.kernel.node import Node
@@ -124,32 +126,43 @@ async def _check_files(conn: Conn, org_id: str, form_id: str, schema: FormSchema
 
 
 async def _replayed(node: Node, caller: Caller, form: Mapping[str, Any], stored: Mapping[str, Any],
-                    digest: str, token: str | None) -> Submitted:
+                    digest: str) -> Submitted | None:
+    """The first reply again, for a retry with the same Idempotency-Key and request, finishing the submission
+    the way the sweeper does if its steps 2-4 had not run: it was acknowledged, so it is never removed now.
+    None when its first request removed it meanwhile (a refused value): the retry is then a new request."""
     if stored["request_hash"] != digest:
         raise Conflict("this Idempotency-Key was used for another submission",
                        details=[FieldError("Idempotency-Key", "was used with another body")])
     if stored["completed_at"] is None:
-        await _finish_or_later(node, caller, form, stored, token)
+        try:
+            if not await finish_acknowledged(node, caller, form, stored):
+                return None
+        except (ApiError, TimeoutError) as error:
+            log.warning("form_submission_deferred", submission=stored["id"], error=str(error))
     return Submitted(_reply(form, stored["id"]), replayed=True)
 
 
 async def _finish_or_later(node: Node, caller: Caller, form: Mapping[str, Any], submission: Mapping[str, Any],
                            token: str | None) -> None:
     """Steps 2-4 now; a refused mapped value removes the submission (422), with the distribution marks it made
-    (`token`'s recipient is no longer completed). Any other failure leaves the stored submission to the
-    sweeper: it is durable, so the respondent is told it was received."""
+    (`token`'s recipient is no longer completed), unless a retry or the sweeper acknowledged it meanwhile (they
+    finish it). Any other failure acknowledges the stored submission and leaves it to the sweeper: it is
+    durable, so the respondent is told it was received."""
+    org_id = submission["organization_id"]
     try:
         await finish(node, caller, form, submission)
     except ValidationFailed:
-        org_id = submission["organization_id"]
         async with node.write(caller, org_id=org_id) as uow:
-            await repo.delete(uow.conn, org_id, submission["id"])
+            if not await repo.delete_unacknowledged(uow.conn, org_id, submission["id"]):
+                return  # acknowledged meanwhile: it is received, and its taker finishes it
             if token:
                 await repo.unmark_recipient(uow.conn, org_id, form["id"], token_hash(token),
                                             submission["submitted_at"])
         raise
     except (ApiError, TimeoutError) as error:
         log.warning("form_submission_deferred", submission=submission["id"], error=str(error))
+        async with node.pool.acquire() as conn:
+            await repo.acknowledge(conn, org_id, submission["id"], node.clock.now())
 
 
 async def submit(node: Node, caller: Caller, ref: str, body: dict[str, Any], *, token: str | None,
@@ -164,11 +177,12 @@ async def submit(node: Node, caller: Caller, ref: str, body: dict[str, Any], *, 
     token = token or _text_field(body, DISTRIBUTION_FIELD)
     if idempotency_key is not None:
         stored = await repo.by_key(node.pool, org_id, form["id"], idempotency_key)
-        if stored is not None:
-            return await _replayed(node, caller, form, stored, digest, token)
-    if form["status"] == "closed":
-        raise Conflict("form is closed")
+        replayed = None if stored is None else await _replayed(node, caller, form, stored, digest)
+        if replayed is not None:
+            return replayed
     revision = _text_field(body, REVISION_FIELD)
+    if revision is None and form["status"] == "closed":
+        raise Conflict("form is closed")  # to new responses: revising one already taken still goes on
     answers = validate_answers(schema, {k: v for k, v in body.items() if k not in (DISTRIBUTION_FIELD,
                                                                                     REVISION_FIELD)})
     await _check_files(node.pool, org_id, form["id"], schema, answers)
@@ -179,7 +193,10 @@ async def submit(node: Node, caller: Caller, ref: str, body: dict[str, Any], *, 
         submission = await _store(node, caller, form, settings, respondent, answers, token=token,
                                   idempotency_key=idempotency_key, digest=digest)
     except _Raced as raced:
-        return await _replayed(node, caller, form, raced.stored, digest, token)
+        replayed = await _replayed(node, caller, form, raced.stored, digest)
+        if replayed is None:
+            raise Conflict("a request with this Idempotency-Key was refused meanwhile; send it again") from None
+        return replayed
     await _finish_or_later(node, caller, form, submission, token)
     return Submitted(_reply(form, submission["id"]))
 

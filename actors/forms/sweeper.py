@@ -2,15 +2,17 @@
 between them, the board's actor was unavailable) is finished a while later by redoing steps 2-4, each safe to
 repeat (actors/forms/pipeline.py). The respondent was already told it was received, so a mapped answer
 the board now refuses (its column changed meanwhile) is left out of the item instead of losing the item;
-the submission keeps every answer."""
+the submission keeps every answer. Each sweep walks every unfinished submission in (submitted_at, id) order,
+a batch at a time, so submissions that keep failing do not keep the later ones waiting."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+import asyncpg
 import structlog
 
-from actors.forms.pipeline import finish, system_caller
+from actors.forms.pipeline import finish_acknowledged, system_caller
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
 from protocol.errors import ApiError
@@ -26,21 +28,35 @@ BATCH = 100
 
 
 async def finish_stalled_submissions(node: Node) -> int:
-    """Finish every submission stalled past STALLED_SECONDS; how many were finished."""
+    """Try once to finish every submission stalled past STALLED_SECONDS, oldest first, BATCH at a time; how many
+    were finished. One that fails, whatever the failure, is logged and left for the next sweep: it never keeps
+    the ones after it waiting."""
     before = node.clock.now() - timedelta(seconds=STALLED_SECONDS)
-    done = 0
-    for row in await repo.unfinished(node.pool, before, BATCH):
-        org_id = row["organization_id"]
+    done, after = 0, None
+    while rows := await repo.unfinished(node.pool, before, after, BATCH):
+        for row in rows:
+            if await _finished(node, row):
+                done += 1
+        last = rows[-1]
+        after = (last["submitted_at"], last["id"])
+    return done
+
+
+async def _finished(node: Node, row: asyncpg.Record) -> bool:
+    org_id = row["organization_id"]
+    try:
         form = await get_form(node.pool, org_id, row["form_id"])
         if form is None:
-            continue  # deleted with its form meanwhile
-        caller = system_caller(org_id, row["submitted_by"], "form-sweeper")
-        try:
-            await finish(node, caller, form, row, lenient=True)
-            done += 1
-        except (ApiError, TimeoutError) as error:  # the next sweep tries again
-            log.warning("form_submission_unfinished", submission=row["id"], error=str(error))
-    return done
+            return False  # deleted with its form meanwhile
+        if not await finish_acknowledged(node, system_caller(org_id, row["submitted_by"], "form-sweeper"), form, row):
+            return False  # removed by its first request meanwhile
+    except (ApiError, TimeoutError) as error:  # the next sweep tries again
+        log.warning("form_submission_unfinished", submission=row["id"], error=str(error))
+        return False
+    except Exception:  # a fault of this submission alone: the others still go on
+        log.exception("form_submission_failed", submission=row["id"])
+        return False
+    return True
 
 
 async def sweep_submissions_forever(node: Node) -> None:

@@ -10,6 +10,8 @@ from protocol.ids import iso
 
 
 def public_url(base_url: str, slug: str) -> str:
+    """Where respondents fill in a form: `{base_url}/forms/<slug>` (DESIGN.md conventions); the form's
+    `publicUrl`, and the page distribution links (`?t=`) and revision links (`?revision=`) lead to."""
     return f"{base_url}/forms/{slug}"
 
 

@@ -159,7 +159,7 @@ async def test_gxp_wrong_password_records_nothing_and_a_signature_binds_the_reco
             await pool.execute(statement, decision["id"])
     node = form.org.anonymous.client.server.app[NODE]
     from actors.approvals.intake import blocks_form_deletion
-    assert "signed" in (await blocks_form_deletion(node, form.org.id, form.id) or "")
+    assert "signed" in (await blocks_form_deletion(node.pool, form.org.id, form.id) or "")
     assert flow["gxpRequired"] is True
     # The organization still goes, with its decisions.
     await pool.execute("DELETE FROM organizations WHERE id = $1", form.org.id)
