@@ -14,9 +14,10 @@ import msgspec
 from actors.approvals import graph
 from actors.approvals.commands import Decide, Refresh, Return
 from actors.approvals.deciders import token_hash
-from actors.approvals.routing import ask_flow, context, form_keys, schema_of, visible_flow, visible_form
+from actors.approvals.routing import ask_flow, context, form_keys, schema_of, visible_flow
 from actors.approvals.views import decision_view, flow_view, request_view, version_view
 from actors.automations.handlers import check_action
+from actors.forms.access import visible_form
 from actors.forms.answers import file_ids, validate_answers
 from actors.identity import throttle
 from actors.identity.passwords import verify_secret

@@ -11,26 +11,13 @@ import msgspec
 
 from actors.approvals.actor import FlowActor
 from actors.approvals.commands import Command, Context, Message
+from actors.forms.access import visible_form
 from actors.forms.views import public_url
-from actors.kernel.access import require_board_access
 from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.errors import NotFound, ServiceUnavailable
 from protocol.form_schema import FormSchema, FormSettings
 from storage import approvals as repo
-from storage import forms as form_repo
-
-
-async def visible_form(node: Node, caller: Caller, form_id: str) -> asyncpg.Record:
-    """The form, if it is the organization's and on a board the caller sees; NotFound otherwise."""
-    form = await form_repo.get_form(node.pool, caller.org_id, form_id)
-    if form is None:
-        raise NotFound("form not found")
-    try:
-        await require_board_access(node, caller, form["board_id"])
-    except NotFound:
-        raise NotFound("form not found") from None
-    return form
 
 
 async def visible_flow(node: Node, caller: Caller, flow_id: str, *, deleted: bool = False

@@ -14,9 +14,9 @@ from typing import Any
 import asyncpg
 
 from actors.forms import keyed
+from actors.forms.access import visible_form
 from actors.forms.respondents import token_hash
 from actors.forms.views import public_url
-from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.mailer import queue_mail
 from actors.kernel.node import Node
@@ -26,19 +26,6 @@ from protocol.caller import Caller
 from protocol.errors import BadRequest, NotFound
 from protocol.ids import iso, new_id
 from storage import form_respondents as repo
-from storage.forms import get_form
-
-
-async def visible_form(node: Node, caller: Caller, form_id: str) -> asyncpg.Record:
-    """The form if it is in the caller's organization on a board the caller sees, else NotFound."""
-    form = await get_form(node.pool, caller.org_id, form_id)
-    if form is None:
-        raise NotFound("form not found")
-    try:
-        await require_board_access(node, caller, form["board_id"])
-    except NotFound:
-        raise NotFound("form not found") from None
-    return form
 
 
 def _require_published(form: asyncpg.Record) -> None:

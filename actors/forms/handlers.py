@@ -13,6 +13,7 @@ import asyncpg
 import msgspec
 
 from actors.approvals.intake import blocks_form_deletion
+from actors.forms.access import visible_form
 from actors.forms.views import form_summary, form_view, submission_view, version_view
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
@@ -29,23 +30,12 @@ from storage import access as access_repo
 from storage import form_definitions as repo
 from storage import form_submissions as submissions
 from storage.connection import Conn
-from storage.forms import get_form, get_submission
+from storage.forms import get_submission
 
 _UPDATABLE = ("name", "description", "slug", "status", "schema", "mappings", "settings")
 _CHOICE_TYPES = ("select", "radio")
 MAX_SLUG = 80
 
-
-async def visible_form(node: Node, caller: Caller, form_id: str) -> asyncpg.Record:
-    """The form if it is in the caller's organization on a board the caller sees, else NotFound."""
-    row = await get_form(node.pool, caller.org_id, form_id)
-    if row is None:
-        raise NotFound("form not found")
-    try:
-        await require_board_access(node, caller, row["board_id"])
-    except NotFound:
-        raise NotFound("form not found") from None
-    return row
 
 
 def _check_schema(schema: FormSchema) -> None:
