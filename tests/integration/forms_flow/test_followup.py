@@ -102,8 +102,8 @@ async def test_forms_delete_is_refused_for_a_request_opened_while_it_runs(fboard
         await transaction.start()
         await opening.execute(  # the flow actor's turn opening the request, not yet committed
             """INSERT INTO approval_requests (id, organization_id, flow_id, form_id, submission_id, status, step,
-                                              data, version, created_at, updated_at)
-               VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, 1, now(), now())""",
+                                              data, version, gxp_required, created_at, updated_at)
+               VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, 1, false, now(), now())""",
             request_id, org.id, flow["id"], form["id"], submission_id, ANSWERS)
         deleting = asyncio.ensure_future(org.owner.mutate("forms.delete", {"id": form["id"]}))
         while not await opening.fetchval(  # the delete now waits on the opening's lock
