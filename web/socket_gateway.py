@@ -27,6 +27,7 @@ Several nodes: each node's gateway publishes the committed events it is handed o
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -147,6 +148,8 @@ class LiveGateway:
         self._rooms: dict[str, Room] = {}
         self._tasks: set[asyncio.Task[Any]] = set()  # replays and re-checks started by access changes
         self._delivering = 0  # deliveries in progress (the bus consumer, the Redis listener)
+        # Told how long each committed batch took to reach this node's sockets (/metrics sets it).
+        self.on_fanout: Callable[[float], None] | None = None
         self.limits = SocketLimits(max_per_user, max_per_address)
         self.sio.on("connect", self._connect)
         self.sio.on("disconnect", self._disconnect)
@@ -181,6 +184,12 @@ class LiveGateway:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await self.sio.shutdown()
+
+    async def closing(self, app: web.Application) -> None:
+        """on_shutdown: disconnect every live socket, so a stopping node waits for no open WebSocket (the
+        clients reconnect, through the load balancer, to a node still running)."""
+        if self.sio.eio.sockets:  # engine.io's disconnect-all fails on none
+            await self.sio.eio.disconnect()
 
     @property
     def node(self) -> Node:
@@ -441,6 +450,7 @@ class LiveGateway:
 
     async def _deliver(self, items: list[Item]) -> None:
         self._delivering += 1
+        started = time.perf_counter()
         try:
             for item in items:
                 if item["name"] in MEMBERSHIP_EVENTS and item["stream"].startswith("org:"):
@@ -450,6 +460,8 @@ class LiveGateway:
                 await self._deliver_one(item)
         finally:
             self._delivering -= 1
+            if self.on_fanout is not None:
+                self.on_fanout(time.perf_counter() - started)
 
     async def _deliver_one(self, item: Item) -> None:
         key = room_of(item["org"], item["stream"])
