@@ -18,6 +18,8 @@ import aiohttp
 import asyncpg
 import pytest
 
+from actors.identity.accounts import create_organization
+from actors.kernel.node import Node
 from tests.harness import free_port
 
 OBEYA = [sys.executable, "-m", "server.cli"]
@@ -61,13 +63,11 @@ async def _until(condition: Callable[[], Awaitable[bool]], seconds: float, what:
 
 @pytest.mark.timeout(120)
 async def test_sigterm_finishes_the_request_in_flight_and_exits_zero(database_url: str, redis_url: str,
-                                                                     tmp_path: Path) -> None:
+                                                                     pool: asyncpg.Pool, tmp_path: Path) -> None:
     env = _env(database_url, redis_url)
     slug = f"stop-{secrets.token_hex(4)}"
-    create = OBEYA + ["org", "create", "--slug", slug, "--name", "Stop", "--owner-email", f"o@{slug}.test",
-                      "--owner-password", PASSWORD]
-    created = await asyncio.to_thread(subprocess.run, create, env=env, capture_output=True, text=True, timeout=60)
-    assert created.returncode == 0, created.stderr
+    await create_organization(Node(pool=pool, bcrypt_rounds=4), slug=slug, name="Stop", owner_email=f"o@{slug}.test",
+                              owner_password=PASSWORD)
     port = free_port()
     log = (tmp_path / "serve.log").open("wb")
     server = subprocess.Popen(OBEYA + ["serve", "--host", "127.0.0.1", "--port", str(port)], env=env,
