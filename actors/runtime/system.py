@@ -182,6 +182,14 @@ class ActorSystem:
         activation.deactivate(ServiceUnavailable(f"actor {activation.actor.key} was reloaded; retry"))
         await activation.stopped.wait()
 
+    def lost(self, key: str) -> None:
+        """Another node took `key` (this node's lease lapsed; `RedisDirectory.on_lost`): deactivate the
+        activation here, whose next commit would fail on its epoch anyway. Its queued callers get a 503 and
+        retry; its release on exit leaves the new owner's entry alone (only an owner deletes)."""
+        activation = self._activations.get(key)
+        if activation is not None:
+            activation.deactivate(ServiceUnavailable("this resource moved to another node; retry"))
+
     def sweep(self) -> int:
         """Deactivate every idle, unpinned actor with nothing queued; return how many."""
         deadline = self.clock.monotonic() - self.settings.idle_timeout

@@ -195,3 +195,29 @@ async def test_two_runtimes_activate_an_actor_on_one_node_only(make_directory: M
 
 async def _is_free(directory: RedisDirectory, key: str) -> bool:
     return await directory.locate(key) is None
+
+
+async def test_a_node_that_lost_its_lease_deactivates_the_actor(make_directory: MakeDirectory,
+                                                                client: redis.Redis, prefix: str,
+                                                                pool: asyncpg.Pool) -> None:
+    await pool.execute(SCHEMA)
+    clock = ManualClock()
+    directory_a = make_directory("node-a", lease=0.3)
+    a = ActorSystem(pool, clock=clock, directory=directory_a)
+    directory_a.on_lost = a.lost
+    b = ActorSystem(pool, clock=clock, directory=make_directory("node-b"))
+    actor_id = new_id("led")
+    key = LedgerActor.key_for(actor_id)
+    async with a, b:
+        assert await a.ask(LedgerActor, actor_id, ORG, Add(5)) == 5
+        directory_a.start()
+        # Node A stalled past its lease and node B took the actor meanwhile.
+        await client.set(prefix + key, "node-b", px=10_000)
+
+        async def deactivated() -> bool:
+            return a.activation(LedgerActor, actor_id) is None
+        await until(deactivated)
+
+        # Node A's exit left node B's entry alone, and node B serves the actor with what A committed.
+        assert await a.directory.locate(key) == "node-b"
+        assert await b.ask(LedgerActor, actor_id, ORG, Add(1)) == 6
