@@ -14,7 +14,7 @@ import asyncio
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal, Protocol
 
 import msgspec
 import redis.asyncio as redis
@@ -37,6 +37,48 @@ RECONNECT_MAX = 5.0
 CONFIRM_TIMEOUT = 5.0
 
 Handler = Callable[[bytes], Awaitable[bytes]]
+
+
+class ActorCodec(Protocol):
+    """How an actor type's messages and replies cross nodes (an actor type without one is never forwarded)."""
+
+    def encode_message(self, message: Any) -> bytes: ...
+
+    def decode_message(self, data: bytes) -> Any: ...
+
+    def encode_reply(self, reply: Any) -> bytes: ...
+
+    def decode_reply(self, data: bytes) -> Any: ...
+
+
+class MsgspecCodec:
+    """Messages and replies of msgspec-encodable types, decoded as `message_type` and `reply_type`."""
+
+    def __init__(self, message_type: Any, reply_type: Any) -> None:
+        self._messages = msgspec.msgpack.Decoder(message_type)
+        self._replies = msgspec.msgpack.Decoder(reply_type)
+
+    def encode_message(self, message: Any) -> bytes:
+        return _encoder.encode(message)
+
+    def decode_message(self, data: bytes) -> Any:
+        return self._messages.decode(data)
+
+    def encode_reply(self, reply: Any) -> bytes:
+        return _encoder.encode(reply)
+
+    def decode_reply(self, data: bytes) -> Any:
+        return self._replies.decode(data)
+
+
+class ForwardedCall(msgspec.Struct, frozen=True):
+    """An `ask` (through the mailbox) or a `query` (a pure read of committed state) for an actor."""
+
+    op: Literal["ask", "query"]
+    kind: str
+    actor_id: str
+    organization_id: str
+    message: bytes
 
 
 class NodeUnreachable(ServiceUnavailable):

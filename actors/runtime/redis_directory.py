@@ -123,12 +123,18 @@ class RedisDirectory:
         if self._renewer is None:
             self._renewer = asyncio.create_task(self._renew_forever(), name=f"directory renewal {self.node_id}")
 
-    async def stop(self) -> None:
-        """Stop renewing and give up every key this node holds, so other nodes can take them at once."""
+    async def stop(self, *, release: bool = True) -> None:
+        """Stop renewing and give up every key this node holds, so other nodes can take them at once.
+
+        With `release=False` the keys stay until their leases lapse, as when a node's process dies (tests
+        use it to stand for one)."""
         if self._renewer is not None:
             self._renewer.cancel()
             await asyncio.gather(self._renewer, return_exceptions=True)
             self._renewer = None
+        if not release:
+            self._held.clear()
+            return
         held = sorted(self._held)
         self._held.clear()
         try:
