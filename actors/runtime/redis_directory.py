@@ -7,7 +7,7 @@ A lease is not a lock: a node that stalls past its lease loses the key and anoth
 actor. Two activations may then overlap for a moment; the epoch from PostgreSQL that every activation
 takes and every commit checks (storage/epochs.py) makes the older one fail its next commit and stop.
 
-Not used by the server yet: it becomes the node's directory once forwarding to owners exists
+Not used by the server yet: it becomes the node's directory when the server wires forwarding
 (docs/forwarding.md)."""
 
 from __future__ import annotations
