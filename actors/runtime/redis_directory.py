@@ -105,6 +105,7 @@ class RedisDirectory:
         self._held: dict[str, int] = {}
         self._claims = 0
         self._renewer: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
 
     async def __aenter__(self) -> RedisDirectory:
         self.start()
@@ -121,6 +122,7 @@ class RedisDirectory:
 
     def start(self) -> None:
         if self._renewer is None:
+            self._stopping = asyncio.Event()
             self._renewer = asyncio.create_task(self._renew_forever(), name=f"directory renewal {self.node_id}")
 
     async def stop(self, *, release: bool = True) -> None:
@@ -129,8 +131,16 @@ class RedisDirectory:
         With `release=False` the keys stay until their leases lapse, as when a node's process dies (tests
         use it to stand for one)."""
         if self._renewer is not None:
-            self._renewer.cancel()
-            await asyncio.gather(self._renewer, return_exceptions=True)
+            # Asked to stop, not cancelled: a renewal cancelled in the middle of its script call could leave
+            # the connection waiting for a reply that never comes (seen with redis-py 8 under load). A pass
+            # that does not finish within a lease is cancelled all the same.
+            self._stopping.set()
+            try:
+                async with asyncio.timeout(self.lease):
+                    await asyncio.shield(self._renewer)
+            except TimeoutError:
+                self._renewer.cancel()
+                await asyncio.gather(self._renewer, return_exceptions=True)
             self._renewer = None
         if not release:
             self._held.clear()
@@ -185,7 +195,12 @@ class RedisDirectory:
         interval = self.lease / RENEWALS_PER_LEASE
         # Real time, not the runtime's Clock: the lease runs on Redis's clock, which a test cannot stop.
         while True:
-            await asyncio.sleep(interval)
+            try:
+                async with asyncio.timeout(interval):
+                    await self._stopping.wait()
+                return
+            except TimeoutError:
+                pass
             try:
                 lost = await self.renew()
             except RedisError as exc:

@@ -141,7 +141,9 @@ class ActorSystem:
         except ServiceUnavailable:
             # Another node won the claim between `locate` and this activation's claim: an activation that
             # never took an epoch ran no turn, so the message was not applied, and it goes to the winner.
-            owner = await self._owner_elsewhere(actor_type, actor_id) if activation.epoch == 0 else None
+            # Ask the directory even if a newer activation here is accepting: it is just as likely to lose.
+            owner = (await self._owner_elsewhere(actor_type, actor_id, held_here=False) if activation.epoch == 0
+                     else None)
             if owner is None:
                 raise
             return await self._forward(owner, "ask", actor_type, actor_id, organization_id, message)
@@ -175,12 +177,14 @@ class ActorSystem:
             reply = await self._query_here(actor_type, call.actor_id, call.organization_id, message)
         return codec.encode_reply(reply)
 
-    async def _owner_elsewhere(self, actor_type: type[Actor[Any, Any, Any]], actor_id: str) -> str | None:
-        """The other node that owns the actor, when this node is in a cluster and does not hold it."""
+    async def _owner_elsewhere(self, actor_type: type[Actor[Any, Any, Any]], actor_id: str, *,
+                               held_here: bool = True) -> str | None:
+        """The other node that owns the actor, when this node is in a cluster and does not hold it (taken to
+        hold it while it has an accepting activation, unless `held_here` is False)."""
         if self._inbox is None or actor_type.kind not in self._forwardable:
             return None
         key = actor_type.key_for(actor_id)
-        if self._accepting(key):
+        if held_here and self._accepting(key):
             return None  # the common case on the owner: no Redis round trip
         owner = await self.directory.locate(key)
         return owner if owner is not None and owner != self.directory.node_id else None

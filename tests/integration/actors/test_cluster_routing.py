@@ -177,7 +177,8 @@ async def test_a_stopped_owner_hands_its_actors_over_at_once(make_node: MakeNode
 
 async def test_a_dead_owner_is_refused_at_once_and_replaced_when_its_lease_lapses(
         make_node: MakeNode, pool: asyncpg.Pool) -> None:
-    a, b = await make_node("node-a", lease=1.0), await make_node("node-b", lease=1.0)
+    # Renewed every 0.5 s, so at least a second is left when node A dies: node B's first ask meets it.
+    a, b = await make_node("node-a", lease=1.5), await make_node("node-b", lease=1.5)
     actor_id = new_id("led")
     assert await a.add(actor_id, 5) == 5
     assert await b.add(actor_id, 1) == 6
