@@ -8,9 +8,10 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import asyncpg
+import msgspec
 import structlog
 
 from actors.kernel.bus import EventBus, Subscriber
@@ -18,8 +19,9 @@ from actors.kernel.events import EventLog
 from actors.runtime.actor import Actor
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.directory import Directory, LocalDirectory
+from actors.runtime.forwarding import ActorCodec, ForwardedCall, NodeInbox
 from actors.runtime.lifecycle import Activation, TurnObserver
-from protocol.errors import NotFound, ServiceUnavailable
+from protocol.errors import InternalError, NotFound, ServiceUnavailable
 
 log = structlog.get_logger(__name__)
 
@@ -70,6 +72,9 @@ class ActorSystem:
         self._stopping = False
         # Told each turn's message count and its commit's seconds (None: nothing to commit); /metrics sets it.
         self.on_turn: TurnObserver | None = None
+        # Set by `forward_through` on a node of a cluster; None on a single node (nothing is forwarded).
+        self._inbox: NodeInbox | None = None
+        self._forwardable: dict[str, type[Actor[Any, Any, Any]]] = {}
 
     async def __aenter__(self) -> ActorSystem:
         self.start()
@@ -109,16 +114,106 @@ class ActorSystem:
         waits for it (actors/kernel/bus.py); `await self.bus.drained()` waits until it has run."""
         self.bus.subscribe(f"publish hook {id(hook)}", hook, read=EventLog(self.pool).read)
 
+    def forward_through(self, inbox: NodeInbox, actor_types: list[type[Actor[Any, Any, Any]]]) -> None:
+        """Forward asks and queries for actors another node owns through `inbox`, and answer those other
+        nodes forward here (`inbox` must have been built with `self.handle_forwarded`). Only actor types
+        with a `codec` are forwarded; docs/forwarding.md."""
+        self._inbox = inbox
+        self._forwardable = {t.kind: t for t in actor_types if _codec(t) is not None}
+
     async def ask(self, actor_type: type[Actor[Any, M, Any]], actor_id: str, organization_id: str,
                   message: M) -> Any:
         """Send `message` and wait for the reply; a reply means the change is durable.
 
         Raises the ApiError the actor decided, TooManyRequests when its mailbox is full,
         ServiceUnavailable when the node is stopping or the actor was deactivated under the caller.
+        On a node of a cluster, a message for an actor another node owns goes to that node.
         """
-        # No await between finding the activation and posting to it: concurrent first messages to one
-        # id all land in the mailbox of the single activation created by the first of them.
+        owner = await self._owner_elsewhere(actor_type, actor_id)
+        if owner is not None:
+            return await self._forward(owner, "ask", actor_type, actor_id, organization_id, message)
+        # No await between finding the activation and posting to it (`_reply_of` posts before it awaits):
+        # concurrent first messages to one id all land in the mailbox of the single activation created by
+        # the first of them.
         activation = self._activation_for(actor_type, actor_id, organization_id)
+        try:
+            return await self._reply_of(activation, message)
+        except ServiceUnavailable:
+            # Another node won the claim between `locate` and this activation's claim: an activation that
+            # never took an epoch ran no turn, so the message was not applied, and it goes to the winner.
+            # Ask the directory even if a newer activation here is accepting: it is just as likely to lose.
+            owner = (await self._owner_elsewhere(actor_type, actor_id, held_here=False) if activation.epoch == 0
+                     else None)
+            if owner is None:
+                raise
+            return await self._forward(owner, "ask", actor_type, actor_id, organization_id, message)
+
+    async def query(self, actor_type: type[Actor[Any, M, Any]], actor_id: str, organization_id: str,
+                    message: M) -> Any:
+        """`actor_type.query(state, message)` on the actor's committed state, like `read`, but by a message
+        rather than a function, so that it can be answered by the node that owns the actor."""
+        owner = await self._owner_elsewhere(actor_type, actor_id)
+        if owner is not None:
+            return await self._forward(owner, "query", actor_type, actor_id, organization_id, message)
+        return await self._query_here(actor_type, actor_id, organization_id, message)
+
+    async def handle_forwarded(self, body: bytes) -> bytes:
+        """Answer an ask or query another node forwarded here (the inbox's handler). Never forwards again:
+        when this node no longer owns the actor, the caller is told to retry and locates it afresh."""
+        call = msgspec.msgpack.decode(body, type=ForwardedCall)
+        actor_type = self._forwardable.get(call.kind)
+        codec = _codec(actor_type) if actor_type is not None else None
+        if actor_type is None or codec is None:
+            raise InternalError("this node cannot answer for that resource")
+        key = actor_type.key_for(call.actor_id)
+        if not self._accepting(key):
+            owner = await self.directory.locate(key)
+            if owner is not None and owner != self.directory.node_id:
+                raise ServiceUnavailable("this resource is moving between nodes; retry")
+        message = codec.decode_message(call.message)
+        if call.op == "ask":
+            reply = await self._ask_here(actor_type, call.actor_id, call.organization_id, message)
+        else:
+            reply = await self._query_here(actor_type, call.actor_id, call.organization_id, message)
+        return codec.encode_reply(reply)
+
+    async def _owner_elsewhere(self, actor_type: type[Actor[Any, Any, Any]], actor_id: str, *,
+                               held_here: bool = True) -> str | None:
+        """The other node that owns the actor, when this node is in a cluster and does not hold it (taken to
+        hold it while it has an accepting activation, unless `held_here` is False)."""
+        if self._inbox is None or actor_type.kind not in self._forwardable:
+            return None
+        key = actor_type.key_for(actor_id)
+        if held_here and self._accepting(key):
+            return None  # the common case on the owner: no Redis round trip
+        owner = await self.directory.locate(key)
+        return owner if owner is not None and owner != self.directory.node_id else None
+
+    async def _forward(self, owner: str, op: Literal["ask", "query"], actor_type: type[Actor[Any, Any, Any]],
+                       actor_id: str, organization_id: str, message: Any) -> Any:
+        assert self._inbox is not None
+        codec = _codec(actor_type)
+        assert codec is not None
+        call = ForwardedCall(op, actor_type.kind, actor_id, organization_id, codec.encode_message(message))
+        answer = await self._inbox.request(owner, msgspec.msgpack.encode(call), timeout=self.settings.ask_timeout)
+        return codec.decode_reply(answer)
+
+    def _accepting(self, key: str) -> bool:
+        current = self._activations.get(key)
+        return current is not None and current.accepting
+
+    async def _query_here(self, actor_type: type[Actor[Any, Any, Any]], actor_id: str, organization_id: str,
+                          message: Any) -> Any:
+        query: Callable[[Any, Any], Any] | None = getattr(actor_type, "query", None)
+        if query is None:
+            raise InternalError(f"{actor_type.kind} answers no queries")
+        return await self.read(actor_type, actor_id, organization_id, lambda state: query(state, message))
+
+    async def _ask_here(self, actor_type: type[Actor[Any, M, Any]], actor_id: str, organization_id: str,
+                        message: M) -> Any:
+        return await self._reply_of(self._activation_for(actor_type, actor_id, organization_id), message)
+
+    async def _reply_of(self, activation: Activation[Any, M, Any], message: M) -> Any:
         future = activation.post(message)
         try:
             async with asyncio.timeout(self.settings.ask_timeout):
@@ -181,6 +276,14 @@ class ActorSystem:
             return
         activation.deactivate(ServiceUnavailable(f"actor {activation.actor.key} was reloaded; retry"))
         await activation.stopped.wait()
+
+    def lost(self, key: str) -> None:
+        """Another node took `key` (this node's lease lapsed; `RedisDirectory.on_lost`): deactivate the
+        activation here, whose next commit would fail on its epoch anyway. Its queued callers get a 503 and
+        retry; its release on exit leaves the new owner's entry alone (only an owner deletes)."""
+        activation = self._activations.get(key)
+        if activation is not None:
+            activation.deactivate(ServiceUnavailable("this resource moved to another node; retry"))
 
     def sweep(self) -> int:
         """Deactivate every idle, unpinned actor with nothing queued; return how many."""
@@ -260,3 +363,8 @@ class ActorSystem:
             swept = self.sweep()
             if swept:
                 log.debug("actor.swept", count=swept)
+
+
+def _codec(actor_type: type[Actor[Any, Any, Any]]) -> ActorCodec | None:
+    codec: ActorCodec | None = getattr(actor_type, "codec", None)
+    return codec

@@ -1,0 +1,218 @@
+"""The actor directory shared by the nodes of a cluster, in Redis: `obeya:actor:<kind>:<id>` -> node id,
+held under a lease. A claim is a compare-and-set (a Lua script: take the key if it is free, or extend it if
+this node already holds it), one task per node renews every claim it holds, and a key is deleted only by
+its owner (a Lua script again), on deactivation and on shutdown.
+
+A lease is not a lock: a node that stalls past its lease loses the key and another node may activate the
+actor. Two activations may then overlap for a moment; the epoch from PostgreSQL that every activation
+takes and every commit checks (storage/epochs.py) makes the older one fail its next commit and stop.
+
+Not used by the server yet: it becomes the node's directory when the server wires forwarding
+(docs/forwarding.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import redis.asyncio as redis
+import structlog
+from redis.exceptions import RedisError
+
+log = structlog.get_logger(__name__)
+
+PREFIX = "obeya:actor:"
+
+# Orleans-style: long enough that a node under load (a GC pause, a slow turn, a Redis failover) keeps its
+# actors, short enough that a dead node's actors serve again elsewhere within seconds.
+LEASE_SECONDS = 10.0
+
+# Renewing at a third of the lease survives two lost or late renewals before the key lapses.
+RENEWALS_PER_LEASE = 3
+
+# Keys per renewal script call: one call for a few hundred keys keeps Redis's single thread free for
+# other clients between calls, and a node with 10,000 actors renews in 20 round trips.
+RENEW_BATCH = 500
+
+# KEYS[1] the actor's key; ARGV[1] this node's id, ARGV[2] the lease in milliseconds.
+# Returns 1 when this node holds the key now (newly taken or extended), 0 when another node holds it.
+_CLAIM = """
+local owner = redis.call('GET', KEYS[1])
+if owner == false or owner == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0
+"""
+
+# KEYS the keys this node believes it holds; ARGV[1] this node's id, ARGV[2] the lease in milliseconds.
+# Extends those this node still holds; returns the 1-based positions of those it no longer holds.
+_RENEW = """
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+  else
+    table.insert(lost, i)
+  end
+end
+return lost
+"""
+
+# KEYS the keys to release; ARGV[1] this node's id. Deletes only those this node holds; returns how many.
+_RELEASE = """
+local released = 0
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('DEL', key)
+    released = released + 1
+  end
+end
+return released
+"""
+
+OnLost = Callable[[str], None]
+
+
+class RedisDirectory:
+    """The `Directory` of one node in a cluster (actors/runtime/directory.py).
+
+    `start()` begins renewing; `stop()` stops renewing and releases every key this node holds. `on_lost`
+    is called with an actor key when a renewal finds another node holds it (or nobody does): the
+    activation here should deactivate, since its next commit would fail on its epoch anyway.
+    """
+
+    def __init__(self, client: redis.Redis, node_id: str, *, lease: float = LEASE_SECONDS,
+                 prefix: str = PREFIX, on_lost: OnLost | None = None) -> None:
+        if lease <= 0:
+            raise ValueError("the lease must be positive")
+        self.node_id = node_id
+        self.lease = lease
+        self.on_lost = on_lost
+        # Completed renewal passes (for operators' diagnostics and for tests that wait on renewal).
+        self.renewals = 0
+        self._client = client
+        self._prefix = prefix
+        self._lease_ms = max(1, math.ceil(lease * 1000))
+        self._claim = client.register_script(_CLAIM)
+        self._renew = client.register_script(_RENEW)
+        self._release = client.register_script(_RELEASE)
+        # Actor keys (without the prefix) this node believes it holds: what the renewal task extends. Each
+        # claim gets a new number, so a renewal pass can tell a key it saw from the same key claimed again.
+        self._held: dict[str, int] = {}
+        self._claims = 0
+        self._renewer: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+
+    async def __aenter__(self) -> RedisDirectory:
+        self.start()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.stop()
+
+    @property
+    def held(self) -> frozenset[str]:
+        """The actor keys this node holds, as far as it knows."""
+        return frozenset(self._held)
+
+    def start(self) -> None:
+        if self._renewer is None:
+            self._stopping = asyncio.Event()
+            self._renewer = asyncio.create_task(self._renew_forever(), name=f"directory renewal {self.node_id}")
+
+    async def stop(self, *, release: bool = True) -> None:
+        """Stop renewing and give up every key this node holds, so other nodes can take them at once.
+
+        With `release=False` the keys stay until their leases lapse, as when a node's process dies (tests
+        use it to stand for one)."""
+        if self._renewer is not None:
+            # Asked to stop, not cancelled: a renewal cancelled in the middle of its script call could leave
+            # the connection waiting for a reply that never comes (seen with redis-py 8 under load). A pass
+            # that does not finish within a lease is cancelled all the same.
+            self._stopping.set()
+            try:
+                async with asyncio.timeout(self.lease):
+                    await asyncio.shield(self._renewer)
+            except TimeoutError:
+                self._renewer.cancel()
+                await asyncio.gather(self._renewer, return_exceptions=True)
+            self._renewer = None
+        if not release:
+            self._held.clear()
+            return
+        held = sorted(self._held)
+        self._held.clear()
+        try:
+            for start in range(0, len(held), RENEW_BATCH):
+                batch = held[start:start + RENEW_BATCH]
+                await self._release(keys=[self._prefix + key for key in batch], args=[self.node_id])
+        except RedisError as exc:
+            # The leases lapse on their own: other nodes wait at most one lease for these actors.
+            log.warning("directory.release_failed", node=self.node_id, keys=len(held), error=repr(exc))
+
+    async def locate(self, key: str) -> str | None:
+        owner = await self._client.get(self._prefix + key)
+        if owner is None:
+            return None
+        return owner.decode() if isinstance(owner, bytes) else str(owner)
+
+    async def claim(self, key: str) -> bool:
+        taken = await self._claim(keys=[self._prefix + key], args=[self.node_id, self._lease_ms])
+        if taken:
+            self._claims += 1
+            self._held[key] = self._claims
+        return bool(taken)
+
+    async def release(self, key: str) -> None:
+        # Forgotten first: a renewal pass running meanwhile must not count the key as lost.
+        self._held.pop(key, None)
+        await self._release(keys=[self._prefix + key], args=[self.node_id])
+
+    async def renew(self) -> list[str]:
+        """Extend the lease of every key this node holds; return (and forget) the keys it no longer holds."""
+        missing: list[tuple[str, int]] = []
+        held = sorted(self._held.items())
+        for start in range(0, len(held), RENEW_BATCH):
+            batch = held[start:start + RENEW_BATCH]
+            positions: list[Any] = await self._renew(keys=[self._prefix + key for key, _ in batch],
+                                                     args=[self.node_id, self._lease_ms])
+            missing.extend(batch[int(position) - 1] for position in positions)
+        # A key released (or released and claimed again) while the pass ran is not lost: only a claim
+        # this node still holds in memory, unchanged since the pass began, and that Redis no longer
+        # gives to this node, is.
+        lost = [key for key, claim in missing if self._held.get(key) == claim]
+        for key in lost:
+            del self._held[key]
+        self.renewals += 1
+        return lost
+
+    async def _renew_forever(self) -> None:
+        interval = self.lease / RENEWALS_PER_LEASE
+        # Real time, not the runtime's Clock: the lease runs on Redis's clock, which a test cannot stop.
+        while True:
+            try:
+                async with asyncio.timeout(interval):
+                    await self._stopping.wait()
+                return
+            except TimeoutError:
+                pass
+            try:
+                lost = await self.renew()
+            except RedisError as exc:
+                # The next pass tries again; a key that lapses meanwhile shows up as lost then, and any
+                # commit made in between by a newer owner's activation fences this one by its epoch.
+                log.warning("directory.renewal_failed", node=self.node_id, keys=len(self._held),
+                            error=repr(exc))
+                continue
+            for key in lost:
+                log.warning("directory.lease_lost", node=self.node_id, actor=key)
+                if self.on_lost is not None:
+                    try:
+                        self.on_lost(key)
+                    except Exception:
+                        log.exception("directory.on_lost_failed", node=self.node_id, actor=key)

@@ -1,0 +1,201 @@
+"""ActorSystem routing across nodes, in one process, on a real Redis and PostgreSQL: each node has its own
+RedisDirectory, NodeInbox and ActorSystem. A message for an actor another node owns is applied by the
+owner; a query answered by the owner sees every acknowledged write from any node; concurrent first
+messages from two nodes make one activation; a stopped owner hands the actor over at once, a dead one
+once its lease lapses, under a new epoch, with nothing acknowledged lost."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+import asyncpg
+import pytest
+import redis.asyncio as redis
+
+from actors.runtime.clock import ManualClock
+from actors.runtime.forwarding import MsgspecCodec, NodeInbox, NodeUnreachable
+from actors.runtime.redis_directory import RedisDirectory
+from actors.runtime.system import ActorSystem
+from protocol.errors import BadRequest
+from protocol.ids import new_id
+from tests.integration.actors.ledger_actor import PROBES, SCHEMA, Add, Get, Ledger, LedgerActor
+
+ORG = "org_clusterroutingtest0"
+
+
+class ForwardedLedger(LedgerActor):
+    """The test ledger with what forwarding needs: a codec and a query."""
+
+    codec: ClassVar[MsgspecCodec] = MsgspecCodec(Add | Get, int)
+
+    @staticmethod
+    def query(state: Ledger, message: Get) -> int:
+        return state.total
+
+
+@dataclass
+class Node:
+    node_id: str
+    directory: RedisDirectory
+    inbox: NodeInbox
+    system: ActorSystem
+    running: bool = True
+
+    async def add(self, actor_id: str, amount: int) -> int:
+        total: int = await self.system.ask(ForwardedLedger, actor_id, ORG, Add(amount))
+        return total
+
+    async def total(self, actor_id: str) -> int:
+        total: int = await self.system.query(ForwardedLedger, actor_id, ORG, Get())
+        return total
+
+    async def stop(self) -> None:
+        """Stop as on SIGTERM: drain the mailboxes, release the leases, close the inbox."""
+        if self.running:
+            self.running = False
+            await self.system.stop()
+            await self.directory.stop()
+            await self.inbox.stop()
+        else:
+            await self.system.stop()
+
+    async def die(self) -> None:
+        """Stop as a killed process: the inbox goes silent and the leases stay until they lapse."""
+        self.running = False
+        await self.inbox.stop()
+        await self.directory.stop(release=False)
+
+
+MakeNode = Callable[..., Awaitable[Node]]
+
+
+async def until(condition: Callable[[], Awaitable[bool]], *, within: float = 5.0) -> None:
+    deadline = time.monotonic() + within
+    while not await condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"condition not met within {within} s")
+        await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+async def client(redis_url: str) -> AsyncIterator[redis.Redis]:
+    client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(redis_url, max_connections=32,
+                                                                               timeout=5))
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+async def make_node(client: redis.Redis, pool: asyncpg.Pool) -> AsyncIterator[MakeNode]:
+    await pool.execute(SCHEMA)
+    prefix = f"obeya:test:{secrets.token_hex(6)}:"
+    clock = ManualClock()
+    nodes: list[Node] = []
+
+    async def make(node_id: str, *, lease: float = 10.0) -> Node:
+        directory = RedisDirectory(client, node_id, lease=lease, prefix=prefix + "actor:")
+        system = ActorSystem(pool, clock=clock, directory=directory)
+        inbox = NodeInbox(client, node_id, system.handle_forwarded, prefix=prefix + "node:")
+        system.forward_through(inbox, [ForwardedLedger])
+        directory.on_lost = system.lost
+        system.start()
+        directory.start()
+        await inbox.start()
+        node = Node(node_id, directory, inbox, system)
+        nodes.append(node)
+        return node
+
+    yield make
+    for node in nodes:
+        await node.stop()
+
+
+async def epoch_of(pool: asyncpg.Pool, actor_id: str) -> int | None:
+    epoch: int | None = await pool.fetchval("SELECT epoch FROM actor_epochs WHERE actor_key = $1",
+                                            ForwardedLedger.key_for(actor_id))
+    return epoch
+
+
+async def test_writes_on_any_node_are_applied_by_the_owner_and_read_on_every_node(
+        make_node: MakeNode, pool: asyncpg.Pool) -> None:
+    a, b, c = await make_node("node-a"), await make_node("node-b"), await make_node("node-c")
+    actor_id = new_id("led")
+
+    assert await a.add(actor_id, 5) == 5
+    assert [await node.add(actor_id, 1) for node in (b, c, b, c)] == [6, 7, 8, 9]
+
+    # Every node reads every acknowledged write, wherever it was made.
+    assert [await node.total(actor_id) for node in (a, b, c)] == [9, 9, 9]
+    assert b.system.activation(ForwardedLedger, actor_id) is None
+    assert c.system.activation(ForwardedLedger, actor_id) is None
+    assert PROBES[actor_id].loads == 1
+    assert await epoch_of(pool, actor_id) == 1
+
+
+async def test_refusals_decided_by_the_owner_reach_the_caller_on_another_node(make_node: MakeNode) -> None:
+    a, b = await make_node("node-a"), await make_node("node-b")
+    actor_id = new_id("led")
+    assert await a.add(actor_id, 5) == 5
+
+    with pytest.raises(BadRequest, match="amount must be positive"):
+        await b.add(actor_id, 0)
+    assert await b.total(actor_id) == 5
+
+
+async def test_concurrent_first_messages_from_two_nodes_make_one_activation(make_node: MakeNode,
+                                                                           pool: asyncpg.Pool) -> None:
+    a, b = await make_node("node-a"), await make_node("node-b")
+    actor_id = new_id("led")
+
+    replies = await asyncio.gather(*(node.add(actor_id, 1) for _ in range(20) for node in (a, b)))
+
+    assert sorted(replies) == list(range(1, 41))
+    assert PROBES[actor_id].loads == 1
+    assert await epoch_of(pool, actor_id) == 1
+    assert [await node.total(actor_id) for node in (a, b)] == [40, 40]
+
+
+async def test_a_stopped_owner_hands_its_actors_over_at_once(make_node: MakeNode, pool: asyncpg.Pool) -> None:
+    a, b = await make_node("node-a"), await make_node("node-b")
+    actor_id = new_id("led")
+    assert await a.add(actor_id, 5) == 5
+    assert await b.add(actor_id, 1) == 6
+
+    await a.stop()
+
+    assert await b.add(actor_id, 1) == 7
+    assert await epoch_of(pool, actor_id) == 2
+    assert b.system.activation(ForwardedLedger, actor_id) is not None
+
+
+async def test_a_dead_owner_is_refused_at_once_and_replaced_when_its_lease_lapses(
+        make_node: MakeNode, pool: asyncpg.Pool) -> None:
+    # Renewed every 0.5 s, so at least a second is left when node A dies: node B's first ask meets it.
+    a, b = await make_node("node-a", lease=1.5), await make_node("node-b", lease=1.5)
+    actor_id = new_id("led")
+    assert await a.add(actor_id, 5) == 5
+    assert await b.add(actor_id, 1) == 6
+
+    await a.die()
+
+    # Until the lease lapses, node B answers 503 at once instead of waiting for the ask timeout.
+    with pytest.raises(NodeUnreachable):
+        await asyncio.wait_for(b.add(actor_id, 1), timeout=5)
+
+    async def served_by_b() -> bool:
+        try:
+            return await b.add(actor_id, 1) == 7
+        except NodeUnreachable:
+            return False
+    await until(served_by_b)
+
+    # Every acknowledged write is there, under a new epoch.
+    assert await b.total(actor_id) == 7
+    assert await epoch_of(pool, actor_id) == 2

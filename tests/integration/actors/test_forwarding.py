@@ -1,0 +1,202 @@
+"""NodeInbox against a real Redis: a request reaches the other node's handler and its answer (or its
+ApiError) comes back to the caller; a node nobody listens for fails at once; no answer in time is a 503;
+replies find their own callers under concurrency; and, with the Redis directory, a write sent to a node
+that does not own an actor is applied by the owner and read back there."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+import redis.asyncio as redis
+
+from actors.runtime.clock import ManualClock
+from actors.runtime.forwarding import Handler, NodeInbox, NodeUnreachable
+from actors.runtime.redis_directory import RedisDirectory
+from actors.runtime.system import ActorSystem
+from protocol.errors import FieldError, InternalError, NotFound, ServiceUnavailable, TooManyRequests, ValidationFailed
+from protocol.ids import new_id
+from tests.integration.actors.ledger_actor import SCHEMA, Add, LedgerActor
+
+ORG = "org_forwardingtests0000"
+MakeInbox = Callable[[str, Handler], NodeInbox]
+
+
+@pytest.fixture
+async def client(redis_url: str) -> AsyncIterator[redis.Redis]:
+    # As a node will build it: a burst of forwarded requests waits for one of a few connections rather
+    # than failing with "Too many connections" (the default pool raises past 100).
+    client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(redis_url, max_connections=16,
+                                                                               timeout=5))
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"obeya:test:{secrets.token_hex(6)}:"
+
+
+@pytest.fixture
+async def inboxes(client: redis.Redis, prefix: str) -> AsyncIterator[list[NodeInbox]]:
+    started: list[NodeInbox] = []
+    yield started
+    for inbox in started:
+        await inbox.stop()
+
+
+async def start(inboxes: list[NodeInbox], client: redis.Redis, prefix: str, node_id: str,
+                handler: Handler) -> NodeInbox:
+    inbox = NodeInbox(client, node_id, handler, prefix=prefix + "node:")
+    await inbox.start()
+    inboxes.append(inbox)
+    return inbox
+
+
+async def unused(body: bytes) -> bytes:
+    raise AssertionError("this node should get no requests")
+
+
+async def test_a_request_is_answered_by_the_other_node(inboxes: list[NodeInbox], client: redis.Redis,
+                                                       prefix: str) -> None:
+    async def shout(body: bytes) -> bytes:
+        return body.upper() + b" from b"
+
+    a = await start(inboxes, client, prefix, "node-a", unused)
+    await start(inboxes, client, prefix, "node-b", shout)
+
+    assert await a.request("node-b", b"hello", timeout=5) == b"HELLO from b"
+
+
+async def test_errors_decided_on_the_other_node_reach_the_caller_as_themselves(
+        inboxes: list[NodeInbox], client: redis.Redis, prefix: str) -> None:
+    refusals: dict[bytes, Exception] = {
+        b"missing": NotFound("board not found", data={"boardId": "brd_1"}),
+        b"invalid": ValidationFailed.of("name", "must not be empty"),
+        b"busy": TooManyRequests("too many requests", retry_after=3),
+        b"bug": RuntimeError("a secret internal detail"),
+    }
+
+    async def refuse(body: bytes) -> bytes:
+        raise refusals[body]
+
+    a = await start(inboxes, client, prefix, "node-a", unused)
+    await start(inboxes, client, prefix, "node-b", refuse)
+
+    with pytest.raises(NotFound) as missing:
+        await a.request("node-b", b"missing", timeout=5)
+    assert (missing.value.message, missing.value.data) == ("board not found", {"boardId": "brd_1"})
+
+    with pytest.raises(ValidationFailed) as invalid:
+        await a.request("node-b", b"invalid", timeout=5)
+    assert invalid.value.details == [FieldError("name", "must not be empty")]
+
+    with pytest.raises(TooManyRequests) as busy:
+        await a.request("node-b", b"busy", timeout=5)
+    assert busy.value.retry_after == 3
+
+    with pytest.raises(InternalError) as bug:
+        await a.request("node-b", b"bug", timeout=5)
+    assert "secret" not in bug.value.message
+
+
+async def test_a_node_nobody_listens_for_fails_at_once(inboxes: list[NodeInbox], client: redis.Redis,
+                                                       prefix: str) -> None:
+    a = await start(inboxes, client, prefix, "node-a", unused)
+    b = await start(inboxes, client, prefix, "node-b", unused)
+    await b.stop()
+
+    # A timeout far beyond the test's: the refusal must not wait for it.
+    with pytest.raises(NodeUnreachable) as unreachable:
+        await asyncio.wait_for(a.request("node-b", b"hello", timeout=3600), timeout=5)
+    assert "node-b" not in unreachable.value.message
+    with pytest.raises(NodeUnreachable):
+        await asyncio.wait_for(a.request("node-never-started", b"hello", timeout=3600), timeout=5)
+
+
+async def test_no_answer_in_time_is_a_503_and_the_late_answer_is_dropped(
+        inboxes: list[NodeInbox], client: redis.Redis, prefix: str) -> None:
+    arrived, release = asyncio.Event(), asyncio.Event()
+
+    async def slow(body: bytes) -> bytes:
+        arrived.set()
+        await release.wait()
+        return b"late"
+
+    async def quick(body: bytes) -> bytes:
+        return b"quick"
+
+    a = await start(inboxes, client, prefix, "node-a", unused)
+    await start(inboxes, client, prefix, "node-b", slow)
+    await start(inboxes, client, prefix, "node-c", quick)
+
+    with pytest.raises(ServiceUnavailable) as late:
+        await a.request("node-b", b"hello", timeout=0.3)
+    assert arrived.is_set()
+    assert "node-b" not in late.value.message
+    release.set()
+    # The caller is still fine afterwards, and its next request gets its own answer.
+    assert await a.request("node-c", b"hello", timeout=5) == b"quick"
+
+
+async def test_concurrent_requests_each_get_their_own_answer(inboxes: list[NodeInbox], client: redis.Redis,
+                                                             prefix: str) -> None:
+    async def echo(node: str) -> Handler:
+        async def handler(body: bytes) -> bytes:
+            # Answer out of order: a later request may be answered first.
+            await asyncio.sleep(0)
+            return node.encode() + b":" + body
+        return handler
+
+    a = await start(inboxes, client, prefix, "node-a", await echo("a"))
+    b = await start(inboxes, client, prefix, "node-b", await echo("b"))
+
+    answers = await asyncio.gather(*(a.request("node-b", str(n).encode(), timeout=5) for n in range(100)),
+                                   *(b.request("node-a", str(n).encode(), timeout=5) for n in range(100)))
+
+    assert answers == [f"b:{n}".encode() for n in range(100)] + [f"a:{n}".encode() for n in range(100)]
+
+
+async def test_a_write_sent_to_another_node_is_applied_by_the_owner(
+        inboxes: list[NodeInbox], client: redis.Redis, prefix: str, pool: asyncpg.Pool) -> None:
+    """The shape forwarding will take in the runtime (docs/forwarding.md), with a test codec."""
+    await pool.execute(SCHEMA)
+    clock = ManualClock()
+    directories = {node: RedisDirectory(client, node, prefix=prefix + "actor:") for node in ("node-a", "node-b")}
+    systems = {node: ActorSystem(pool, clock=clock, directory=directories[node]) for node in directories}
+    actor_id = new_id("led")
+
+    def owner_side(node: str) -> Handler:
+        async def handler(body: bytes) -> bytes:
+            message = msgspec.msgpack.decode(body, type=Add)
+            reply: Any = await systems[node].ask(LedgerActor, actor_id, ORG, message)
+            return msgspec.msgpack.encode(reply)
+        return handler
+
+    nodes = {node: await start(inboxes, client, prefix, node, owner_side(node)) for node in directories}
+
+    async def add(node: str, amount: int) -> int:
+        owner = await directories[node].locate(LedgerActor.key_for(actor_id))
+        if owner is None or owner == node:
+            total: int = await systems[node].ask(LedgerActor, actor_id, ORG, Add(amount))
+            return total
+        answer = await nodes[node].request(owner, msgspec.msgpack.encode(Add(amount)), timeout=5)
+        return int(msgspec.msgpack.decode(answer))
+
+    async with systems["node-a"], systems["node-b"]:
+        try:
+            assert await add("node-a", 5) == 5
+            # Node B owns nothing: its writes go to node A, in order, and node A's memory has them all.
+            assert [await add("node-b", 1) for _ in range(3)] == [6, 7, 8]
+            assert await systems["node-a"].read(LedgerActor, actor_id, ORG, lambda state: state.total) == 8
+            assert systems["node-b"].activation(LedgerActor, actor_id) is None
+        finally:
+            for directory in directories.values():
+                await directory.stop()

@@ -1,0 +1,224 @@
+"""RedisDirectory against a real Redis: several nodes' directories on one Redis agree on one owner per
+actor, only the owner releases, a lease lapses unless renewed, renewal keeps it, a node that stops gives
+its actors up, and the actor runtime on two nodes activates an actor on one node only."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import asyncpg
+import pytest
+import redis.asyncio as redis
+
+from actors.runtime.clock import ManualClock
+from actors.runtime.redis_directory import RedisDirectory
+from actors.runtime.system import ActorSystem
+from protocol.errors import ServiceUnavailable
+from protocol.ids import new_id
+from tests.integration.actors.ledger_actor import SCHEMA, Add, LedgerActor
+
+ORG = "org_redisdirectorytests"
+MakeDirectory = Callable[..., RedisDirectory]
+
+
+async def until(condition: Callable[[], Awaitable[bool]], *, within: float = 5.0) -> None:
+    """Poll `condition` until it holds; fail the test if it does not within `within` seconds."""
+    deadline = time.monotonic() + within
+    while not await condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"condition not met within {within} s")
+        await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+async def client(redis_url: str) -> AsyncIterator[redis.Redis]:
+    client = redis.from_url(redis_url)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+def prefix() -> str:
+    # Each test has keys of its own: parallel workers and earlier runs share the Redis.
+    return f"obeya:test:{secrets.token_hex(6)}:actor:"
+
+
+@pytest.fixture
+async def make_directory(client: redis.Redis, prefix: str) -> AsyncIterator[MakeDirectory]:
+    directories: list[RedisDirectory] = []
+
+    def make(node_id: str, **options: Any) -> RedisDirectory:
+        directory = RedisDirectory(client, node_id, prefix=prefix, **options)
+        directories.append(directory)
+        return directory
+
+    yield make
+    for directory in directories:
+        await directory.stop()
+
+
+async def test_one_node_claims_an_actor_and_the_other_sees_the_owner(make_directory: MakeDirectory) -> None:
+    a, b = make_directory("node-a"), make_directory("node-b")
+    assert await a.locate("board:1") is None
+
+    assert await a.claim("board:1")
+    assert not await b.claim("board:1")
+
+    assert await a.locate("board:1") == "node-a"
+    assert await b.locate("board:1") == "node-a"
+    # Claiming again what it holds is a yes for the owner, and still a no for the other node.
+    assert await a.claim("board:1")
+    assert not await b.claim("board:1")
+
+
+async def test_only_the_owner_releases(make_directory: MakeDirectory) -> None:
+    a, b = make_directory("node-a"), make_directory("node-b")
+    assert await a.claim("board:1")
+
+    await b.release("board:1")
+    assert await b.locate("board:1") == "node-a"
+
+    await a.release("board:1")
+    assert await b.locate("board:1") is None
+    assert await b.claim("board:1")
+    assert await a.locate("board:1") == "node-b"
+
+
+async def test_a_lease_lapses_unless_renewed_and_the_other_node_then_claims(
+        make_directory: MakeDirectory) -> None:
+    # Not started: nothing renews node A's claim, as if the node had died.
+    a, b = make_directory("node-a", lease=0.3), make_directory("node-b", lease=0.3)
+    assert await a.claim("board:1")
+    assert not await b.claim("board:1")
+
+    await until(lambda: _is_free(b, "board:1"))
+
+    assert await b.claim("board:1")
+    assert await a.locate("board:1") == "node-b"
+    # Node A, back, learns it lost the actor, and its renewal leaves node B's lease alone.
+    assert await a.renew() == ["board:1"]
+    assert "board:1" not in a.held
+    await a.stop()
+    assert await b.locate("board:1") == "node-b"
+
+
+async def test_renewal_keeps_the_claims_of_a_live_node(make_directory: MakeDirectory) -> None:
+    # A lease long enough that a loaded machine's event loop stalls never lose it; waiting past two of
+    # them still proves renewal, since without it both keys lapse after one.
+    lease = 1.0
+    a, b = make_directory("node-a", lease=lease), make_directory("node-b", lease=lease)
+    assert await a.claim("board:1")
+    assert await a.claim("board:2")
+    claimed = time.monotonic()
+    a.start()
+
+    async def two_leases_renewed() -> bool:
+        return time.monotonic() - claimed > 2 * lease and a.renewals >= 4
+    await until(two_leases_renewed)
+
+    assert await b.locate("board:1") == "node-a"
+    assert await b.locate("board:2") == "node-a"
+    assert not await b.claim("board:1")
+
+
+async def test_a_node_is_told_when_its_claim_was_taken(make_directory: MakeDirectory,
+                                                       client: redis.Redis, prefix: str) -> None:
+    lost: list[str] = []
+    a = make_directory("node-a", lease=1.0, on_lost=lost.append)
+    assert await a.claim("board:1")
+    assert await a.claim("board:2")
+    a.start()
+    # Node A stalled past its lease and node B took board:1 meanwhile.
+    await client.set(prefix + "board:1", "node-b", px=10_000)
+
+    async def told() -> bool:
+        return lost == ["board:1"]
+    await until(told)
+
+    assert a.held == frozenset({"board:2"})
+    await a.stop()
+    assert await a.locate("board:1") == "node-b"
+    assert await a.locate("board:2") is None
+
+
+async def test_many_concurrent_claims_have_one_winner(make_directory: MakeDirectory) -> None:
+    directories = [make_directory(f"node-{n}") for n in range(20)]
+
+    for round_ in range(5):
+        key = f"board:{round_}"
+        won = await asyncio.gather(*(d.claim(key) for d in directories))
+
+        assert sum(won) == 1
+        winner = directories[won.index(True)].node_id
+        assert {await d.locate(key) for d in directories} == {winner}
+
+
+async def test_a_stopping_node_gives_up_every_actor_it_holds(make_directory: MakeDirectory) -> None:
+    a, b = make_directory("node-a"), make_directory("node-b")
+    keys = [f"board:{n}" for n in range(3)]
+    for key in keys:
+        assert await a.claim(key)
+    a.start()
+
+    await a.stop()
+
+    assert [await b.locate(key) for key in keys] == [None, None, None]
+    assert all([await b.claim(key) for key in keys])
+
+
+async def test_two_runtimes_activate_an_actor_on_one_node_only(make_directory: MakeDirectory,
+                                                               pool: asyncpg.Pool) -> None:
+    await pool.execute(SCHEMA)
+    clock = ManualClock()
+    a = ActorSystem(pool, clock=clock, directory=make_directory("node-a"))
+    b = ActorSystem(pool, clock=clock, directory=make_directory("node-b"))
+    actor_id = new_id("led")
+    async with a, b:
+        assert await a.ask(LedgerActor, actor_id, ORG, Add(5)) == 5
+        assert await b.directory.locate(LedgerActor.key_for(actor_id)) == "node-a"
+
+        # No forwarding yet: the other node refuses rather than activating a second copy.
+        with pytest.raises(ServiceUnavailable):
+            await b.ask(LedgerActor, actor_id, ORG, Add(1))
+
+        # Deactivated on node A, the actor is free, and node B activates it with what A committed.
+        await a.evict(LedgerActor, actor_id)
+        assert await b.directory.locate(LedgerActor.key_for(actor_id)) is None
+        assert await b.ask(LedgerActor, actor_id, ORG, Add(1)) == 6
+        assert await a.directory.locate(LedgerActor.key_for(actor_id)) == "node-b"
+
+
+async def _is_free(directory: RedisDirectory, key: str) -> bool:
+    return await directory.locate(key) is None
+
+
+async def test_a_node_that_lost_its_lease_deactivates_the_actor(make_directory: MakeDirectory,
+                                                                client: redis.Redis, prefix: str,
+                                                                pool: asyncpg.Pool) -> None:
+    await pool.execute(SCHEMA)
+    clock = ManualClock()
+    directory_a = make_directory("node-a", lease=0.3)
+    a = ActorSystem(pool, clock=clock, directory=directory_a)
+    directory_a.on_lost = a.lost
+    b = ActorSystem(pool, clock=clock, directory=make_directory("node-b"))
+    actor_id = new_id("led")
+    key = LedgerActor.key_for(actor_id)
+    async with a, b:
+        assert await a.ask(LedgerActor, actor_id, ORG, Add(5)) == 5
+        directory_a.start()
+        # Node A stalled past its lease and node B took the actor meanwhile.
+        await client.set(prefix + key, "node-b", px=10_000)
+
+        async def deactivated() -> bool:
+            return a.activation(LedgerActor, actor_id) is None
+        await until(deactivated)
+
+        # Node A's exit left node B's entry alone, and node B serves the actor with what A committed.
+        assert await a.directory.locate(key) == "node-b"
+        assert await b.ask(LedgerActor, actor_id, ORG, Add(1)) == 6
