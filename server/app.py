@@ -1,6 +1,7 @@
 """Builds the whole application and the order in which its resources start and stop:
-migrations → pool → node → actor system → live gateway → rate limiter → background workers. Each lifetime is
-a one-`yield` cleanup context; the workers stop first (under the node's supervisor), the pool last."""
+migrations → pool → node → invalidations (Redis) → actor system → live gateway → rate limiter → background
+workers. Each lifetime is a one-`yield` cleanup context; the workers stop first (under the node's supervisor),
+the pool last."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from actors.identity.last_used import flush_forever
 from actors.kernel.handlers import unimplemented
 from actors.kernel.mailer import smtp_target
 from actors.kernel.node import Node
+from actors.kernel.redis_invalidation import RedisInvalidations
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem, RuntimeSettings
 from server.config import WORKERS, Settings
@@ -111,6 +113,20 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             await pool.close()
 
     app.cleanup_ctx.append(database)
+
+    async def invalidations(app: web.Application) -> AsyncIterator[None]:
+        # Several nodes: what a change drops from this node's caches, every other node drops too.
+        if settings.redis_url is None:
+            yield
+            return
+        channel = RedisInvalidations(settings.redis_url, app[NODE])
+        await channel.start()
+        try:
+            yield
+        finally:
+            await channel.stop()
+
+    app.cleanup_ctx.append(invalidations)
 
     async def rate_limiter(app: web.Application) -> AsyncIterator[None]:
         if settings.redis_url is None:
