@@ -24,6 +24,7 @@ from actors.forms.otp import send_codes_forever
 from actors.forms.sweeper import sweep_submissions_forever
 from actors.identity.last_used import flush_forever
 from actors.kernel.handlers import unimplemented
+from actors.kernel.leadership import Leadership
 from actors.kernel.mailer import smtp_target
 from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
@@ -57,18 +58,21 @@ def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[No
     return {name: loop for name, loop in loops.items() if name in settings.workers}
 
 
-def workers(settings: Settings) -> Callable[[web.Application], AsyncIterator[None]]:
+def workers(settings: Settings, database_url: str) -> Callable[[web.Application], AsyncIterator[None]]:
     """The background workers' lifetime: spawned under the node's supervisor, stopped (cancelled and
     awaited) before the actor system and the pool they use."""
 
     async def lifetime(app: web.Application) -> AsyncIterator[None]:
         node = app[NODE]
+        # Periodic steps run on one node of those sharing the database: a connection of its own holds the locks.
+        node.leadership = Leadership(functools.partial(asyncpg.connect, database_url))
         for name, loop in _worker_loops(settings).items():
             node.workers.spawn(name, functools.partial(loop, node))
         try:
             yield
         finally:
             await node.workers.stop()
+            await node.leadership.close()  # another node takes over at its next step
 
     return lifetime
 
@@ -158,5 +162,5 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     gateway.attach(app)
     app.cleanup_ctx.append(gateway.running)
     app.cleanup_ctx.append(rate_limiter)
-    app.cleanup_ctx.append(workers(settings))
+    app.cleanup_ctx.append(workers(settings, database_url))
     return app

@@ -22,6 +22,7 @@ from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 from actors.kernel.events import EventLog
 from actors.kernel.idempotency import IdempotencyRecords
 from actors.kernel.invalidation import Invalidation, apply
+from actors.kernel.leadership import Leadership
 from actors.kernel.mailer import SmtpTarget
 from actors.kernel.supervisor import Supervisor
 from actors.kernel.ttl_cache import TtlCache
@@ -75,6 +76,9 @@ class Node:
     address_throttle: bool = True
     # Where `invalidate` hands a change for the other nodes (actors/kernel/redis_invalidation.py); None: one node.
     broadcast: Callable[[Invalidation], None] | None = None
+    # Which periodic workers this node runs the steps of, among nodes on one database (actors/kernel/leadership.py);
+    # None: all of them (one-shot commands, nodes built by tests).
+    leadership: Leadership | None = None
     # The node's background workers, on the node's clock.
     workers: Supervisor = field(init=False)
     # Where the bytes of uploaded files live (actors/files/store.py): PostgreSQL; an object-store adapter
