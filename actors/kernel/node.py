@@ -36,10 +36,10 @@ from storage.migrate import pending_migrations
 if TYPE_CHECKING:
     from protocol.caller import Organization
 
-# How stale a cached answer may be when the change was made on another node and its invalidation did not
-# arrive (one node with Redis drops it within a second: actors/kernel/redis_invalidation.py; a change made on
-# this node drops its entry at once). Five seconds: the hot path (every request reads a role and an organization,
-# every board call its access) costs no query, and a removed member loses access within a breath.
+# How stale a cached answer may be when the change was made on another node and no invalidation reached this
+# one (with Redis, another node's change is dropped here within a second: actors/kernel/redis_invalidation.py;
+# a change made on this node drops its entry at once). Five seconds: the hot path (every request reads a role
+# and an organization, every board call its access) costs no query, and a removed member loses access soon.
 ACCESS_SECONDS = 5.0
 MEMBERSHIP_SECONDS = 5.0
 ORGANIZATION_SECONDS = 5.0

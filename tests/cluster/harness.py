@@ -71,15 +71,22 @@ class Cluster:
 
     async def start(self, count: int, **environ: str) -> list[ClusterNode]:
         """Start `count` nodes at once and return them once every one answers /readyz."""
-        started = [self._spawn(f"node{len(self.nodes) + i}", environ) for i in range(count)]
+        names = [f"node{len(self.nodes) + i}" for i in range(count)]
+        started = [ClusterNode(name, port, process, log_path)  # each fork happens off the event loop
+                   for name, port, process, log_path in [await asyncio.to_thread(self._spawn, name, environ)
+                                                         for name in names]]
         self.nodes.extend(started)
-        await asyncio.gather(*(self._ready(node) for node in started))
+        # Every wait ends before this returns or raises: none is left pending when the test fails.
+        outcomes = await asyncio.gather(*(self._ready(node) for node in started), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
         return started
 
     async def stop(self) -> None:
         await asyncio.gather(*(node.stop() for node in self.nodes))
 
-    def _spawn(self, name: str, environ: dict[str, str]) -> ClusterNode:
+    def _spawn(self, name: str, environ: dict[str, str]) -> tuple[str, int, subprocess.Popen[bytes], Path]:
         port = free_port()
         env = {**os.environ,
                "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
@@ -92,7 +99,7 @@ class Cluster:
             process = subprocess.Popen(
                 [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
                 cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        return ClusterNode(name, port, process, log_path)
+        return name, port, process, log_path
 
     async def _ready(self, node: ClusterNode) -> None:
         loop = asyncio.get_running_loop()
