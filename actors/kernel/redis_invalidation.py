@@ -82,10 +82,6 @@ class RedisInvalidations:
         except asyncio.QueueFull:
             log.warning("invalidation_dropped", change=type(change).__name__, pending=MAX_PENDING)
 
-    async def pending(self) -> None:
-        """Return once everything queued so far was published (a barrier for tests)."""
-        await self._pending.join()
-
     # -- inside ----------------------------------------------------------------------------------------
 
     async def _subscribe(self) -> Any:
@@ -150,5 +146,3 @@ class RedisInvalidations:
                     log.warning("invalidation_publish_failed", error=repr(error), retry_in=backoff)
                     await asyncio.sleep(backoff)
                     backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
-            for _ in changes:
-                self._pending.task_done()
