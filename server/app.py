@@ -36,6 +36,7 @@ from storage.pool import create_pool
 from web.app import build_web_app
 from web.idempotency_store import purge_periodically
 from web.keys import NODE
+from web.metrics import METRICS, Metrics, MetricsSettings
 from web.rate_limit import RATE_LIMITER
 from web.rate_limiter import InProcessLimiter, RedisLimiter
 from web.slow_clients import body_deadline
@@ -82,7 +83,11 @@ def runner_options(settings: Settings) -> dict[str, Any]:
     the slow-client tests use this one function). aiohttp's keep-alive timer runs from a connection's
     opening and from each response, and closes the connection if it is then still waiting for a request's
     headers: that is the header timeout (slow clients, issue 10)."""
-    return {"keepalive_timeout": settings.header_timeout, "access_log": None}
+    return {"keepalive_timeout": settings.header_timeout, "access_log": None,
+            # SIGTERM (run_app's signal handling): the listening socket closes at once, idle connections are
+            # closed, requests in flight get this long to finish, then the cleanup contexts run in reverse
+            # (workers stop, the actor system drains, Redis and the pool close). See docs/decisions.md.
+            "shutdown_timeout": settings.shutdown_timeout}
 
 
 def create_app(settings: Settings, database_url: str, *, clock: Clock | None = None) -> web.Application:
@@ -90,6 +95,8 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     if missing:
         raise RuntimeError(f"procedures declared but not implemented: {', '.join(missing)}")
     app = build_web_app()
+    metrics = Metrics(MetricsSettings(production=settings.production, token=settings.metrics_token))
+    app[METRICS] = metrics
     app.middlewares.insert(1, body_deadline(settings.body_timeout))  # inside request_context, which renders 408
 
     async def database(app: web.Application) -> AsyncIterator[None]:
@@ -149,6 +156,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
         node.actors = ActorSystem(node.pool, clock=node.clock, bus=node.bus,
                                   settings=RuntimeSettings(ask_timeout=settings.ask_timeout,
                                                            max_active=settings.max_actors))
+        node.actors.on_turn = metrics.observe_turn
         node.actors.start()
         try:
             yield
@@ -160,6 +168,8 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     gateway = LiveGateway(settings.redis_url, max_per_user=settings.socket_max_per_user,
                           max_per_address=settings.socket_max_per_address)
     gateway.attach(app)
+    gateway.on_fanout = metrics.observe_fanout
+    app.on_shutdown.append(gateway.closing)
     app.cleanup_ctx.append(gateway.running)
     app.cleanup_ctx.append(rate_limiter)
     app.cleanup_ctx.append(workers(settings, database_url))

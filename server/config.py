@@ -23,6 +23,8 @@ MAX_BCRYPT_ROUNDS = 31
 # OBEYA_SECRET_KEY seals secrets kept at rest (invitation links in stored e-mails): shorter than this it could
 # be guessed, and it is no password a person types.
 MIN_SECRET_KEY_LENGTH = 32
+# A bearer token a scraper sends on every request: long enough not to be guessed.
+MIN_METRICS_TOKEN_LENGTH = 16
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,10 @@ class Settings:
     # after its headers (408 past it). An 11 MB CSV upload in 60 s needs about 1.5 Mbit/s.
     header_timeout: float = 15.0
     body_timeout: float = 60.0
+    # `GET /metrics` in production needs `Authorization: Bearer <this>`; unset there, it answers 404.
+    metrics_token: str | None = field(default=None, repr=False)
+    # On SIGTERM: how long requests in flight may take to finish before their connections are closed.
+    shutdown_timeout: float = 20.0
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -101,6 +107,8 @@ class Settings:
             socket_max_per_address=_integer(env, "OBEYA_SOCKET_MAX_PER_ADDRESS", 200, 1, 1_000_000),
             header_timeout=_seconds(env, "OBEYA_HEADER_TIMEOUT", 15.0),
             body_timeout=_seconds(env, "OBEYA_BODY_TIMEOUT", 60.0),
+            metrics_token=_metrics_token(env),
+            shutdown_timeout=_seconds(env, "OBEYA_SHUTDOWN_TIMEOUT", 20.0),
         )
 
 
@@ -110,6 +118,16 @@ def _secret_key(env: Mapping[str, str]) -> str | None:
         return None
     if len(value) < MIN_SECRET_KEY_LENGTH:  # the value itself is never repeated in the message
         raise SystemExit(f"OBEYA_SECRET_KEY must be at least {MIN_SECRET_KEY_LENGTH} characters, "
+                         f"not {len(value)}")
+    return value
+
+
+def _metrics_token(env: Mapping[str, str]) -> str | None:
+    value = env.get("OBEYA_METRICS_TOKEN", "").strip()
+    if not value:
+        return None
+    if len(value) < MIN_METRICS_TOKEN_LENGTH:  # the value itself is never repeated in the message
+        raise SystemExit(f"OBEYA_METRICS_TOKEN must be at least {MIN_METRICS_TOKEN_LENGTH} characters, "
                          f"not {len(value)}")
     return value
 

@@ -9,6 +9,7 @@ from web.auth_routes import add_auth_routes
 from web.context import request_context, resolve_identity
 from web.health import healthz, readyz
 from web.idempotency import idempotent_writes
+from web.metrics import metrics_endpoint
 from web.openapi import add_openapi_route
 from web.rate_limit import rate_limit, rate_limit_refusals
 from web.rest import add_rest_routes
@@ -37,6 +38,7 @@ def build_web_app() -> web.Application:
                                        idempotent_writes])
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics_endpoint)
     app.router.add_route("GET", "/api/trpc/{path}", handle_rpc)
     app.router.add_route("POST", "/api/trpc/{path}", handle_rpc)
     add_openapi_route(app)

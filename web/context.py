@@ -27,6 +27,7 @@ from protocol.slugs import ROUTED_HOST_LABELS
 from web.envelopes import error_response
 from web.errors import unexpected_error
 from web.keys import CALLER, FORM_SESSION, NODE, PROCEDURE, REQUEST_ID, RETRY_AFTER, STYLE
+from web.metrics import observe
 from web.rate_limit import RATE_LIMIT_HEADERS
 
 log = structlog.get_logger("obeya.request")
@@ -156,6 +157,7 @@ async def request_context(request: web.Request, handler: Handler) -> web.StreamR
     response.headers["X-Request-Id"] = request_id
     if RETRY_AFTER in request:
         response.headers["Retry-After"] = str(request[RETRY_AFTER])
+    observe(request, request.get(PROCEDURE), response.status, started)
     caller: Caller | None = request.get(CALLER)
     log.info("request", method=request.method, path=request.path, status=response.status,
              duration_ms=round((time.perf_counter() - started) * 1000, 2),

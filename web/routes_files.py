@@ -86,7 +86,8 @@ async def upload(request: web.Request) -> web.Response:
 async def upload_for_form(request: web.Request) -> web.Response:
     caller = _caller(request, None)
     node = request.app[NODE]
-    form_id = await form_for_upload(node, caller, request.match_info["form_id"], request.get(FORM_SESSION))
+    form_id = await form_for_upload(node, caller, request.match_info["form_id"], request.get(FORM_SESSION),
+                                    request.query.get("revision"))
     name, data = await read_file_part(request)
     view = await store_file(node, caller, name=name, data=data, form_id=form_id, token=request.query.get("t"))
     return json_response({"data": view}, 201)

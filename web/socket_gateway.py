@@ -27,6 +27,7 @@ Several nodes: each node's gateway publishes the committed events it is handed o
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -147,6 +148,9 @@ class LiveGateway:
         self._rooms: dict[str, Room] = {}
         self._tasks: set[asyncio.Task[Any]] = set()  # replays and re-checks started by access changes
         self._delivering = 0  # deliveries in progress (the bus consumer, the Redis listener)
+        self._websockets: dict[int, web.Request] = {}  # open WebSocket requests (by id), closed on shutdown
+        # Told how long each committed batch took to reach this node's sockets (/metrics sets it).
+        self.on_fanout: Callable[[float], None] | None = None
         self.limits = SocketLimits(max_per_user, max_per_address)
         self.sio.on("connect", self._connect)
         self.sio.on("disconnect", self._disconnect)
@@ -158,7 +162,19 @@ class LiveGateway:
     def attach(self, app: web.Application) -> None:
         """Add the `/socket.io/` route; call while building the app (routes freeze at start-up)."""
         self.sio.attach(app, socketio_path="socket.io")
+        app.middlewares.append(self._track_websockets)
         app[GATEWAY] = self
+
+    @web.middleware
+    async def _track_websockets(self, request: web.Request,
+                                handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+        if request.headers.get("Upgrade", "").lower() != "websocket" or not request.path.startswith("/socket.io"):
+            return await handler(request)
+        self._websockets[id(request)] = request
+        try:
+            return await handler(request)
+        finally:
+            del self._websockets[id(request)]
 
     async def running(self, app: web.Application) -> AsyncIterator[None]:
         """cleanup_ctx lifetime: follow the node's event bus and access signals while the app runs."""
@@ -181,6 +197,17 @@ class LiveGateway:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await self.sio.shutdown()
+
+    async def closing(self, app: web.Application) -> None:
+        """on_shutdown: disconnect every live socket, so a stopping node waits for no open WebSocket (the
+        clients reconnect, through the load balancer, to a node still running). Each is sent Engine.IO's close
+        packet, then its connection is closed: once stopping, aiohttp reads nothing more from a connection, so
+        it would never hear the client's closing handshake and would hold the node until the shutdown timeout."""
+        if self.sio.eio.sockets:  # engine.io's disconnect-all fails on none
+            await self.sio.eio.disconnect()
+        for request in list(self._websockets.values()):
+            if request.transport is not None:
+                request.transport.close()  # what is buffered (the close packet) is sent first
 
     @property
     def node(self) -> Node:
@@ -441,6 +468,7 @@ class LiveGateway:
 
     async def _deliver(self, items: list[Item]) -> None:
         self._delivering += 1
+        started = time.perf_counter()
         try:
             for item in items:
                 if item["name"] in MEMBERSHIP_EVENTS and item["stream"].startswith("org:"):
@@ -450,6 +478,8 @@ class LiveGateway:
                 await self._deliver_one(item)
         finally:
             self._delivering -= 1
+            if self.on_fanout is not None:
+                self.on_fanout(time.perf_counter() - started)
 
     async def _deliver_one(self, item: Item) -> None:
         key = room_of(item["org"], item["stream"])

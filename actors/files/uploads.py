@@ -14,8 +14,10 @@ from urllib.parse import unquote
 import asyncpg
 import msgspec
 
+from actors.approvals.intake import revision_answers
 from actors.files.sniff import sniff
 from actors.files.views import file_view
+from actors.forms.access import find_form
 from actors.forms.respondents import recipient_stage, session_email
 from actors.kernel.node import Node
 from protocol.caller import Caller
@@ -23,7 +25,6 @@ from protocol.errors import BadRequest, Conflict, NotFound, Unauthorized, Valida
 from protocol.form_schema import FormSchema, FormSettings
 from protocol.ids import new_id
 from storage import files as repo
-from storage import forms as form_repo
 
 MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_NAME_CHARS = 255
@@ -73,18 +74,20 @@ async def open_file(node: Node, caller: Caller, file_id: str) -> tuple[asyncpg.R
     return row, data
 
 
-async def form_for_upload(node: Node, caller: Caller, form_ref: str, form_session: str | None) -> str:
+async def form_for_upload(node: Node, caller: Caller, form_ref: str, form_session: str | None,
+                          revision: str | None = None) -> str:
     """The id of the published form `form_ref` (id or slug) a respondent may upload to, or why not: an unknown
-    or draft form is 404, a closed one 409, one without a file field 400; a `requireAuth` form needs a member
-    or a live form session (401)."""
+    or draft form is 404, a closed one 409 unless `revision` is a live revision link of it (a respondent
+    revising an answer taken before the form closed may add a file), one without a file field 400; a
+    `requireAuth` form needs a member or a live form session (401)."""
     org = caller.organization
-    if org is None or "\x00" in form_ref:  # U+0000 names no form (and PostgreSQL refuses the character)
+    if org is None:
         raise NotFound("form not found")
-    form = await form_repo.get_form(node.pool, org.id, form_ref) or await form_repo.form_by_slug(
-        node.pool, org.id, form_ref)
+    form = await find_form(node.pool, org.id, form_ref)
     if form is None or form["status"] == "draft":
         raise NotFound("form not found")
-    if form["status"] == "closed":
+    if form["status"] == "closed" and (
+            not revision or await revision_answers(node, org.id, form["id"], revision) is None):
         raise Conflict("form is closed")
     schema = msgspec.convert(form["schema"], FormSchema)
     if not any(component.type == "file" for component in schema.components):

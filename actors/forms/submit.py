@@ -15,7 +15,6 @@ A second submission of one known respondent waits for the first on a lock per fo
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ import msgspec
 import structlog
 
 from actors.approvals.intake import revision_answers, submit_revision
+from actors.forms.access import find_form
 from actors.forms.answers import file_ids, validate_answers
 from actors.forms.pipeline import finish, finish_acknowledged
 from actors.forms.respondents import recipient_stage, session_email, token_hash
@@ -33,16 +33,12 @@ from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.errors import ApiError, Conflict, FieldError, NotFound, Unauthorized, ValidationFailed
 from protocol.form_schema import FormSchema, FormSettings
-from protocol.forms import FORM_SLUG_PATTERN
 from protocol.ids import new_id
 from storage import form_submissions as repo
 from storage.connection import Conn
-from storage.forms import form_by_slug, get_form
 
 log = structlog.get_logger("obeya.forms")
 
-_FORM_ID = re.compile(r"^frm_[a-z0-9]{1,60}$")
-_FORM_SLUG = re.compile(FORM_SLUG_PATTERN)
 
 # Body properties that steer the submission rather than answer the form.
 DISTRIBUTION_FIELD, REVISION_FIELD = "distributionToken", "revisionToken"
@@ -59,14 +55,6 @@ class Respondent:
     key: str | None           # user:<id>, email:<address>; recipient:<id> is known only inside step 1
     user_id: str | None
     email: str | None
-
-
-async def find_form(conn: Conn, org_id: str, ref: str) -> asyncpg.Record | None:
-    """A form by id or slug; None for a reference that can be neither (a URL may carry anything, NUL included,
-    which PostgreSQL cannot even compare)."""
-    if _FORM_ID.match(ref):
-        return await get_form(conn, org_id, ref)
-    return await form_by_slug(conn, org_id, ref) if _FORM_SLUG.match(ref) else None
 
 
 async def _reachable(node: Node, org_id: str, ref: str) -> asyncpg.Record:

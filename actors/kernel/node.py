@@ -143,6 +143,14 @@ class Node:
             self.board_locations.clear()
         self.board_locations[row_id] = board_id
 
+    async def delivery_backlog(self, timeout: float) -> tuple[int, int]:
+        """Webhook deliveries and e-mails waiting to be sent, all organizations together (for /metrics)."""
+        async with self.pool.acquire(timeout=timeout) as conn:
+            webhooks = await conn.fetchval(
+                "SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'retrying')", timeout=timeout)
+            mail = await conn.fetchval("SELECT count(*) FROM emails WHERE status = 'queued'", timeout=timeout)
+        return int(webhooks), int(mail)
+
     async def unready_reason(self) -> str | None:
         """None when ready; otherwise why not (the database does not answer, or migrations are pending)."""
         try:

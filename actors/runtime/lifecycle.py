@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import enum
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic
 
@@ -24,6 +25,8 @@ from storage.events import StoredEvent
 log = structlog.get_logger(__name__)
 
 Publish = Callable[[list[StoredEvent]], Awaitable[None]]
+# Told after each turn: how many messages it handled, and how long its commit took (None: nothing committed).
+TurnObserver = Callable[[int, float | None], None]
 
 
 class ActivationState(enum.Enum):
@@ -40,7 +43,8 @@ class Activation(Generic[S, M, C]):
     def __init__(self, actor: Actor[S, M, C], *, pool: asyncpg.Pool, directory: Directory,
                  publish: Publish, on_exit: Callable[[Activation[Any, Any, Any]], None],
                  now: Callable[[], float], max_batch: int, soft_limit: int, hard_limit: int,
-                 predecessor: Activation[Any, Any, Any] | None = None) -> None:
+                 predecessor: Activation[Any, Any, Any] | None = None,
+                 on_turn: TurnObserver | None = None) -> None:
         self.actor = actor
         self.status = ActivationState.CREATING
         self.epoch = 0
@@ -57,6 +61,7 @@ class Activation(Generic[S, M, C]):
         self._now = now
         self._max_batch = max_batch
         self._predecessor = predecessor
+        self._on_turn = on_turn
         self._state: S | None = None
         self._close_error: ApiError | None = None
         self._in_flight: list[Envelope] = []
@@ -166,12 +171,17 @@ class Activation(Generic[S, M, C]):
             changes = [decision.change for _, decision in decided if decision.change is not None]
             events: list[Event] = [event for _, decision in decided for event in decision.events]
             committed: list[StoredEvent] = []
+            commit_seconds: float | None = None
             if changes or events:
+                started = time.perf_counter()
                 try:
                     committed = await self._commit(changes, events)
                 except Exception as exc:
                     await self._after_failed_commit([envelope for envelope, _ in [*decided, *refused]], exc)
                     return
+                commit_seconds = time.perf_counter() - started
+            if self._on_turn is not None:
+                self._on_turn(len(decided) + len(refused), commit_seconds)
             # Memory is replaced before any caller hears back, so a reader who got a reply sees its write.
             self._state = provisional
             for envelope, decision in decided:

@@ -18,7 +18,7 @@ from actors.kernel.events import EventLog
 from actors.runtime.actor import Actor
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.directory import Directory, LocalDirectory
-from actors.runtime.lifecycle import Activation
+from actors.runtime.lifecycle import Activation, TurnObserver
 from protocol.errors import NotFound, ServiceUnavailable
 
 log = structlog.get_logger(__name__)
@@ -68,6 +68,8 @@ class ActorSystem:
         self.bus = bus or EventBus()
         self._sweeper: asyncio.Task[None] | None = None
         self._stopping = False
+        # Told each turn's message count and its commit's seconds (None: nothing to commit); /metrics sets it.
+        self.on_turn: TurnObserver | None = None
 
     async def __aenter__(self) -> ActorSystem:
         self.start()
@@ -157,6 +159,10 @@ class ActorSystem:
         """The current activation of an actor on this node, if any (for diagnostics and tests)."""
         return self._activations.get(actor_type.key_for(actor_id))
 
+    def mailbox_depths(self) -> list[int]:
+        """Messages queued for each accepting activation (for /metrics: its length is the active actor count)."""
+        return [len(activation.mailbox) for activation in self._activations.values() if activation.accepting]
+
     def pin(self, actor_type: type[Actor[Any, Any, Any]], actor_id: str) -> None:
         """Keep the actor from idle deactivation (e.g. while it has live subscribers); pins nest."""
         self._pins[actor_type.key_for(actor_id)] += 1
@@ -200,7 +206,7 @@ class ActorSystem:
         self._make_room()
         activation: Activation[Any, M, Any] = Activation(
             actor_type(actor_id, organization_id, self.clock), pool=self.pool, directory=self.directory,
-            publish=self.bus.publish, on_exit=self._forget, now=self.clock.monotonic,
+            publish=self.bus.publish, on_exit=self._forget, on_turn=self._turned, now=self.clock.monotonic,
             max_batch=self.settings.max_batch, soft_limit=self.settings.mailbox_soft_limit,
             hard_limit=self.settings.mailbox_hard_limit,
             # A new activation waits for a deactivating one to finish, so there is one writer at a time.
@@ -235,6 +241,10 @@ class ActorSystem:
                 excess -= 1
         if excess > 0:
             log.warning("actor.over_capacity", active=len(self._recent), max_active=self.settings.max_active)
+
+    def _turned(self, messages: int, commit_seconds: float | None) -> None:
+        if self.on_turn is not None:
+            self.on_turn(messages, commit_seconds)
 
     def _forget(self, activation: Activation[Any, Any, Any]) -> None:
         self._live.discard(activation)

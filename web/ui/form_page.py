@@ -17,7 +17,7 @@ from importlib.resources import files
 
 from aiohttp import web
 
-from actors.forms.submit import find_form
+from actors.forms.access import find_form
 from actors.identity.callers import organization_for_slug
 from protocol.errors import NotFound
 from web.context import host_name, org_slug

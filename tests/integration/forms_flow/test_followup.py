@@ -19,6 +19,7 @@ from storage import form_submissions as repo
 from storage.forms import get_form
 from tests.harness import make_org
 from tests.integration.boards.conftest import Board
+from tests.integration.files.conftest import PNG, upload
 from tests.integration.forms.conftest import (
     add_recipient,
     column_id,
@@ -66,6 +67,8 @@ async def test_the_public_url_distribution_and_revision_links_are_one_address(fb
     assert link == revision_link == public_url
     assert revision
 async def test_a_revision_is_taken_on_a_form_closed_meanwhile(fboard: Board) -> None:
+    """A revision of an answer taken before the form closed is taken, with a file it adds; new responses and
+    their uploads are refused."""
     org, anonymous = fboard.org, fboard.org.anonymous
     form, flow, submission_id, revision, _ = await returned_for_revision(fboard)
     closed = await org.owner.mutate("forms.update", {"id": form["id"], "status": "closed"})
@@ -74,13 +77,21 @@ async def test_a_revision_is_taken_on_a_form_closed_meanwhile(fboard: Board) -> 
 
     shown = await anonymous.rest("GET", f"/api/forms/{form['slug']}?revision={revision}")
     assert shown.status == 200 and shown.data["answers"]["title"] == "Leak at press 4", shown.body
+    files = f"/api/forms/{form['id']}/files"
+    assert (await upload(anonymous, PNG, "new.png", path=files)).status == 409  # not for a new response
+    assert (await upload(anonymous, PNG, "new.png", path=f"{files}?revision=apt_unknown")).status == 409
+    photo = await upload(anonymous, PNG, "new.png", path=f"{files}?revision={revision}")
+    assert photo.status == 201, photo.body
     revised = await submit(anonymous, form["slug"], {**ANSWERS, "title": "Leak at press 5",
-                                                     "revisionToken": revision})
+                                                     "photos": [photo.data["id"]], "revisionToken": revision})
     assert revised.status == 200 and revised.body["submissionId"] == submission_id, revised.body
+    used = await upload(anonymous, PNG, "late.png", path=f"{files}?revision={revision}")
+    assert used.status == 409, used.body  # the link is spent once the revision is taken
     resumed = await request_of(org.owner, flow["id"])
     assert (resumed["version"], resumed["currentNodeId"], resumed["awaitingRevision"]) == (2, "step", False)
     [submission] = await submissions(fboard, form["id"])
     assert submission["version"] == 2 and submission["data"]["title"] == "Leak at press 5"
+    assert submission["data"]["photos"] == [photo.data["id"]]
 
 
 async def test_forms_delete_is_refused_for_a_request_opened_while_it_runs(fboard: Board) -> None:

@@ -34,7 +34,8 @@ def test_every_variable_is_read() -> None:
     ("OBEYA_POOL_TIMEOUT", "-1"), ("OBEYA_STATEMENT_TIMEOUT", "soon"), ("OBEYA_STATEMENT_TIMEOUT", "nan"),
     ("OBEYA_ASK_TIMEOUT", "inf"), ("OBEYA_MAX_ACTORS", "0"), ("OBEYA_HTTP_TIMEOUT", "1e9"),
     ("OBEYA_BCRYPT_ROUNDS", "3"), ("OBEYA_BCRYPT_ROUNDS", "32"), ("OBEYA_BCRYPT_ROUNDS", "ten"),
-    ("OBEYA_SECRET_KEY", "too short to be secret"),
+    ("OBEYA_SECRET_KEY", "too short to be secret"), ("OBEYA_METRICS_TOKEN", "short"),
+    ("OBEYA_SHUTDOWN_TIMEOUT", "0"), ("OBEYA_SHUTDOWN_TIMEOUT", "forever"),
     ("OBEYA_ALLOW_PRIVATE_TARGETS", "yes"), ("OBEYA_ALLOW_PRIVATE_TARGETS", "true")])
 def test_a_bad_value_stops_the_start_naming_its_variable(name: str, value: str) -> None:
     with pytest.raises(SystemExit, match=name):
@@ -55,3 +56,11 @@ def test_the_secret_key_is_never_shown() -> None:
     with pytest.raises(SystemExit) as stopped:
         Settings.from_env({"OBEYA_SECRET_KEY": "short secret"})
     assert "short secret" not in str(stopped.value)
+
+
+def test_the_metrics_token_and_shutdown_timeout() -> None:
+    assert Settings.from_env({}).shutdown_timeout == 20 and Settings.from_env({}).metrics_token is None
+    token = "a-metrics-token-of-some-length"
+    settings = Settings.from_env({"OBEYA_METRICS_TOKEN": token, "OBEYA_SHUTDOWN_TIMEOUT": "5"})
+    assert (settings.metrics_token, settings.shutdown_timeout) == (token, 5)
+    assert token not in repr(settings)
