@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -85,6 +86,7 @@ class Cluster:
 
     async def stop(self) -> None:
         await asyncio.gather(*(node.stop() for node in self.nodes))
+        await asyncio.to_thread(shutil.rmtree, self._dir, True)  # the nodes' data directories and logs
 
     def _spawn(self, name: str, environ: dict[str, str]) -> tuple[str, int, subprocess.Popen[bytes], Path]:
         port = free_port()
