@@ -101,10 +101,16 @@ class TooManyRequests(ApiError):
 
 
 class ServiceUnavailable(ApiError):
-    """The node is stopping or an actor was deactivated under the caller: safe to retry."""
+    """The node is stopping, the database is away, or an actor was deactivated under the caller: safe to retry.
+    The message names nothing internal (no actor key, no epoch); the edge sends `Retry-After`."""
 
     code = "SERVICE_UNAVAILABLE"
     status = 503
+
+    def __init__(self, message: str, *, retry_after: int = 1, details: list[FieldError] | None = None,
+                 data: dict[str, Any] | None = None) -> None:
+        super().__init__(message, details=details, data=data)
+        self.retry_after: int | None = retry_after  # seconds, sent as `Retry-After` by the edge
 
 
 class InternalError(ApiError):

@@ -1,6 +1,7 @@
 """Builds the whole application and the order in which its resources start and stop:
-migrations → pool → node → actor system → live gateway → rate limiter → background workers. Each lifetime is
-a one-`yield` cleanup context; the workers stop first (under the node's supervisor), the pool last."""
+migrations → pool → node → invalidations (Redis) → actor system → live gateway → rate limiter → background
+workers. Each lifetime is a one-`yield` cleanup context; the workers stop first (under the node's supervisor),
+the pool last."""
 
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ from actors.forms.otp import send_codes_forever
 from actors.forms.sweeper import sweep_submissions_forever
 from actors.identity.last_used import flush_forever
 from actors.kernel.handlers import unimplemented
+from actors.kernel.leadership import Leadership
 from actors.kernel.mailer import smtp_target
 from actors.kernel.node import Node
+from actors.kernel.redis_invalidation import RedisInvalidations
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem, RuntimeSettings
 from server.config import WORKERS, Settings
@@ -56,18 +59,21 @@ def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[No
     return {name: loop for name, loop in loops.items() if name in settings.workers}
 
 
-def workers(settings: Settings) -> Callable[[web.Application], AsyncIterator[None]]:
+def workers(settings: Settings, database_url: str) -> Callable[[web.Application], AsyncIterator[None]]:
     """The background workers' lifetime: spawned under the node's supervisor, stopped (cancelled and
     awaited) before the actor system and the pool they use."""
 
     async def lifetime(app: web.Application) -> AsyncIterator[None]:
         node = app[NODE]
+        # Periodic steps run on one node of those sharing the database: a connection of its own holds the locks.
+        node.leadership = Leadership(functools.partial(asyncpg.connect, database_url))
         for name, loop in _worker_loops(settings).items():
             node.workers.spawn(name, functools.partial(loop, node))
         try:
             yield
         finally:
             await node.workers.stop()
+            await node.leadership.close()  # another node takes over at its next step
 
     return lifetime
 
@@ -119,6 +125,20 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
 
     app.cleanup_ctx.append(database)
 
+    async def invalidations(app: web.Application) -> AsyncIterator[None]:
+        # Several nodes: what a change drops from this node's caches, every other node drops too.
+        if settings.redis_url is None:
+            yield
+            return
+        channel = RedisInvalidations(settings.redis_url, app[NODE])
+        await channel.start()
+        try:
+            yield
+        finally:
+            await channel.stop()
+
+    app.cleanup_ctx.append(invalidations)
+
     async def rate_limiter(app: web.Application) -> AsyncIterator[None]:
         if settings.redis_url is None:
             app[RATE_LIMITER] = InProcessLimiter()
@@ -152,5 +172,5 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     app.on_shutdown.append(gateway.closing)
     app.cleanup_ctx.append(gateway.running)
     app.cleanup_ctx.append(rate_limiter)
-    app.cleanup_ctx.append(workers(settings))
+    app.cleanup_ctx.append(workers(settings, database_url))
     return app

@@ -33,5 +33,5 @@ async def check_epoch(conn: Connection, actor_key: str, epoch: int) -> None:
     current = await conn.fetchval("SELECT epoch FROM actor_epochs WHERE actor_key = $1 FOR UPDATE",
                                   actor_key)
     if current != epoch:
-        raise StaleEpoch(f"actor {actor_key} was activated elsewhere (epoch {epoch}, now {current})",
-                         data={"actorKey": actor_key})
+        # What the caller sees names no actor and no epoch (the runtime logs them: actor.stale_epoch).
+        raise StaleEpoch("moved to another node; retry")

@@ -19,6 +19,7 @@ from protocol.errors import (
     MethodNotSupported,
     NotFound,
     PayloadTooLarge,
+    ServiceUnavailable,
     TooManyRequests,
 )
 from protocol.ids import new_id
@@ -126,7 +127,7 @@ def check_csrf(request: web.Request, production: bool) -> None:
 
 def note_retry_after(request: web.Request, error: ApiError) -> None:
     """Keep how long a refused caller should wait, for the `Retry-After` header (the longest, in a batch)."""
-    if isinstance(error, TooManyRequests) and error.retry_after is not None:
+    if isinstance(error, TooManyRequests | ServiceUnavailable) and error.retry_after is not None:
         request[RETRY_AFTER] = max(request.get(RETRY_AFTER, 0), error.retry_after)
 
 

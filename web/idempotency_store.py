@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import structlog
 
+from actors.kernel.leadership import leads
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
 from protocol.errors import BadRequest, Conflict, FieldError
@@ -93,7 +94,7 @@ async def purge_periodically(node: Node) -> None:
     """A worker (node.workers): purge, then wait an interval; a failed purge is logged by the supervisor
     and tried again after its backoff."""
     while True:
-        purged = await purge(node)
+        purged = await purge(node) if await leads(node.leadership, "idempotency-purge") else 0
         if purged:
             log.info("idempotency_keys_purged", count=purged)
         await rest(node.clock, PURGE_INTERVAL_SECONDS)

@@ -14,8 +14,8 @@ PROCEDURE = web.RequestKey("procedure", str)
 # Set when a procedure whose reply holds a shown-once secret ran (protocol/registry.py `returns_secret`).
 RETURNS_SECRET = web.RequestKey("returns_secret", bool)
 REQUEST_ID = web.RequestKey("request_id", str)
-# Seconds a refused caller should wait (a TooManyRequests that says so), sent as `Retry-After` by request_context;
-# an RPC batch keeps the longest of its calls'.
+# Seconds a refused caller should wait (a TooManyRequests that says so, any ServiceUnavailable), sent as
+# `Retry-After` by request_context; an RPC batch keeps the longest of its calls'.
 RETRY_AFTER = web.RequestKey("retry_after", int)
 # A form-session bearer token (`svc_fst_…`, from forms.verifyOtp) sent to a public form path under /api/forms/;
 # the caller stays anonymous and the form paths check it against the form (actors/forms/respondents.py).

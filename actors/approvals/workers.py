@@ -19,6 +19,7 @@ from actors.approvals.commands import Expire
 from actors.approvals.routing import ask_flow
 from actors.automations import outbound
 from actors.automations.run import Run
+from actors.kernel.leadership import leads
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
 from protocol.errors import ApiError
@@ -53,7 +54,8 @@ async def expire_due(node: Node, batch: int = BATCH) -> int:
 
 async def expire_forever(node: Node) -> None:
     while True:
-        await expire_due(node)
+        if await leads(node.leadership, "approval-expiry"):  # one node of the cluster expires
+            await expire_due(node)
         await rest(node.clock, CHECK_SECONDS)
 
 

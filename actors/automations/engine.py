@@ -25,6 +25,7 @@ import structlog
 from actors.automations import outbound
 from actors.automations.run import INTERRUPTED, Run, completed_parent, trigger_matches
 from actors.automations.schedule import schedule_due
+from actors.kernel.invalidation import RulesChanged
 from actors.kernel.node import Node
 from actors.kernel.wake import BusNotes, pause, woken_by_notify
 from storage import automation_jobs as jobs
@@ -59,7 +60,7 @@ async def enabled_rules(node: Node, org_id: str, board_id: str) -> list[asyncpg.
 
 
 def forget_rules(node: Node, org_id: str, board_id: str) -> None:
-    node.rules.drop((org_id, board_id))
+    node.invalidate(RulesChanged(org_id, board_id))
 
 
 class AutomationEngine:

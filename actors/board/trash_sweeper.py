@@ -14,6 +14,7 @@ from actors.board.commands import Command
 from actors.board.item_handlers import take_moved_item
 from actors.board.items import TRASH_DAYS
 from actors.board.trash import PURGE_TRASH
+from actors.kernel.leadership import leads
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
 from protocol.caller import Caller, Organization
@@ -72,10 +73,11 @@ async def sweep_trash_forever(node: Node) -> None:
     every `SWEEP_SECONDS`. A failed sweep is logged by the supervisor and tried again after its backoff."""
     purged_at: float | None = None
     while True:
-        await complete_stalled_moves(node)
-        if purged_at is None or node.clock.monotonic() - purged_at >= SWEEP_SECONDS:
-            purged = await purge_expired_trash(node)
-            if purged:
-                log.info("trash_purged", items=purged)
-            purged_at = node.clock.monotonic()
+        if await leads(node.leadership, "trash-sweeper"):  # one node of the cluster sweeps
+            await complete_stalled_moves(node)
+            if purged_at is None or node.clock.monotonic() - purged_at >= SWEEP_SECONDS:
+                purged = await purge_expired_trash(node)
+                if purged:
+                    log.info("trash_purged", items=purged)
+                purged_at = node.clock.monotonic()
         await rest(node.clock, STALLED_MOVE_SECONDS)

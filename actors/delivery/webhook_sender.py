@@ -31,6 +31,7 @@ import structlog
 
 from actors.delivery.addresses import outbound_connector
 from actors.kernel.events import wire_payload
+from actors.kernel.invalidation import WebhooksChanged
 from actors.kernel.node import Node
 from actors.kernel.wake import BusNotes, pause
 from protocol.webhooks import EVENT_NAMES
@@ -80,7 +81,7 @@ WEBHOOK_ORGS_KEY = "orgs"
 
 def forget_webhook_orgs(node: Node) -> None:
     """A webhook was created, changed or deleted on this node: re-read who has webhooks."""
-    node.webhook_orgs.drop(WEBHOOK_ORGS_KEY)
+    node.invalidate(WebhooksChanged())
 
 
 class WebhookWorker:

@@ -13,6 +13,7 @@ import asyncpg
 import structlog
 
 from actors.forms.pipeline import finish_acknowledged, system_caller
+from actors.kernel.leadership import leads
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
 from protocol.errors import ApiError
@@ -62,7 +63,7 @@ async def _finished(node: Node, row: asyncpg.Record) -> bool:
 async def sweep_submissions_forever(node: Node) -> None:
     """A worker (node.workers): every SWEEP_SECONDS, stalled submissions are finished."""
     while True:
-        finished = await finish_stalled_submissions(node)
+        finished = await finish_stalled_submissions(node) if await leads(node.leadership, "form-sweeper") else 0
         if finished:
             log.info("form_submissions_finished", submissions=finished)
         await rest(node.clock, SWEEP_SECONDS)

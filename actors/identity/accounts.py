@@ -15,8 +15,8 @@ import asyncpg
 
 from actors.identity import throttle
 from actors.identity.passwords import dummy_hash, hash_secret, verify_secret
-from actors.kernel.bus import AccessChange
 from actors.kernel.handlers import implement
+from actors.kernel.invalidation import SessionEnded
 from actors.kernel.membership_cache import forget_member
 from actors.kernel.node import Node
 from protocol import auth
@@ -134,8 +134,8 @@ async def login(node: Node, org_id: str | None, data: auth.LoginInput) -> Sessio
 async def logout(node: Node, token: str) -> None:
     digest = session_digest(token)
     await repo.delete_session(node.pool, digest)
-    node.credentials.drop_session(digest)  # after the delete: nothing reads it back in between
-    node.bus.access_changed(AccessChange(session_digest=digest))  # its sockets are checked again
+    # After the delete: nothing reads it back in between. On every node; its sockets are checked again.
+    node.invalidate(SessionEnded(digest))
 
 
 @implement(auth.CHECK_EMAIL)

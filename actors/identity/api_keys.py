@@ -15,8 +15,8 @@ from typing import Any
 from actors.identity.callers import API_KEY_PREFIX, LOOKUP_LENGTH
 from actors.identity.last_used import last_used_at
 from actors.identity.passwords import hash_secret
-from actors.kernel.bus import AccessChange
 from actors.kernel.handlers import implement
+from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
 from protocol import credentials as proto
 from protocol.caller import Caller
@@ -104,8 +104,7 @@ async def revoke(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
             row = await repo.get(conn, caller.org_id, KIND, data.id)
             if row is None:
                 raise NotFound("API key not found")
-    node.credentials.drop(data.id)
-    node.bus.access_changed(AccessChange(credential_id=data.id))  # its sockets are checked again
+    node.invalidate(CredentialRevoked(data.id))  # on every node; its sockets are checked again
     return credential_view(node, row)
 
 
@@ -130,8 +129,7 @@ async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
                            _audit(old, replacedBy=new["id"]))
         await uow.activity("api_key", new["id"], "api_key.created",
                            _audit(new, rotatedFrom=old["id"]))
-    node.credentials.drop(data.id)
-    node.bus.access_changed(AccessChange(credential_id=data.id))  # its sockets are checked again
+    node.invalidate(CredentialRevoked(data.id))  # on every node; its sockets are checked again
     return {"key": secret, "apiKey": credential_view(node, new), "revokedKeyId": old["id"]}
 
 
@@ -144,6 +142,5 @@ async def delete(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
             raise NotFound("API key not found")
         await uow.activity("api_key", row["id"], "api_key.deleted",
                            _audit(row))
-    node.credentials.drop(data.id)
-    node.bus.access_changed(AccessChange(credential_id=data.id))  # its sockets are checked again
+    node.invalidate(CredentialRevoked(data.id))  # on every node; its sockets are checked again
     return {"success": True, "id": data.id}

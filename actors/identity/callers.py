@@ -9,6 +9,7 @@ from actors.identity import throttle
 from actors.identity.accounts import session_digest
 from actors.identity.passwords import verify_secret
 from actors.kernel.credential_cache import VerifiedCredential, secret_digest
+from actors.kernel.invalidation import OrganizationChanged
 from actors.kernel.membership_cache import member_role
 from actors.kernel.node import Node
 from protocol.caller import Caller, CredentialKind, Organization
@@ -46,7 +47,7 @@ async def organization_for_slug(node: Node, slug: str) -> Organization:
 
 def forget_organization(node: Node, slug: str) -> None:
     """Drop a cached organization after it changed on this node."""
-    node.organizations.drop(slug.lower())
+    node.invalidate(OrganizationChanged(slug))
 
 
 async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: str) -> VerifiedCredential | None:

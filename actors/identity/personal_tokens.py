@@ -12,8 +12,8 @@ from typing import Any
 
 from actors.identity.api_keys import credential_view, mint_secret
 from actors.identity.callers import PERSONAL_TOKEN_PREFIX
-from actors.kernel.bus import AccessChange
 from actors.kernel.handlers import implement
+from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
 from protocol import credentials as proto
 from protocol.caller import Caller
@@ -71,6 +71,5 @@ async def revoke(node: Node, caller: Caller, data: proto.RevokeTokenInput) -> di
             row = await repo.get(conn, caller.org_id, KIND, data.tokenId, user_id=caller.uid)
             if row is None:
                 raise NotFound("token not found")
-    node.credentials.drop(data.tokenId)
-    node.bus.access_changed(AccessChange(credential_id=data.tokenId))  # its sockets are checked again
+    node.invalidate(CredentialRevoked(data.tokenId))  # on every node; its sockets are checked again
     return credential_view(node, row)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncpg
 
+from actors.kernel.invalidation import BoardAccessChanged
 from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.errors import Forbidden, NotFound
@@ -68,4 +69,4 @@ async def require_board_access(node: Node, caller: Caller, board_id: str) -> Non
 
 def forget_board_access(node: Node, board_id: str | None = None) -> None:
     """Drop cached answers (all, or one board's) after a change made on this node."""
-    node.access.drop_where(lambda key: board_id is None or key[2] == board_id)
+    node.invalidate(BoardAccessChanged(board_id))

@@ -68,6 +68,11 @@ class CredentialCache:
         for digest in [d for d, (_, c) in self._entries.items() if c.id == credential_id]:
             del self._entries[digest]
 
+    def clear(self) -> None:
+        """Forget every verified credential and session (changes made elsewhere may have been missed)."""
+        self._entries.clear()
+        self._sessions.clear()
+
     def touch(self, credential_id: str, moment: datetime) -> None:
         self._last_used[credential_id] = moment
 

@@ -5,6 +5,7 @@ shows within `MEMBERSHIP_SECONDS` (actors/kernel/node.py)."""
 
 from __future__ import annotations
 
+from actors.kernel.invalidation import MembershipChanged
 from actors.kernel.node import Node
 from storage import access as access_repo
 from storage import accounts as account_repo
@@ -23,5 +24,4 @@ async def org_members(node: Node, org_id: str) -> frozenset[str]:
 
 def forget_member(node: Node, org_id: str, user_id: str) -> None:
     """A member joined, changed role or left on this node: drop what the caches hold of it."""
-    node.roles.drop((org_id, user_id))
-    node.members.drop(org_id)
+    node.invalidate(MembershipChanged(org_id, user_id))

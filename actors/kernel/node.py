@@ -8,6 +8,7 @@ when an answer is stale.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,8 @@ from actors.kernel.bus import EventBus
 from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 from actors.kernel.events import EventLog
 from actors.kernel.idempotency import IdempotencyRecords
+from actors.kernel.invalidation import Invalidation, apply
+from actors.kernel.leadership import Leadership
 from actors.kernel.mailer import SmtpTarget
 from actors.kernel.supervisor import Supervisor
 from actors.kernel.ttl_cache import TtlCache
@@ -33,9 +36,10 @@ from storage.migrate import pending_migrations
 if TYPE_CHECKING:
     from protocol.caller import Organization
 
-# How stale a cached answer may be when the change was made on another node (a change made on this node
-# drops its entry at once). Five seconds: the hot path (every request reads a role and an organization,
-# every board call its access) costs no query, and a removed member loses access within a breath.
+# How stale a cached answer may be when the change was made on another node and no invalidation reached this
+# one (with Redis, another node's change is dropped here within a second: actors/kernel/redis_invalidation.py;
+# a change made on this node drops its entry at once). Five seconds: the hot path (every request reads a role
+# and an organization, every board call its access) costs no query, and a removed member loses access soon.
 ACCESS_SECONDS = 5.0
 MEMBERSHIP_SECONDS = 5.0
 ORGANIZATION_SECONDS = 5.0
@@ -70,6 +74,11 @@ class Node:
     secret_key: str | None = field(default=None, repr=False)
     # Whether invalid credentials are throttled per client address (server/config.py OBEYA_ADDRESS_THROTTLE).
     address_throttle: bool = True
+    # Where `invalidate` hands a change for the other nodes (actors/kernel/redis_invalidation.py); None: one node.
+    broadcast: Callable[[Invalidation], None] | None = None
+    # Which periodic workers this node runs the steps of, among nodes on one database (actors/kernel/leadership.py);
+    # None: all of them (one-shot commands, nodes built by tests).
+    leadership: Leadership | None = None
     # The node's background workers, on the node's clock.
     workers: Supervisor = field(init=False)
     # Where the bytes of uploaded files live (actors/files/store.py): PostgreSQL; an object-store adapter
@@ -122,6 +131,12 @@ class Node:
         accepted); `missing` is what a foreign-key violation means to the caller (a row it refers to was
         deleted meanwhile)."""
         return UnitOfWork(self.pool, self.bus, caller, org_id=org_id, now=self.clock.now(), missing=missing)
+
+    def invalidate(self, change: Invalidation) -> None:
+        """A change made on this node: drop what this node's caches hold of it now, and tell the other nodes."""
+        apply(self, change)
+        if self.broadcast is not None:
+            self.broadcast(change)
 
     def remember_board(self, row_id: str, board_id: str) -> None:
         if len(self.board_locations) >= MAX_BOARD_LOCATIONS:

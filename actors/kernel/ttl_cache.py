@@ -52,6 +52,9 @@ class TtlCache(Generic[K, V]):
         for key in [k for k in self._entries if condition(k)]:
             del self._entries[key]
 
+    def clear(self) -> None:
+        self._entries.clear()
+
     def _evict(self) -> None:
         now = self._clock.monotonic()
         self._entries = {k: e for k, e in self._entries.items() if now - e[0] < self._seconds}

@@ -81,7 +81,7 @@ class Activation(Generic[S, M, C]):
 
     @property
     def close_error(self) -> ApiError:
-        return self._close_error or ServiceUnavailable(f"actor {self.actor.key} stopped; retry")
+        return self._close_error or ServiceUnavailable("stopped; retry")
 
     @property
     def accepting(self) -> bool:
@@ -142,7 +142,7 @@ class Activation(Generic[S, M, C]):
     async def _activate(self) -> None:
         key = self.actor.key
         if not await self._directory.claim(key):
-            raise ServiceUnavailable(f"actor {key} is active on another node")
+            raise ServiceUnavailable("active on another node; retry")
         try:
             async with self._pool.acquire() as conn, conn.transaction():
                 self.epoch = await take_epoch(conn, key)
@@ -240,6 +240,7 @@ class Activation(Generic[S, M, C]):
         for envelope in answered:
             envelope.fail(error)
         if isinstance(error, StaleEpoch):
+            log.warning("actor.stale_epoch", actor=self.actor.key, epoch=self.epoch)
             self.deactivate(error)
             return
         try:
@@ -248,7 +249,7 @@ class Activation(Generic[S, M, C]):
         except Exception as reload_exc:
             log.warning("actor.reload_failed", actor=self.actor.key, error=repr(reload_exc))
             # Memory may no longer match the database: a fresh activation will load it again.
-            self.deactivate(ServiceUnavailable(f"actor {self.actor.key} is reloading; retry"))
+            self.deactivate(ServiceUnavailable("reloading; retry"))
 
     async def _exit(self) -> None:
         self.status = ActivationState.DEACTIVATING
@@ -259,7 +260,7 @@ class Activation(Generic[S, M, C]):
             self._finish()
 
     def _fail_pending(self) -> None:
-        error = self._close_error or ServiceUnavailable(f"actor {self.actor.key} stopped; retry")
+        error = self._close_error or ServiceUnavailable("stopped; retry")
         for envelope in self._in_flight:
             envelope.fail(error)
         self.mailbox.close(error)

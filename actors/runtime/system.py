@@ -95,7 +95,7 @@ class ActorSystem:
             await asyncio.gather(self._sweeper, return_exceptions=True)
         activations = list(self._live)
         for activation in activations:
-            activation.deactivate(ServiceUnavailable(f"actor {activation.actor.key}: node stopping; retry"))
+            activation.deactivate(ServiceUnavailable("node stopping; retry"))
         if not activations:
             return
         stopped = asyncio.ensure_future(asyncio.gather(*(a.stopped.wait() for a in activations)))
@@ -224,8 +224,8 @@ class ActorSystem:
                 # 503 for a change that was made.
                 return future.result()
             # The timeout cancelled the future: a message still queued is skipped by its turn.
-            raise ServiceUnavailable(f"actor {activation.actor.key} did not answer in time; retry",
-                                     data={"actor": activation.actor.key}) from None
+            log.warning("actor.ask_timed_out", actor=activation.actor.key)
+            raise ServiceUnavailable("no answer in time; retry") from None
 
     async def read(self, actor_type: type[Actor[S, Any, Any]], actor_id: str, organization_id: str,
                    fn: Callable[[S], R]) -> R:
@@ -241,8 +241,8 @@ class ActorSystem:
                 async with asyncio.timeout(self.settings.ask_timeout):
                     await activation.ready.wait()
             except TimeoutError:
-                raise ServiceUnavailable(f"actor {activation.actor.key} did not activate in time; retry",
-                                         data={"actor": activation.actor.key}) from None
+                log.warning("actor.activation_timed_out", actor=activation.actor.key)
+                raise ServiceUnavailable("not loaded in time; retry") from None
         if not activation.readable:
             raise activation.close_error
         activation.last_active = self.clock.monotonic()
@@ -274,7 +274,7 @@ class ActorSystem:
         activation = self._activations.get(actor_type.key_for(actor_id))
         if activation is None:
             return
-        activation.deactivate(ServiceUnavailable(f"actor {activation.actor.key} was reloaded; retry"))
+        activation.deactivate(ServiceUnavailable("reloaded; retry"))
         await activation.stopped.wait()
 
     def lost(self, key: str) -> None:
@@ -292,7 +292,7 @@ class ActorSystem:
                 if a.last_active <= deadline and key not in self._pins and not a.busy and not len(a.mailbox)
                 and a.accepting]
         for activation in idle:
-            activation.deactivate(ServiceUnavailable(f"actor {activation.actor.key} was idle; retry"))
+            activation.deactivate(ServiceUnavailable("unloaded while idle; retry"))
         return len(idle)
 
     def _activation_for(self, actor_type: type[Actor[Any, M, Any]], actor_id: str,
@@ -339,7 +339,7 @@ class ActorSystem:
                 if ((key in self._pins) != pinned or not activation.ready.is_set() or activation.busy
                         or len(activation.mailbox)):
                     continue
-                activation.deactivate(ServiceUnavailable(f"actor {key} made room for others; retry"))
+                activation.deactivate(ServiceUnavailable("unloaded to make room; retry"))
                 del self._recent[key]
                 excess -= 1
         if excess > 0:

@@ -1,0 +1,98 @@
+"""What a change does to the node's caches, as messages: a revoked credential, an ended session, a membership or
+role changed, board access changed, an organization's settings, a board's rules, the organizations with
+webhooks.
+
+A service that changed one of these calls `node.invalidate(change)`: the change is applied to this node's caches
+at once (`apply`), and, when the node runs beside others (`OBEYA_REDIS_URL`), handed to `node.broadcast`, which
+publishes it for every other node to apply (actors/kernel/redis_invalidation.py). The messages are msgspec
+Structs so that the same value is applied here and decoded there.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from actors.kernel.bus import AccessChange
+
+if TYPE_CHECKING:
+    from actors.kernel.node import Node
+
+
+class CredentialRevoked(msgspec.Struct, frozen=True, tag="credential"):
+    """An API key or personal token was revoked, rotated or deleted: its sockets are checked again."""
+
+    credential_id: str
+
+
+class SessionEnded(msgspec.Struct, frozen=True, tag="session"):
+    """A session was logged out (by the SHA-256 of its cookie): its sockets are checked again."""
+
+    digest: str
+
+
+class MembershipChanged(msgspec.Struct, frozen=True, tag="member"):
+    """A member joined, changed role or left: their role, the member set and their board access are re-read."""
+
+    organization_id: str
+    user_id: str
+
+
+class BoardAccessChanged(msgspec.Struct, frozen=True, tag="access"):
+    """Who may see a board (or, without an id, any board) may have changed: workspace or project changes."""
+
+    board_id: str | None = None
+
+
+class OrganizationChanged(msgspec.Struct, frozen=True, tag="organization"):
+    """An organization's settings changed (name, plan, time zone...): the cached organization is re-read."""
+
+    slug: str
+
+
+class RulesChanged(msgspec.Struct, frozen=True, tag="rules"):
+    """A board's automation rules changed."""
+
+    organization_id: str
+    board_id: str
+
+
+class WebhooksChanged(msgspec.Struct, frozen=True, tag="webhooks"):
+    """A webhook was created, changed or deleted: which organizations have webhooks is re-read."""
+
+
+Invalidation = (CredentialRevoked | SessionEnded | MembershipChanged | BoardAccessChanged | OrganizationChanged
+                | RulesChanged | WebhooksChanged)
+
+
+def apply(node: Node, change: Invalidation) -> None:
+    """Drop what the node's caches hold of `change` (synchronously: nothing is read back in between)."""
+    match change:
+        case CredentialRevoked(credential_id):
+            node.credentials.drop(credential_id)
+            node.bus.access_changed(AccessChange(credential_id=credential_id))
+        case SessionEnded(digest):
+            node.credentials.drop_session(digest)
+            node.bus.access_changed(AccessChange(session_digest=digest))
+        case MembershipChanged(org_id, user_id):
+            node.roles.drop((org_id, user_id))
+            node.members.drop(org_id)
+            node.access.drop_where(lambda key: key[0] == org_id and key[1] == user_id)
+        case BoardAccessChanged(board_id):
+            node.access.drop_where(lambda key: board_id is None or key[2] == board_id)
+        case OrganizationChanged(slug):
+            node.organizations.drop(slug.lower())
+        case RulesChanged(org_id, board_id):
+            node.rules.drop((org_id, board_id))
+        case WebhooksChanged():
+            node.webhook_orgs.clear()
+
+
+def forget_everything(node: Node) -> None:
+    """Drop every cached answer that another node's change could have made stale: what a node does when it may
+    have missed invalidations (its Redis subscription was lost and is back)."""
+    node.credentials.clear()
+    for cache in (node.access, node.roles, node.members, node.organizations, node.rules, node.profiles,
+                  node.webhook_orgs):
+        cache.clear()

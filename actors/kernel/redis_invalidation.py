@@ -1,0 +1,148 @@
+"""Cache invalidations between nodes over one Redis pub/sub channel (`OBEYA_REDIS_URL` set).
+
+`node.invalidate(change)` applies a change to its own node's caches and hands it to `publish`, which only
+queues it (a writer never waits for Redis); a sender task publishes what is queued, in order, batched, under
+this node's random origin. Every node's listener applies what it hears from other origins (a node never needs
+its own message back: it applied the change before publishing). A revoked key, an ended session, a role
+changed or an organization's settings thus reach every node within the channel's latency instead of a cache's
+TTL.
+
+Redis going away loses nothing for good: the listener reconnects with a backoff (0.1 s doubling up to 5 s),
+and once subscribed again it drops every cache of its node, since it may have missed invalidations meanwhile.
+A change whose publication fails is retried with the same backoff; past `MAX_PENDING` queued changes the new
+ones are dropped with a warning (the caches' TTLs still bound how long another node may hold a stale answer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from typing import Any
+
+import msgspec
+import redis.asyncio as redis
+import structlog
+from redis.exceptions import RedisError
+
+from actors.kernel.invalidation import Invalidation, apply, forget_everything
+from actors.kernel.node import Node
+
+log = structlog.get_logger("obeya.invalidation")
+
+CHANNEL = "obeya:invalidate"
+FIRST_BACKOFF_SECONDS = 0.1
+MAX_BACKOFF_SECONDS = 5.0
+# Changes waiting to be published; a burst past this is dropped (the TTLs bound the staleness it causes).
+MAX_PENDING = 10_000
+# Changes sent in one message at most.
+BATCH = 100
+
+
+class Envelope(msgspec.Struct, frozen=True):
+    origin: str
+    changes: list[Invalidation]
+
+
+class RedisInvalidations:
+    def __init__(self, url: str, node: Node, *, channel: str = CHANNEL) -> None:
+        self._url = url
+        self._node = node
+        self._channel = channel
+        self.origin = secrets.token_hex(8)
+        self._client: redis.Redis | None = None
+        self._pending: asyncio.Queue[Invalidation] = asyncio.Queue(MAX_PENDING)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._decoder = msgspec.json.Decoder(Envelope)
+        self.resubscribed = 0  # how many times the subscription was lost and taken again
+
+    async def start(self) -> None:
+        """Subscribe (before the node serves: nothing another node changes from then on is missed), then
+        listen and send in tasks of their own, and route the node's invalidations here."""
+        # Named after the origin: an operator (or a test) can tell this node's connections apart in CLIENT LIST.
+        self._client = redis.from_url(self._url, client_name=f"obeya-invalidation-{self.origin}")
+        pubsub = await self._subscribe()
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._listen(pubsub), name="invalidation:listen"),
+                       loop.create_task(self._send(), name="invalidation:send")]
+        self._node.broadcast = self.publish
+
+    async def stop(self) -> None:
+        if self._node.broadcast == self.publish:
+            self._node.broadcast = None
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._client is not None:
+            await self._client.aclose()
+
+    def publish(self, change: Invalidation) -> None:
+        """Queue `change` for the other nodes; never waits."""
+        try:
+            self._pending.put_nowait(change)
+        except asyncio.QueueFull:
+            log.warning("invalidation_dropped", change=type(change).__name__, pending=MAX_PENDING)
+
+    # -- inside ----------------------------------------------------------------------------------------
+
+    async def _subscribe(self) -> Any:
+        assert self._client is not None
+        pubsub: Any = self._client.pubsub()
+        try:
+            await pubsub.subscribe(self._channel)
+        except BaseException:
+            await pubsub.aclose()
+            raise
+        return pubsub
+
+    async def _listen(self, pubsub: Any) -> None:
+        backoff = FIRST_BACKOFF_SECONDS
+        while True:
+            try:
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
+            except (RedisError, OSError) as error:
+                log.warning("invalidation_channel_lost", error=repr(error))
+                await pubsub.aclose()
+                while True:
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+                    try:
+                        pubsub = await self._subscribe()
+                        break
+                    except (RedisError, OSError) as again:
+                        log.warning("invalidation_resubscribe_failed", error=repr(again), retry_in=backoff)
+                backoff = FIRST_BACKOFF_SECONDS
+                forget_everything(self._node)  # whatever was published meanwhile was missed
+                self.resubscribed += 1
+                log.info("invalidation_channel_back")
+                continue
+            except asyncio.CancelledError:
+                await pubsub.aclose()
+                raise
+            if message is None or message.get("type") != "message":
+                continue
+            try:
+                envelope = self._decoder.decode(message["data"])
+            except msgspec.DecodeError:
+                log.exception("invalidation_unreadable")
+                continue
+            if envelope.origin == self.origin:
+                continue
+            for change in envelope.changes:
+                apply(self._node, change)
+
+    async def _send(self) -> None:
+        assert self._client is not None
+        while True:
+            changes = [await self._pending.get()]
+            while len(changes) < BATCH and not self._pending.empty():
+                changes.append(self._pending.get_nowait())
+            payload = msgspec.json.encode(Envelope(self.origin, changes))
+            backoff = FIRST_BACKOFF_SECONDS
+            while True:
+                try:
+                    await self._client.publish(self._channel, payload)
+                    break
+                except (RedisError, OSError) as error:
+                    log.warning("invalidation_publish_failed", error=repr(error), retry_in=backoff)
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)

@@ -1,0 +1,120 @@
+"""Nodes as separate processes: `obeya serve` on free 127.0.0.1 ports against the test run's database and
+Redis, ready once `/readyz` answers 200, stopped by pid (SIGTERM, then SIGKILL past a bound).
+
+Each node's output goes to a file of its own, shown when the node fails to start. Requests reach a node
+through `tests.harness.Api` over a plain aiohttp session whose base URL is the node's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from tests.harness import Api, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+# A node on this machine is ready within a couple of seconds; two cores shared with the other test worker.
+READY_SECONDS = 30.0
+STOP_SECONDS = 15.0
+
+
+@dataclass
+class ClusterNode:
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    session: aiohttp.ClientSession = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.session = aiohttp.ClientSession(base_url=f"http://127.0.0.1:{self.port}",
+                                             cookie_jar=aiohttp.DummyCookieJar())
+
+    def api(self, host: str) -> Api:
+        """A client of this node for the organization host `host` (no credential)."""
+        client: Any = self.session  # speaks what Api needs of a test client: get, post, request
+        return Api(client, host)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    async def stop(self, sig: int = signal.SIGTERM) -> int:
+        """Signal the process (by pid), wait for it to exit; SIGKILL once past STOP_SECONDS. Its exit code."""
+        await self.session.close()
+        if self.process.poll() is None:
+            os.kill(self.process.pid, sig)
+            try:
+                await asyncio.to_thread(self.process.wait, STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                os.kill(self.process.pid, signal.SIGKILL)
+                await asyncio.to_thread(self.process.wait)
+        return self.process.returncode
+
+
+class Cluster:
+    """The nodes a test started; `stop()` ends every one of them (the fixture calls it)."""
+
+    def __init__(self, database_url: str, redis_url: str) -> None:
+        self.database_url = database_url
+        self.redis_url = redis_url
+        self.nodes: list[ClusterNode] = []
+        self._dir = Path(tempfile.mkdtemp(prefix="obeya-cluster-"))
+
+    async def start(self, count: int, **environ: str) -> list[ClusterNode]:
+        """Start `count` nodes at once and return them once every one answers /readyz."""
+        names = [f"node{len(self.nodes) + i}" for i in range(count)]
+        started = [ClusterNode(name, port, process, log_path)  # each fork happens off the event loop
+                   for name, port, process, log_path in [await asyncio.to_thread(self._spawn, name, environ)
+                                                         for name in names]]
+        self.nodes.extend(started)
+        # Every wait ends before this returns or raises: none is left pending when the test fails.
+        outcomes = await asyncio.gather(*(self._ready(node) for node in started), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return started
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(node.stop() for node in self.nodes))
+        await asyncio.to_thread(shutil.rmtree, self._dir, True)  # the nodes' data directories and logs
+
+    def _spawn(self, name: str, environ: dict[str, str]) -> tuple[str, int, subprocess.Popen[bytes], Path]:
+        port = free_port()
+        env = {**os.environ,
+               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+               "OBEYA_DATABASE_URL": self.database_url, "OBEYA_REDIS_URL": self.redis_url,
+               "OBEYA_SERVICE_HOST": "localhost", "OBEYA_DATA_DIR": str(self._dir / name),
+               "OBEYA_BCRYPT_ROUNDS": "4", "OBEYA_ADDRESS_THROTTLE": "0", "OBEYA_POOL_SIZE": "6",
+               **environ}
+        log_path = self._dir / f"{name}.log"
+        with log_path.open("wb") as output:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+                cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        return name, port, process, log_path
+
+    async def _ready(self, node: ClusterNode) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + READY_SECONDS
+        while True:
+            if node.process.poll() is not None:
+                raise AssertionError(f"{node.name} exited with {node.process.returncode}:\n{node.log()[-3000:]}")
+            try:
+                async with node.session.get("/readyz", headers={"Host": "localhost"}) as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass  # not listening yet
+            if loop.time() > deadline:
+                raise AssertionError(f"{node.name} not ready within {READY_SECONDS} s:\n{node.log()[-3000:]}")
+            await asyncio.sleep(0.05)
