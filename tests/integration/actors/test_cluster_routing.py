@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -23,6 +22,7 @@ from actors.runtime.redis_directory import RedisDirectory
 from actors.runtime.system import ActorSystem
 from protocol.errors import BadRequest
 from protocol.ids import new_id
+from tests.integration.actors.conftest import until
 from tests.integration.actors.ledger_actor import PROBES, SCHEMA, Add, Get, Ledger, LedgerActor
 
 ORG = "org_clusterroutingtest0"
@@ -74,35 +74,19 @@ class Node:
 MakeNode = Callable[..., Awaitable[Node]]
 
 
-async def until(condition: Callable[[], Awaitable[bool]], *, within: float = 5.0) -> None:
-    deadline = time.monotonic() + within
-    while not await condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"condition not met within {within} s")
-        await asyncio.sleep(0.02)
 
 
 @pytest.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.Redis]:
-    client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(redis_url, max_connections=32,
-                                                                               timeout=5))
-    try:
-        yield client
-    finally:
-        await client.aclose()
-
-
-@pytest.fixture
-async def make_node(client: redis.Redis, pool: asyncpg.Pool) -> AsyncIterator[MakeNode]:
+async def make_node(redis_client: redis.Redis, pool: asyncpg.Pool) -> AsyncIterator[MakeNode]:
     await pool.execute(SCHEMA)
     prefix = f"obeya:test:{secrets.token_hex(6)}:"
     clock = ManualClock()
     nodes: list[Node] = []
 
     async def make(node_id: str, *, lease: float = 10.0) -> Node:
-        directory = RedisDirectory(client, node_id, lease=lease, prefix=prefix + "actor:")
+        directory = RedisDirectory(redis_client, node_id, lease=lease, prefix=prefix + "actor:")
         system = ActorSystem(pool, clock=clock, directory=directory)
-        inbox = NodeInbox(client, node_id, system.handle_forwarded, prefix=prefix + "node:")
+        inbox = NodeInbox(redis_client, node_id, system.handle_forwarded, prefix=prefix + "node:")
         system.forward_through(inbox, [ForwardedLedger])
         directory.on_lost = system.lost
         system.start()

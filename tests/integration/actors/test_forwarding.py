@@ -27,17 +27,6 @@ ORG = "org_forwardingtests0000"
 MakeInbox = Callable[[str, Handler], NodeInbox]
 
 
-@pytest.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.Redis]:
-    # As a node will build it: a burst of forwarded requests waits for one of a few connections rather
-    # than failing with "Too many connections" (the default pool raises past 100).
-    client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(redis_url, max_connections=16,
-                                                                               timeout=5))
-    try:
-        yield client
-    finally:
-        await client.aclose()
-
 
 @pytest.fixture
 def prefix() -> str:
@@ -45,16 +34,16 @@ def prefix() -> str:
 
 
 @pytest.fixture
-async def inboxes(client: redis.Redis, prefix: str) -> AsyncIterator[list[NodeInbox]]:
+async def inboxes(redis_client: redis.Redis, prefix: str) -> AsyncIterator[list[NodeInbox]]:
     started: list[NodeInbox] = []
     yield started
     for inbox in started:
         await inbox.stop()
 
 
-async def start(inboxes: list[NodeInbox], client: redis.Redis, prefix: str, node_id: str,
+async def start(inboxes: list[NodeInbox], redis_client: redis.Redis, prefix: str, node_id: str,
                 handler: Handler) -> NodeInbox:
-    inbox = NodeInbox(client, node_id, handler, prefix=prefix + "node:")
+    inbox = NodeInbox(redis_client, node_id, handler, prefix=prefix + "node:")
     await inbox.start()
     inboxes.append(inbox)
     return inbox
@@ -64,19 +53,19 @@ async def unused(body: bytes) -> bytes:
     raise AssertionError("this node should get no requests")
 
 
-async def test_a_request_is_answered_by_the_other_node(inboxes: list[NodeInbox], client: redis.Redis,
+async def test_a_request_is_answered_by_the_other_node(inboxes: list[NodeInbox], redis_client: redis.Redis,
                                                        prefix: str) -> None:
     async def shout(body: bytes) -> bytes:
         return body.upper() + b" from b"
 
-    a = await start(inboxes, client, prefix, "node-a", unused)
-    await start(inboxes, client, prefix, "node-b", shout)
+    a = await start(inboxes, redis_client, prefix, "node-a", unused)
+    await start(inboxes, redis_client, prefix, "node-b", shout)
 
     assert await a.request("node-b", b"hello", timeout=5) == b"HELLO from b"
 
 
 async def test_errors_decided_on_the_other_node_reach_the_caller_as_themselves(
-        inboxes: list[NodeInbox], client: redis.Redis, prefix: str) -> None:
+        inboxes: list[NodeInbox], redis_client: redis.Redis, prefix: str) -> None:
     refusals: dict[bytes, Exception] = {
         b"missing": NotFound("board not found", data={"boardId": "brd_1"}),
         b"invalid": ValidationFailed.of("name", "must not be empty"),
@@ -87,8 +76,8 @@ async def test_errors_decided_on_the_other_node_reach_the_caller_as_themselves(
     async def refuse(body: bytes) -> bytes:
         raise refusals[body]
 
-    a = await start(inboxes, client, prefix, "node-a", unused)
-    await start(inboxes, client, prefix, "node-b", refuse)
+    a = await start(inboxes, redis_client, prefix, "node-a", unused)
+    await start(inboxes, redis_client, prefix, "node-b", refuse)
 
     with pytest.raises(NotFound) as missing:
         await a.request("node-b", b"missing", timeout=5)
@@ -107,10 +96,10 @@ async def test_errors_decided_on_the_other_node_reach_the_caller_as_themselves(
     assert "secret" not in bug.value.message
 
 
-async def test_a_node_nobody_listens_for_fails_at_once(inboxes: list[NodeInbox], client: redis.Redis,
+async def test_a_node_nobody_listens_for_fails_at_once(inboxes: list[NodeInbox], redis_client: redis.Redis,
                                                        prefix: str) -> None:
-    a = await start(inboxes, client, prefix, "node-a", unused)
-    b = await start(inboxes, client, prefix, "node-b", unused)
+    a = await start(inboxes, redis_client, prefix, "node-a", unused)
+    b = await start(inboxes, redis_client, prefix, "node-b", unused)
     await b.stop()
 
     # A timeout far beyond the test's: the refusal must not wait for it.
@@ -122,7 +111,7 @@ async def test_a_node_nobody_listens_for_fails_at_once(inboxes: list[NodeInbox],
 
 
 async def test_no_answer_in_time_is_a_503_and_the_late_answer_is_dropped(
-        inboxes: list[NodeInbox], client: redis.Redis, prefix: str) -> None:
+        inboxes: list[NodeInbox], redis_client: redis.Redis, prefix: str) -> None:
     arrived, release = asyncio.Event(), asyncio.Event()
 
     async def slow(body: bytes) -> bytes:
@@ -133,9 +122,9 @@ async def test_no_answer_in_time_is_a_503_and_the_late_answer_is_dropped(
     async def quick(body: bytes) -> bytes:
         return b"quick"
 
-    a = await start(inboxes, client, prefix, "node-a", unused)
-    await start(inboxes, client, prefix, "node-b", slow)
-    await start(inboxes, client, prefix, "node-c", quick)
+    a = await start(inboxes, redis_client, prefix, "node-a", unused)
+    await start(inboxes, redis_client, prefix, "node-b", slow)
+    await start(inboxes, redis_client, prefix, "node-c", quick)
 
     with pytest.raises(ServiceUnavailable) as late:
         await a.request("node-b", b"hello", timeout=0.3)
@@ -146,7 +135,7 @@ async def test_no_answer_in_time_is_a_503_and_the_late_answer_is_dropped(
     assert await a.request("node-c", b"hello", timeout=5) == b"quick"
 
 
-async def test_concurrent_requests_each_get_their_own_answer(inboxes: list[NodeInbox], client: redis.Redis,
+async def test_concurrent_requests_each_get_their_own_answer(inboxes: list[NodeInbox], redis_client: redis.Redis,
                                                              prefix: str) -> None:
     async def echo(node: str) -> Handler:
         async def handler(body: bytes) -> bytes:
@@ -155,8 +144,8 @@ async def test_concurrent_requests_each_get_their_own_answer(inboxes: list[NodeI
             return node.encode() + b":" + body
         return handler
 
-    a = await start(inboxes, client, prefix, "node-a", await echo("a"))
-    b = await start(inboxes, client, prefix, "node-b", await echo("b"))
+    a = await start(inboxes, redis_client, prefix, "node-a", await echo("a"))
+    b = await start(inboxes, redis_client, prefix, "node-b", await echo("b"))
 
     answers = await asyncio.gather(*(a.request("node-b", str(n).encode(), timeout=5) for n in range(100)),
                                    *(b.request("node-a", str(n).encode(), timeout=5) for n in range(100)))
@@ -165,11 +154,11 @@ async def test_concurrent_requests_each_get_their_own_answer(inboxes: list[NodeI
 
 
 async def test_a_write_sent_to_another_node_is_applied_by_the_owner(
-        inboxes: list[NodeInbox], client: redis.Redis, prefix: str, pool: asyncpg.Pool) -> None:
+        inboxes: list[NodeInbox], redis_client: redis.Redis, prefix: str, pool: asyncpg.Pool) -> None:
     """The shape forwarding will take in the runtime (docs/forwarding.md), with a test codec."""
     await pool.execute(SCHEMA)
     clock = ManualClock()
-    directories = {node: RedisDirectory(client, node, prefix=prefix + "actor:") for node in ("node-a", "node-b")}
+    directories = {node: RedisDirectory(redis_client, node, prefix=prefix + "actor:") for node in ("node-a", "node-b")}
     systems = {node: ActorSystem(pool, clock=clock, directory=directories[node]) for node in directories}
     actor_id = new_id("led")
 
@@ -180,7 +169,7 @@ async def test_a_write_sent_to_another_node_is_applied_by_the_owner(
             return msgspec.msgpack.encode(reply)
         return handler
 
-    nodes = {node: await start(inboxes, client, prefix, node, owner_side(node)) for node in directories}
+    nodes = {node: await start(inboxes, redis_client, prefix, node, owner_side(node)) for node in directories}
 
     async def add(node: str, amount: int) -> int:
         owner = await directories[node].locate(LedgerActor.key_for(actor_id))

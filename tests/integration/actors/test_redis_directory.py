@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import asyncpg
@@ -19,28 +19,13 @@ from actors.runtime.redis_directory import RedisDirectory
 from actors.runtime.system import ActorSystem
 from protocol.errors import ServiceUnavailable
 from protocol.ids import new_id
+from tests.integration.actors.conftest import until
 from tests.integration.actors.ledger_actor import SCHEMA, Add, LedgerActor
 
 ORG = "org_redisdirectorytests"
 MakeDirectory = Callable[..., RedisDirectory]
 
 
-async def until(condition: Callable[[], Awaitable[bool]], *, within: float = 5.0) -> None:
-    """Poll `condition` until it holds; fail the test if it does not within `within` seconds."""
-    deadline = time.monotonic() + within
-    while not await condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"condition not met within {within} s")
-        await asyncio.sleep(0.02)
-
-
-@pytest.fixture
-async def client(redis_url: str) -> AsyncIterator[redis.Redis]:
-    client = redis.from_url(redis_url)
-    try:
-        yield client
-    finally:
-        await client.aclose()
 
 
 @pytest.fixture
@@ -50,11 +35,11 @@ def prefix() -> str:
 
 
 @pytest.fixture
-async def make_directory(client: redis.Redis, prefix: str) -> AsyncIterator[MakeDirectory]:
+async def make_directory(redis_client: redis.Redis, prefix: str) -> AsyncIterator[MakeDirectory]:
     directories: list[RedisDirectory] = []
 
     def make(node_id: str, **options: Any) -> RedisDirectory:
-        directory = RedisDirectory(client, node_id, prefix=prefix, **options)
+        directory = RedisDirectory(redis_client, node_id, prefix=prefix, **options)
         directories.append(directory)
         return directory
 
@@ -128,14 +113,14 @@ async def test_renewal_keeps_the_claims_of_a_live_node(make_directory: MakeDirec
 
 
 async def test_a_node_is_told_when_its_claim_was_taken(make_directory: MakeDirectory,
-                                                       client: redis.Redis, prefix: str) -> None:
+                                                       redis_client: redis.Redis, prefix: str) -> None:
     lost: list[str] = []
     a = make_directory("node-a", lease=1.0, on_lost=lost.append)
     assert await a.claim("board:1")
     assert await a.claim("board:2")
     a.start()
     # Node A stalled past its lease and node B took board:1 meanwhile.
-    await client.set(prefix + "board:1", "node-b", px=10_000)
+    await redis_client.set(prefix + "board:1", "node-b", px=10_000)
 
     async def told() -> bool:
         return lost == ["board:1"]
@@ -199,7 +184,7 @@ async def _is_free(directory: RedisDirectory, key: str) -> bool:
 
 
 async def test_a_node_that_lost_its_lease_deactivates_the_actor(make_directory: MakeDirectory,
-                                                                client: redis.Redis, prefix: str,
+                                                                redis_client: redis.Redis, prefix: str,
                                                                 pool: asyncpg.Pool) -> None:
     await pool.execute(SCHEMA)
     clock = ManualClock()
@@ -213,7 +198,7 @@ async def test_a_node_that_lost_its_lease_deactivates_the_actor(make_directory: 
         assert await a.ask(LedgerActor, actor_id, ORG, Add(5)) == 5
         directory_a.start()
         # Node A stalled past its lease and node B took the actor meanwhile.
-        await client.set(prefix + key, "node-b", px=10_000)
+        await redis_client.set(prefix + key, "node-b", px=10_000)
 
         async def deactivated() -> bool:
             return a.activation(LedgerActor, actor_id) is None
