@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 from tests.conftest import server_settings
 from tests.harness import Api, Org, Reply, make_org
 from tests.integration.boards.conftest import Board, make_board
-from tests.smtp_sink import Sink, _running
+from tests.smtp_sink import Sink, sink_fixture, smtp_url_fixture  # noqa: F401  (fixtures)
 from web.keys import NODE
 
 SCHEMA = {"components": [
@@ -25,15 +24,6 @@ SCHEMA = {"components": [
      "data": {"values": [{"label": "North", "value": "north"}, {"label": "South", "value": "south"}]}}]}
 _LINK = re.compile(r"(https?://\S+\?(?:token|revision)=([^&\s]+))")
 
-
-@pytest.fixture(name="sink")
-def sink_fixture() -> Sink:
-    return Sink()
-
-
-@pytest.fixture(name="smtp_url")
-def smtp_url_fixture(sink: Sink) -> Iterator[str]:
-    yield from _running(sink)
 
 
 @pytest.fixture

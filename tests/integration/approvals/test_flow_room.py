@@ -5,7 +5,7 @@ join it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -13,32 +13,20 @@ from storage import events as event_log
 from tests.harness import make_org
 from tests.integration.approvals.conftest import Form, decide, make_flow, submit
 from tests.integration.approvals.test_decisions import one_step
-from tests.integration.live.conftest import Screen
+from tests.integration.live.conftest import Screen, screens  # noqa: F401  (fixture)
 from tests.smtp_sink import QUIET_PLAIN_AUTH
 from web.keys import NODE
 
 pytestmark = [pytest.mark.workers("mail-sender"), QUIET_PLAIN_AUTH]
 
 
-@pytest.fixture(name="screen")
-async def screen_fixture() -> AsyncIterator[Callable[[], Screen]]:
-    opened: list[Screen] = []
 
-    def open_screen() -> Screen:
-        opened.append(Screen())
-        return opened[-1]
-
-    yield open_screen
-    for screen in opened:
-        await screen.close()
-
-
-async def test_a_flow_room_shows_a_request_from_opened_to_approved(form: Form, screen: Callable[[], Screen]
-                                                                  ) -> None:
+async def test_a_flow_room_shows_a_request_from_opened_to_approved(
+        form: Form, screens: Callable[[], Screen]) -> None:  # noqa: F811
     approver_id, approver = await form.org.add_user("member")
     flow = await make_flow(form, one_step([approver_id]))
     room = f"flow:{flow['id']}"
-    watcher = screen()
+    watcher = screens()
     await watcher.connect(form.api)
     ack = await watcher.call("subscribe", {"room": room})
     assert ack["ok"] is True, ack
@@ -61,12 +49,12 @@ async def test_a_flow_room_shows_a_request_from_opened_to_approved(form: Form, s
 
 
 async def test_a_flow_room_is_closed_to_other_organizations_and_to_guests_off_the_board(
-        form: Form, screen: Callable[[], Screen]) -> None:
+        form: Form, screens: Callable[[], Screen]) -> None:  # noqa: F811
     flow = await make_flow(form)
     stranger = await make_org(form.org.anonymous.client)
     _, guest = await form.org.add_user("guest")
     for api in (stranger.owner, guest):
-        outsider = screen()
+        outsider = screens()
         await outsider.connect(api)
         ack = await outsider.call("subscribe", {"room": f"flow:{flow['id']}"})
         assert ack["ok"] is False, ack

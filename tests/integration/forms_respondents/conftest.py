@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 from email.message import EmailMessage
 from typing import Any
 
@@ -16,20 +15,11 @@ from actors.runtime.clock import ManualClock
 from tests.conftest import server_settings
 from tests.harness import Api, make_org
 from tests.integration.boards.conftest import Board, make_board
-from tests.smtp_sink import Sink, _running
+from tests.smtp_sink import Sink, sink_fixture, smtp_url_fixture  # noqa: F401  (fixtures)
 from web.keys import NODE
 
 MAIL_WAIT_SECONDS = 10.0
 
-
-@pytest.fixture(name="sink")
-def sink_fixture() -> Sink:
-    return Sink()
-
-
-@pytest.fixture(name="smtp_url")
-def smtp_url_fixture(sink: Sink) -> Iterator[str]:
-    yield from _running(sink)
 
 
 @pytest.fixture
