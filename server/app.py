@@ -30,6 +30,7 @@ from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem, RuntimeSettings
+from server.cluster import clustered
 from server.config import WORKERS, Settings
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
@@ -153,16 +154,16 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
 
     async def actor_system(app: web.Application) -> AsyncIterator[None]:
         node = app[NODE]
-        node.actors = ActorSystem(node.pool, clock=node.clock, bus=node.bus,
+        build = functools.partial(ActorSystem, node.pool, clock=node.clock, bus=node.bus,
                                   settings=RuntimeSettings(ask_timeout=settings.ask_timeout,
                                                            max_active=settings.max_actors))
-        node.actors.on_turn = metrics.observe_turn
-        node.actors.start()
-        try:
+        # Stopped before the pool closes: running turns finish their commits, queued ones get 503.
+        running = build() if settings.redis_url is None else clustered(build, settings.redis_url, settings.node_id,
+                                                                       lease=settings.actor_lease)
+        async with running as system:
+            node.actors = system
+            system.on_turn = metrics.observe_turn
             yield
-        finally:
-            # Stopped before the pool closes: running turns finish their commits, queued ones get 503.
-            await node.actors.stop()
 
     app.cleanup_ctx.append(actor_system)
     gateway = LiveGateway(settings.redis_url, max_per_user=settings.socket_max_per_user,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,12 @@ MAX_BCRYPT_ROUNDS = 31
 MIN_SECRET_KEY_LENGTH = 32
 # A bearer token a scraper sends on every request: long enough not to be guessed.
 MIN_METRICS_TOKEN_LENGTH = 16
+# A node id names a Redis channel and fills directory entries: a host or pod name fits.
+MAX_NODE_ID_LENGTH = 100
+
+
+def default_node_id() -> str:
+    return f"{socket.gethostname()}-{secrets.token_hex(3)}"
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,12 @@ class Settings:
     metrics_token: str | None = field(default=None, repr=False)
     # On SIGTERM: how long requests in flight may take to finish before their connections are closed.
     shutdown_timeout: float = 20.0
+    # This node's name in the actor directory (docs/forwarding.md): unique per running process. Unset: the
+    # host name with a random suffix, so a restarted process never inherits its predecessor's leases.
+    node_id: str = field(default_factory=default_node_id)
+    # How long a node's claim on an actor outlives the node (renewed every third of it while alive): the time a
+    # dead node's boards wait before another node serves them.
+    actor_lease: float = 10.0
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -109,7 +123,19 @@ class Settings:
             body_timeout=_seconds(env, "OBEYA_BODY_TIMEOUT", 60.0),
             metrics_token=_metrics_token(env),
             shutdown_timeout=_seconds(env, "OBEYA_SHUTDOWN_TIMEOUT", 20.0),
+            node_id=_node_id(env),
+            actor_lease=_seconds(env, "OBEYA_ACTOR_LEASE", 10.0),
         )
+
+
+def _node_id(env: Mapping[str, str]) -> str:
+    value = env.get("OBEYA_NODE_ID", "").strip()
+    if not value:
+        return default_node_id()
+    if len(value) > MAX_NODE_ID_LENGTH or not value.isprintable() or " " in value:
+        raise SystemExit(f"OBEYA_NODE_ID must be at most {MAX_NODE_ID_LENGTH} printable characters without "
+                         f"spaces, not {value!r}")
+    return value
 
 
 def _secret_key(env: Mapping[str, str]) -> str | None:

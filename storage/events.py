@@ -30,9 +30,17 @@ def _from_row(row: asyncpg.Record) -> StoredEvent:
                        created_at=row["created_at"])
 
 
+class Writer(msgspec.Struct, frozen=True):
+    """The actor activation that commits events: its node and its epoch (storage/epochs.py)."""
+
+    node_id: str
+    epoch: int
+
+
 async def append(conn: Connection, organization_id: str, stream: str,
-                 events: Sequence[tuple[str, Any]]) -> list[StoredEvent]:
-    """Append `(name, payload)` events to `stream` with consecutive sequence numbers.
+                 events: Sequence[tuple[str, Any]], writer: Writer | None = None) -> list[StoredEvent]:
+    """Append `(name, payload)` events to `stream` with consecutive sequence numbers, naming the activation
+    that wrote them when an actor did.
 
     Call inside the transaction that commits the change: the upsert on `event_streams` locks the
     stream's row until commit, so concurrent appenders to one stream get disjoint, gap-free ranges.
@@ -46,12 +54,13 @@ async def append(conn: Connection, organization_id: str, stream: str,
                INSERT INTO event_streams (stream, organization_id, last_seq) VALUES ($3, $2, $7)
                ON CONFLICT (stream) DO UPDATE SET last_seq = event_streams.last_seq + EXCLUDED.last_seq
                RETURNING last_seq)
-           INSERT INTO events (id, organization_id, stream, seq, name, payload)
-           SELECT e.id, $2, $3, reserved.last_seq - $7 + e.n, e.name, e.payload
+           INSERT INTO events (id, organization_id, stream, seq, name, payload, node_id, epoch)
+           SELECT e.id, $2, $3, reserved.last_seq - $7 + e.n, e.name, e.payload, $8, $9
              FROM reserved, unnest($1::text[], $4::text[], $5::jsonb[], $6::bigint[]) AS e(id, name, payload, n)
            RETURNING id, organization_id, stream, seq, name, payload, created_at""",
         [new_id("evt") for _ in events], organization_id, stream, [name for name, _ in events],
-        [payload for _, payload in events], list(range(1, len(events) + 1)), len(events))
+        [payload for _, payload in events], list(range(1, len(events) + 1)), len(events),
+        writer.node_id if writer else None, writer.epoch if writer else None)
     return sorted((_from_row(row) for row in rows), key=lambda event: event.seq)
 
 

@@ -35,9 +35,11 @@ from storage.events import StoredEvent
 Pending = tuple[str, str, str, Any]
 
 
-async def append_sorted(conn: asyncpg.Connection, events: Sequence[Pending]) -> list[StoredEvent]:
+async def append_sorted(conn: asyncpg.Connection, events: Sequence[Pending],
+                        writer: event_log.Writer | None = None) -> list[StoredEvent]:
     """Append `events` inside the caller's transaction, one statement per stream, streams in sorted order
-    (see the module docstring); the stored events come back in the order given."""
+    (see the module docstring), by `writer` when an actor's activation commits them; the stored events come
+    back in the order given."""
     by_stream: dict[str, list[tuple[int, str, Any]]] = {}
     organization_of: dict[str, str] = {}
     for index, (organization_id, stream, name, payload) in enumerate(events):
@@ -47,7 +49,7 @@ async def append_sorted(conn: asyncpg.Connection, events: Sequence[Pending]) -> 
     for stream in sorted(by_stream):
         group = by_stream[stream]
         appended = await event_log.append(conn, organization_of[stream], stream,
-                                          [(name, payload) for _, name, payload in group])
+                                          [(name, payload) for _, name, payload in group], writer)
         for (index, _, _), event in zip(group, appended, strict=True):
             stored[index] = event
     return [event for event in stored if event is not None]

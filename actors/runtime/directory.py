@@ -21,6 +21,10 @@ class Directory(Protocol):
         """Give up `key` if (and only if) this node owns it."""
         ...
 
+    async def lease_left(self, key: str) -> float:
+        """Seconds until the current owner's claim on `key` lapses if it is not renewed."""
+        ...
+
 
 class LocalDirectory:
     """A single node: every claim succeeds; entries are kept so `locate` answers truthfully."""
@@ -38,3 +42,6 @@ class LocalDirectory:
 
     async def release(self, key: str) -> None:
         self._owned.discard(key)
+
+    async def lease_left(self, key: str) -> float:
+        return 0.0  # one node: nobody else ever holds a key

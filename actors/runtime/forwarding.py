@@ -6,7 +6,7 @@ bytes mean (an actor message, a query) is up to the handler.
 At most once: a request whose reply is lost (or late) is answered with a 503 the caller may retry, with
 an Idempotency-Key when the request was a write. A request that reaches no listener fails at once.
 
-Not used by the server yet."""
+Every node started with `OBEYA_REDIS_URL` runs one (server/cluster.py)."""
 
 from __future__ import annotations
 
@@ -254,7 +254,7 @@ class NodeInbox:
 
 
 def describe(error: ApiError) -> Failure:
-    retry_after = error.retry_after if isinstance(error, TooManyRequests) else None
+    retry_after = error.retry_after if isinstance(error, TooManyRequests | ServiceUnavailable) else None
     return Failure(type(error).__name__, error.code, error.message, error.details, error.data, retry_after)
 
 
@@ -265,6 +265,9 @@ def rebuild(failure: Failure) -> ApiError:
     for cls in (_known_errors().get(failure.type, plain), plain):
         try:
             if issubclass(cls, TooManyRequests):
+                return cls(failure.message, retry_after=failure.retry_after, details=failure.details,
+                           data=failure.data)
+            if issubclass(cls, ServiceUnavailable) and failure.retry_after is not None:
                 return cls(failure.message, retry_after=failure.retry_after, details=failure.details,
                            data=failure.data)
             return cls(failure.message, details=failure.details, data=failure.data)

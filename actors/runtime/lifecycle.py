@@ -20,7 +20,7 @@ from actors.runtime.directory import Directory
 from actors.runtime.mailbox import Envelope, Mailbox
 from protocol.errors import ApiError, InternalError, ServiceUnavailable
 from storage.epochs import StaleEpoch, check_epoch, take_epoch
-from storage.events import StoredEvent
+from storage.events import StoredEvent, Writer
 
 log = structlog.get_logger(__name__)
 
@@ -230,7 +230,7 @@ class Activation(Generic[S, M, C]):
         async with self._pool.acquire() as conn, conn.transaction():
             await check_epoch(conn, actor.key, self.epoch)
             await actor.persist(conn, changes)
-            return await append_sorted(conn, pending)
+            return await append_sorted(conn, pending, Writer(self._directory.node_id, self.epoch))
 
     async def _after_failed_commit(self, answered: list[Envelope], exc: Exception) -> None:
         # Refusals fail with the commit's error too: the state they were decided against never existed.

@@ -7,20 +7,22 @@ A lease is not a lock: a node that stalls past its lease loses the key and anoth
 actor. Two activations may then overlap for a moment; the epoch from PostgreSQL that every activation
 takes and every commit checks (storage/epochs.py) makes the older one fail its next commit and stop.
 
-Not used by the server yet: it becomes the node's directory when the server wires forwarding
-(docs/forwarding.md)."""
+The directory of every node started with `OBEYA_REDIS_URL` (server/cluster.py, docs/forwarding.md)."""
 
 from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
 import redis.asyncio as redis
 import structlog
 from redis.exceptions import RedisError
+
+from protocol.errors import ServiceUnavailable
 
 log = structlog.get_logger(__name__)
 
@@ -156,13 +158,21 @@ class RedisDirectory:
             log.warning("directory.release_failed", node=self.node_id, keys=len(held), error=repr(exc))
 
     async def locate(self, key: str) -> str | None:
-        owner = await self._client.get(self._prefix + key)
+        with _unavailable_without_redis():
+            owner = await self._client.get(self._prefix + key)
         if owner is None:
             return None
         return owner.decode() if isinstance(owner, bytes) else str(owner)
 
+    async def lease_left(self, key: str) -> float:
+        """Seconds until `key`'s current claim lapses unless renewed (0 when nobody holds it)."""
+        with _unavailable_without_redis():
+            left_ms = await self._client.pttl(self._prefix + key)
+        return max(0, left_ms) / 1000
+
     async def claim(self, key: str) -> bool:
-        taken = await self._claim(keys=[self._prefix + key], args=[self.node_id, self._lease_ms])
+        with _unavailable_without_redis():
+            taken = await self._claim(keys=[self._prefix + key], args=[self.node_id, self._lease_ms])
         if taken:
             self._claims += 1
             self._held[key] = self._claims
@@ -216,3 +226,13 @@ class RedisDirectory:
                         self.on_lost(key)
                     except Exception:
                         log.exception("directory.on_lost_failed", node=self.node_id, actor=key)
+
+
+@contextmanager
+def _unavailable_without_redis() -> Iterator[None]:
+    """Redis away (restarting, failing over): the caller is told to retry, as when an actor moves."""
+    try:
+        yield
+    except (RedisError, OSError) as exc:
+        log.warning("directory.unavailable", error=repr(exc))
+        raise ServiceUnavailable("briefly unavailable; retry") from None

@@ -4,6 +4,7 @@ message), runs the single idle sweeper, calls the publish hooks after commits, a
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from actors.kernel.events import EventLog
 from actors.runtime.actor import Actor
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.directory import Directory, LocalDirectory
-from actors.runtime.forwarding import ActorCodec, ForwardedCall, NodeInbox
+from actors.runtime.forwarding import ActorCodec, ForwardedCall, NodeInbox, NodeUnreachable
 from actors.runtime.lifecycle import Activation, TurnObserver
 from protocol.errors import InternalError, NotFound, ServiceUnavailable
 
@@ -195,7 +196,12 @@ class ActorSystem:
         codec = _codec(actor_type)
         assert codec is not None
         call = ForwardedCall(op, actor_type.kind, actor_id, organization_id, codec.encode_message(message))
-        answer = await self._inbox.request(owner, msgspec.msgpack.encode(call), timeout=self.settings.ask_timeout)
+        try:
+            answer = await self._inbox.request(owner, msgspec.msgpack.encode(call), timeout=self.settings.ask_timeout)
+        except NodeUnreachable as unreachable:
+            # The owner is dead or stopping, and its claim holds until it lapses: come back once it did.
+            left = await self.directory.lease_left(actor_type.key_for(actor_id))
+            raise NodeUnreachable(unreachable.message, retry_after=max(1, math.ceil(left))) from None
         return codec.decode_reply(answer)
 
     def _accepting(self, key: str) -> bool:

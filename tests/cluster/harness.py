@@ -40,6 +40,12 @@ class ClusterNode:
         self.session = aiohttp.ClientSession(base_url=f"http://127.0.0.1:{self.port}",
                                              cookie_jar=aiohttp.DummyCookieJar())
 
+    @property
+    def node_id(self) -> str:
+        """Its id in the actor directory: unique across the clusters of concurrent test workers, which share
+        one Redis (node channels and directory entries name it)."""
+        return f"{self.log_path.parent.name}-{self.name}"
+
     def api(self, host: str) -> Api:
         """A client of this node for the organization host `host` (no credential)."""
         client: Any = self.session  # speaks what Api needs of a test client: get, post, request
@@ -95,7 +101,7 @@ class Cluster:
                "OBEYA_DATABASE_URL": self.database_url, "OBEYA_REDIS_URL": self.redis_url,
                "OBEYA_SERVICE_HOST": "localhost", "OBEYA_DATA_DIR": str(self._dir / name),
                "OBEYA_BCRYPT_ROUNDS": "4", "OBEYA_ADDRESS_THROTTLE": "0", "OBEYA_POOL_SIZE": "6",
-               **environ}
+               "OBEYA_NODE_ID": f"{self._dir.name}-{name}", **environ}
         log_path = self._dir / f"{name}.log"
         with log_path.open("wb") as output:
             process = subprocess.Popen(

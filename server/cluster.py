@@ -1,0 +1,58 @@
+"""A node's place in a cluster (`OBEYA_REDIS_URL` set): the Redis actor directory and the node inbox that
+forwards asks for actors another node owns, started and stopped around the actor system in the order
+docs/forwarding.md gives. A single node runs the local directory and forwards nothing."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import redis.asyncio as redis
+
+from actors.approvals.actor import FlowActor
+from actors.board.actor import BoardActor
+from actors.kpi.actor import KpiActor
+from actors.runtime.actor import Actor
+from actors.runtime.forwarding import NodeInbox
+from actors.runtime.redis_directory import RedisDirectory
+from actors.runtime.system import ActorSystem
+
+# Every actor type a node runs: a key owned by another node must reach it, or this node's activation would
+# fail its claim and answer 503 for as long as the owner lives.
+FORWARDED: list[type[Actor[Any, Any, Any]]] = [BoardActor, KpiActor, FlowActor]
+
+# Connections of the directory and the inbox: a burst of forwarded asks waits for one of these rather than
+# failing with "Too many connections" (redis-py's default pool raises past 100); 5 s is past any healthy wait.
+REDIS_CONNECTIONS = 64
+REDIS_WAIT_SECONDS = 5.0
+
+
+def redis_client(url: str, *, max_connections: int = REDIS_CONNECTIONS) -> redis.Redis:
+    """A client whose concurrent commands share a bounded set of connections (waiting for a free one)."""
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=REDIS_WAIT_SECONDS)
+    return redis.Redis(connection_pool=pool)
+
+
+@asynccontextmanager
+async def clustered(build: Callable[..., ActorSystem], redis_url: str, node_id: str, *,
+                    lease: float) -> AsyncIterator[ActorSystem]:
+    """The actor system `build(directory=...)` makes, run as one node of a cluster until the block exits:
+    claims renewed and other nodes answered while it runs; on exit the system stops (its turns finish, its
+    queued callers get 503), every claim is released in one pass, and the inbox stops answering."""
+    client = redis_client(redis_url)
+    directory = RedisDirectory(client, node_id, lease=lease)
+    system = build(directory=directory)
+    inbox = NodeInbox(client, node_id, system.handle_forwarded)
+    system.forward_through(inbox, FORWARDED)
+    directory.on_lost = system.lost
+    try:
+        system.start()
+        directory.start()
+        await inbox.start()
+        yield system
+    finally:
+        await system.stop()
+        await directory.stop()
+        await inbox.stop()
+        await client.aclose()
