@@ -12,6 +12,7 @@ from actors.board.routing import ask_board, board_for, read_board
 from actors.board.state import BoardState
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
+from actors.kernel.invalidation import RowsMoved
 from actors.kernel.node import Node
 from protocol import items as spec
 from protocol.caller import Caller
@@ -114,7 +115,9 @@ async def take_moved_item(node: Node, caller: Caller, source: str, target: str, 
     taken = await ask_board(node, caller, target, TAKE_ITEM, TakeItem(item_id, source, position),
                             check_access=False)
     moved = [taken["id"], *taken["subItemIds"]]
-    for moved_id in [*moved, *await board_repo.comment_ids(node.pool, caller.org_id, moved)]:
+    moved_ids = [*moved, *await board_repo.comment_ids(node.pool, caller.org_id, moved)]
+    node.invalidate(RowsMoved(tuple(moved_ids)))  # other nodes may still route them to the source
+    for moved_id in moved_ids:
         node.remember_board(moved_id, target)
     return taken
 

@@ -1,6 +1,6 @@
 """What a change does to the node's caches, as messages: a revoked credential, an ended session, a membership or
 role changed, board access changed, an organization's settings, a board's rules, the organizations with
-webhooks.
+webhooks, actors whose data changed outside them, rows that moved to another board.
 
 A service that changed one of these calls `node.invalidate(change)`: the change is applied to this node's caches
 at once (`apply`), and, when the node runs beside others (`OBEYA_REDIS_URL`), handed to `node.broadcast`, which
@@ -62,8 +62,21 @@ class WebhooksChanged(msgspec.Struct, frozen=True, tag="webhooks"):
     """A webhook was created, changed or deleted: which organizations have webhooks is re-read."""
 
 
+class ActorsUnloaded(msgspec.Struct, frozen=True, tag="unloaded"):
+    """Actors whose data changed outside them (boards deleted with their project): the node holding one drops
+    its activation, so the next message loads it afresh from the database (and finds it gone)."""
+
+    keys: tuple[str, ...]
+
+
+class RowsMoved(msgspec.Struct, frozen=True, tag="moved"):
+    """Items (with their sub-items and comments) moved to another board: where they were is forgotten."""
+
+    row_ids: tuple[str, ...]
+
+
 Invalidation = (CredentialRevoked | SessionEnded | MembershipChanged | BoardAccessChanged | OrganizationChanged
-                | RulesChanged | WebhooksChanged)
+                | RulesChanged | WebhooksChanged | ActorsUnloaded | RowsMoved)
 
 
 def apply(node: Node, change: Invalidation) -> None:
@@ -87,12 +100,20 @@ def apply(node: Node, change: Invalidation) -> None:
             node.rules.drop((org_id, board_id))
         case WebhooksChanged():
             node.webhook_orgs.clear()
+        case ActorsUnloaded(keys):
+            if node.actors is not None:
+                for key in keys:
+                    node.actors.unload(key)
+        case RowsMoved(row_ids):
+            for row_id in row_ids:
+                node.board_locations.pop(row_id, None)
 
 
 def forget_everything(node: Node) -> None:
     """Drop every cached answer that another node's change could have made stale: what a node does when it may
     have missed invalidations (its Redis subscription was lost and is back)."""
     node.credentials.clear()
+    node.board_locations.clear()
     for cache in (node.access, node.roles, node.members, node.organizations, node.rules, node.profiles,
                   node.webhook_orgs):
         cache.clear()

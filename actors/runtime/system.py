@@ -277,11 +277,16 @@ class ActorSystem:
     async def evict(self, actor_type: type[Actor[Any, Any, Any]], actor_id: str) -> None:
         """Deactivate an actor whose data was changed or deleted outside it (e.g. a project deleted with
         its boards), and wait until it stopped; its next message activates it afresh from the database."""
-        activation = self._activations.get(actor_type.key_for(actor_id))
-        if activation is None:
-            return
-        activation.deactivate(ServiceUnavailable("reloaded; retry"))
-        await activation.stopped.wait()
+        activation = self.unload(actor_type.key_for(actor_id))
+        if activation is not None:
+            await activation.stopped.wait()
+
+    def unload(self, key: str) -> Activation[Any, Any, Any] | None:
+        """Start deactivating the activation of `key` here, if any (see `evict`); the activation, to wait on."""
+        activation = self._activations.get(key)
+        if activation is not None:
+            activation.deactivate(ServiceUnavailable("reloaded; retry"))
+        return activation
 
     def lost(self, key: str) -> None:
         """Another node took `key` (this node's lease lapsed; `RedisDirectory.on_lost`): deactivate the

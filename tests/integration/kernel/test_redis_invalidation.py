@@ -14,7 +14,7 @@ import redis.asyncio as redis
 
 from actors.kernel.bus import AccessChange
 from actors.kernel.credential_cache import VerifiedCredential
-from actors.kernel.invalidation import CredentialRevoked, MembershipChanged, OrganizationChanged
+from actors.kernel.invalidation import CredentialRevoked, MembershipChanged, OrganizationChanged, RowsMoved
 from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
 from protocol.caller import Organization
@@ -86,3 +86,15 @@ async def test_a_lost_subscription_comes_back_and_forgets_what_may_be_stale(
     b.credentials.put("digest-3", _credential("key_3"))  # and invalidations arrive again
     a.invalidate(CredentialRevoked("key_3"))
     await _within_deadline(lambda: b.credentials.get("digest-3") is None)
+
+
+async def test_a_moved_item_is_no_longer_routed_to_its_old_board_on_the_other_node(
+        nodes: tuple[Node, Node, RedisInvalidations]) -> None:
+    a, b, _ = nodes
+    b.remember_board("itm_moved", "brd_source")
+    b.remember_board("itm_stays", "brd_source")
+
+    a.invalidate(RowsMoved(("itm_moved",)))
+
+    await _within_deadline(lambda: "itm_moved" not in b.board_locations)
+    assert b.board_locations == {"itm_stays": "brd_source"}
