@@ -156,7 +156,14 @@ class ActorSystem:
         owner = await self._owner_elsewhere(actor_type, actor_id)
         if owner is not None:
             return await self._forward(owner, "query", actor_type, actor_id, organization_id, message)
-        return await self._query_here(actor_type, actor_id, organization_id, message)
+        try:
+            return await self._query_here(actor_type, actor_id, organization_id, message)
+        except ServiceUnavailable:
+            # As in `ask`: another node won the claim this activation lost, and it answers instead.
+            owner = await self._owner_elsewhere(actor_type, actor_id, held_here=False)
+            if owner is None:
+                raise
+            return await self._forward(owner, "query", actor_type, actor_id, organization_id, message)
 
     async def handle_forwarded(self, body: bytes) -> bytes:
         """Answer an ask or query another node forwarded here (the inbox's handler). Never forwards again:
