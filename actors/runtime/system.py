@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,6 +74,8 @@ class ActorSystem:
         self._stopping = False
         # Told each turn's message count and its commit's seconds (None: nothing to commit); /metrics sets it.
         self.on_turn: TurnObserver | None = None
+        # Told each forwarded ask or query: its op, its outcome and its seconds; /metrics sets it.
+        self.on_forward: Callable[[str, str, float], None] | None = None
         # Set by `forward_through` on a node of a cluster; None on a single node (nothing is forwarded).
         self._inbox: NodeInbox | None = None
         self._forwardable: dict[str, type[Actor[Any, Any, Any]]] = {}
@@ -203,12 +206,21 @@ class ActorSystem:
         codec = _codec(actor_type)
         assert codec is not None
         call = ForwardedCall(op, actor_type.kind, actor_id, organization_id, codec.encode_message(message))
+        started = time.perf_counter()
+        outcome = "answered"  # a reply, or a refusal the owner decided
         try:
             answer = await self._inbox.request(owner, msgspec.msgpack.encode(call), timeout=self.settings.ask_timeout)
         except NodeUnreachable as unreachable:
+            outcome = "unreachable"
             # The owner is dead or stopping, and its claim holds until it lapses: come back once it did.
             left = await self.directory.lease_left(actor_type.key_for(actor_id))
             raise NodeUnreachable(unreachable.message, retry_after=max(1, math.ceil(left))) from None
+        except ServiceUnavailable:
+            outcome = "unavailable"  # no answer in time, or the actor was moving on the owner
+            raise
+        finally:
+            if self.on_forward is not None:
+                self.on_forward(op, outcome, time.perf_counter() - started)
         return codec.decode_reply(answer)
 
     def _accepting(self, key: str) -> bool:
