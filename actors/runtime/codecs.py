@@ -1,0 +1,51 @@
+"""The codec of an actor whose message is a procedure call: a dataclass with a `procedure` name and a `data`
+field whose type depends on it (the board and KPI actors' `Command`). Everything crosses nodes as msgpack
+decoded by declared types, never pickled, so a node never runs code another named (docs/forwarding.md,
+"On the wire")."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, get_type_hints
+
+import msgspec
+
+from actors.runtime.forwarding import MsgspecCodec
+from protocol.errors import InternalError
+
+
+class ProcedureCodec(MsgspecCodec):
+    """Messages of `message_type`, a dataclass with `procedure: str` and `data`: every field but `data` is
+    decoded by its type hint, `data` by `data_types[procedure]` (filled where the deciders are registered,
+    so it may grow after the codec is built); a procedure the map does not name is refused. Replies are
+    plain values (dicts, lists, strings, numbers, booleans, None, aware datetimes), decoded as such."""
+
+    def __init__(self, message_type: type[Any], data_types: Mapping[str, Any]) -> None:
+        super().__init__(message_type, Any)
+        hints = get_type_hints(message_type)
+        self._message_type = message_type
+        self._fields = [f.name for f in dataclasses.fields(message_type)]
+        wire = msgspec.defstruct(f"{message_type.__name__}Wire",
+                                 [(name, msgspec.Raw if name == "data" else hints[name]) for name in self._fields])
+        self._wire: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(wire)
+        self._data_types = data_types
+        self._data: dict[str, msgspec.msgpack.Decoder[Any]] = {}
+
+    def encode_message(self, message: Any) -> bytes:
+        self._data_decoder(message.procedure)
+        return super().encode_message(message)
+
+    def decode_message(self, data: bytes) -> Any:
+        wire = self._wire.decode(data)
+        fields = {name: getattr(wire, name) for name in self._fields}
+        fields["data"] = self._data_decoder(wire.procedure).decode(wire.data)
+        return self._message_type(**fields)
+
+    def _data_decoder(self, procedure: str) -> msgspec.msgpack.Decoder[Any]:
+        decoder = self._data.get(procedure)
+        if decoder is None:
+            if procedure not in self._data_types:
+                raise InternalError(f"no message type is declared for {procedure}")
+            decoder = self._data[procedure] = msgspec.msgpack.Decoder(self._data_types[procedure])
+        return decoder
