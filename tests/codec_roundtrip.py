@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 
 from actors.runtime.actor import Actor
-from actors.runtime.forwarding import ActorCodec
 from actors.runtime.lifecycle import Activation
-from actors.runtime.system import ActorSystem
+from actors.runtime.system import ActorSystem, _codec
 
 MISMATCHES: list[str] = []
 
@@ -29,11 +28,6 @@ def _crossed(what: str, value: Any, encode: Callable[[Any], bytes], decode: Call
         MISMATCHES.append(f"{what} changed crossing nodes:\n  sent     {value!r}\n  received {crossed!r}")
         raise AssertionError(MISMATCHES[-1])
     return crossed
-
-
-def _codec(actor_type: type[Actor[Any, Any, Any]]) -> ActorCodec | None:
-    codec: ActorCodec | None = getattr(actor_type, "codec", None)
-    return codec
 
 
 @contextlib.contextmanager

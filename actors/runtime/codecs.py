@@ -22,13 +22,12 @@ class ProcedureCodec(MsgspecCodec):
     plain values (dicts, lists, strings, numbers, booleans, None, aware datetimes), decoded as such."""
 
     def __init__(self, message_type: type[Any], data_types: Mapping[str, Any]) -> None:
-        super().__init__(message_type, Any)
-        hints = get_type_hints(message_type)
         self._message_type = message_type
         self._fields = [f.name for f in dataclasses.fields(message_type)]
-        wire = msgspec.defstruct(f"{message_type.__name__}Wire",
-                                 [(name, msgspec.Raw if name == "data" else hints[name]) for name in self._fields])
-        self._wire: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(wire)
+        # The message as it arrives: `data` left undecoded until its procedure is known.
+        super().__init__(msgspec.defstruct(f"{message_type.__name__}Wire",
+                                           [_wire_field(f, get_type_hints(message_type))
+                                            for f in dataclasses.fields(message_type)]), Any)
         self._data_types = data_types
         self._data: dict[str, msgspec.msgpack.Decoder[Any]] = {}
 
@@ -37,7 +36,7 @@ class ProcedureCodec(MsgspecCodec):
         return super().encode_message(message)
 
     def decode_message(self, data: bytes) -> Any:
-        wire = self._wire.decode(data)
+        wire = super().decode_message(data)
         fields = {name: getattr(wire, name) for name in self._fields}
         fields["data"] = self._data_decoder(wire.procedure).decode(wire.data)
         return self._message_type(**fields)
@@ -49,3 +48,15 @@ class ProcedureCodec(MsgspecCodec):
                 raise InternalError(f"no message type is declared for {procedure}")
             decoder = self._data[procedure] = msgspec.msgpack.Decoder(self._data_types[procedure])
         return decoder
+
+
+def _wire_field(field: dataclasses.Field[Any], hints: dict[str, Any]) -> tuple[str, Any, Any]:
+    """A field of the wire form, with the message's default: a node that does not know a newer field yet
+    sends messages the nodes that do can still decode (a new field always has a default)."""
+    if field.default is not dataclasses.MISSING:
+        default = field.default
+    elif field.default_factory is not dataclasses.MISSING:
+        default = msgspec.field(default_factory=field.default_factory)
+    else:
+        default = msgspec.NODEFAULT
+    return field.name, msgspec.Raw if field.name == "data" else hints[field.name], default

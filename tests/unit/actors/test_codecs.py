@@ -137,3 +137,12 @@ def test_replies_arrive_as_plain_values() -> None:
              "limit": 50, "ok": True}
 
     assert codec.decode_reply(codec.encode_reply(reply)) == reply
+
+
+
+def test_a_message_from_a_node_that_lacks_a_newer_field_decodes_with_its_default() -> None:
+    command = board.Command(PURGE_TRASH, CALLER, None, NOW, frozenset({"usr_1"}), "brd_1")
+    fields = msgspec.msgpack.decode(BoardActor.codec.encode_message(command))
+    del fields["comments_of_item"], fields["comments_of_comment"]
+
+    assert BoardActor.codec.decode_message(msgspec.msgpack.encode(fields)) == command
