@@ -232,7 +232,8 @@ class ActorSystem:
         query: Callable[[Any, Any], Any] | None = getattr(actor_type, "query", None)
         if query is None:
             raise InternalError(f"{actor_type.kind} answers no queries")
-        return await self.read(actor_type, actor_id, organization_id, lambda state: query(state, message))
+        state = await self.read(actor_type, actor_id, organization_id, lambda state: state)
+        return query(await actor_type.query_state(self.pool, organization_id, actor_id, state, message), message)
 
     async def _ask_here(self, actor_type: type[Actor[Any, M, Any]], actor_id: str, organization_id: str,
                         message: M) -> Any:
