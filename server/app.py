@@ -154,7 +154,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
 
     async def actor_system(app: web.Application) -> AsyncIterator[None]:
         node = app[NODE]
-        build = functools.partial(ActorSystem, node.pool, clock=node.clock, bus=node.bus,
+        build = functools.partial(ActorSystem, node.pool, clock=node.clock, bus=node.bus, secret_key=node.secret_key,
                                   settings=RuntimeSettings(ask_timeout=settings.ask_timeout,
                                                            max_active=settings.max_actors))
         # Stopped before the pool closes: running turns finish their commits, queued ones get 503.

@@ -57,8 +57,10 @@ class RuntimeSettings:
 
 class ActorSystem:
     def __init__(self, pool: asyncpg.Pool, *, clock: Clock | None = None, directory: Directory | None = None,
-                 settings: RuntimeSettings | None = None, bus: EventBus | None = None) -> None:
+                 settings: RuntimeSettings | None = None, bus: EventBus | None = None,
+                 secret_key: str | None = None) -> None:
         self.pool = pool
+        self._secret_key = secret_key  # given to every actor (Actor.secret_key)
         self.clock: Clock = clock or SystemClock()
         self.directory: Directory = directory or LocalDirectory()
         self.settings = settings or RuntimeSettings()
@@ -339,7 +341,8 @@ class ActorSystem:
             return current
         self._make_room()
         activation: Activation[Any, M, Any] = Activation(
-            actor_type(actor_id, organization_id, self.clock), pool=self.pool, directory=self.directory,
+            actor_type(actor_id, organization_id, self.clock, secret_key=self._secret_key), pool=self.pool,
+            directory=self.directory,
             publish=self.bus.publish, on_exit=self._forget, on_turn=self._turned, now=self.clock.monotonic,
             max_batch=self.settings.max_batch, soft_limit=self.settings.mailbox_soft_limit,
             hard_limit=self.settings.mailbox_hard_limit,
