@@ -72,9 +72,10 @@ class MsgspecCodec:
 
 
 class ForwardedCall(msgspec.Struct, frozen=True):
-    """An `ask` (through the mailbox) or a `query` (a pure read of committed state) for an actor."""
+    """An `ask` (through the mailbox), a `query` (a pure read of committed state) or an `evict` (deactivate,
+    the data changed outside the actor) for an actor."""
 
-    op: Literal["ask", "query"]
+    op: Literal["ask", "query", "evict"]
     kind: str
     actor_id: str
     organization_id: str
