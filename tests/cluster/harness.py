@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -19,8 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
 
-from tests.harness import Api, free_port
+from actors.identity.accounts import create_organization, create_user
+from actors.kernel.node import Node
+from tests.harness import PASSWORD, Api, Org, free_port, login
 
 ROOT = Path(__file__).resolve().parents[2]
 # A node on this machine is ready within a couple of seconds; two cores shared with the other test worker.
@@ -37,8 +41,12 @@ class ClusterNode:
     session: aiohttp.ClientSession = field(init=False)
 
     def __post_init__(self) -> None:
-        self.session = aiohttp.ClientSession(base_url=f"http://127.0.0.1:{self.port}",
+        self.session = aiohttp.ClientSession(base_url=self.url,
                                              cookie_jar=aiohttp.DummyCookieJar())
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     def api(self, host: str) -> Api:
         """A client of this node for the organization host `host` (no credential)."""
@@ -118,3 +126,22 @@ class Cluster:
             if loop.time() > deadline:
                 raise AssertionError(f"{node.name} not ready within {READY_SECONDS} s:\n{node.log()[-3000:]}")
             await asyncio.sleep(0.05)
+
+
+async def make_org(pool: asyncpg.Pool, node: ClusterNode, plan: str = "business") -> Org:
+    """A new organization on `plan`, its owner signed in on `node` (an `Org`, so that the board helpers of
+    tests/integration take it; its `add_user` needs an in-process server: use `add_user` below)."""
+    slug = f"org-{secrets.token_hex(5)}"
+    email = f"owner@{slug}.test"
+    org_id, owner_id = await create_organization(Node(pool=pool, bcrypt_rounds=4), slug=slug, name=f"Org {slug}",
+                                                 owner_email=email, owner_password=PASSWORD, plan=plan)
+    anonymous = node.api(f"{slug}.localhost")
+    return Org(org_id, slug, anonymous.host, owner_id, email, await login(anonymous, email), anonymous)
+
+
+async def add_user(pool: asyncpg.Pool, org: Org, node: ClusterNode, role: str = "member") -> tuple[str, Api]:
+    """A new user of `org` with `role`, signed in on `node`: (user id, their Api)."""
+    email = f"{role}-{secrets.token_hex(4)}@{org.slug}.test"
+    user_id = await create_user(Node(pool=pool, bcrypt_rounds=4), org_slug=org.slug, email=email,
+                                password=PASSWORD, name="Test User", role=role)
+    return user_id, await login(node.api(org.host), email)
