@@ -48,7 +48,8 @@ log = structlog.get_logger("obeya.server")
 
 def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[None]]]:
     loops: dict[str, Callable[[Node], Awaitable[None]]] = {
-        "idempotency-purge": purge_periodically, "trash-sweeper": sweep_trash_forever,
+        "idempotency-purge": functools.partial(purge_periodically, interval=settings.idempotency_purge_interval),
+        "trash-sweeper": sweep_trash_forever,
         "webhook-sender": deliver_webhooks_forever, "automations": run_automations,
         "action-escalation": escalate_overdue_forever, "last-used-flusher": flush_forever,
         "approval-expiry": expire_forever, "approval-actions": run_actions_forever,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import asyncpg
 
-from tests.cluster.harness import Cluster, ClusterNode, cluster_org
+from tests.cluster.harness import Cluster, ClusterNode, make_org
 from tests.harness import Api
 from tests.integration.boards.conftest import make_board
 
@@ -77,7 +77,7 @@ async def _owner_of(cluster: Cluster, board_id: str, live: list[ClusterNode]) ->
 async def test_killing_the_owner_of_a_busy_board_loses_no_acknowledged_write(
         cluster: Cluster, pool: asyncpg.Pool) -> None:
     live = await cluster.start(3, **ENVIRON)
-    org = await cluster_org(pool, live[0])
+    org = await make_org(pool, live[0])
     board = await make_board(org)
     column = (await org.owner.mutate("columns.create", {"boardId": board.id, "name": "Count",
                                                         "type": "number"})).data["id"]
