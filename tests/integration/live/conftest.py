@@ -81,6 +81,18 @@ async def received_for(screen: Screen, board: Board, stream: str,
     return [(name, data) for name, data in screen.received[before:] if name != "notification.created"]
 
 
+
+async def follow(screen: Screen, api: Api, board: Board, since: int | None = None, *, url: str | None = None) -> int:
+    """Connect (to `url`, a cluster node, if given) and subscribe to the board; the seq the subscription
+    answered."""
+    await screen.connect(api, url=url)
+    request: dict[str, Any] = {"room": f"board:{board.id}"}
+    if since is not None:
+        request["since"] = since
+    ack = await screen.call("subscribe", request)
+    assert ack["ok"] is True, ack
+    return int(ack["seq"])
+
 @pytest.fixture
 async def screens() -> Any:
     opened: list[Screen] = []

@@ -11,9 +11,9 @@ import re
 from typing import Any
 
 from storage import events as event_log
-from tests.harness import Api, Org
+from tests.harness import Org
 from tests.integration.boards.conftest import Board, make_board
-from tests.integration.live.conftest import Screen
+from tests.integration.live.conftest import Screen, follow
 from web.keys import NODE
 
 ISO_MILLIS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
@@ -24,17 +24,6 @@ COLUMNS = [{"name": "Status", "type": "status"}, {"name": "Owner", "type": "peop
 async def board_seq(board: Board) -> int:
     pool = board.api.client.server.app[NODE].pool
     return await event_log.last_seq(pool, board.org.id, f"board:{board.id}")
-
-
-async def follow(screen: Screen, api: Api, board: Board, since: int | None = None) -> int:
-    """Connect and subscribe to the board; returns the seq the subscription answered."""
-    await screen.connect(api)
-    request: dict[str, Any] = {"room": f"board:{board.id}"}
-    if since is not None:
-        request["since"] = since
-    ack = await screen.call("subscribe", request)
-    assert ack["ok"] is True, ack
-    return int(ack["seq"])
 
 
 def board_events(screen: Screen) -> list[tuple[str, Any]]:
