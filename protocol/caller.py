@@ -43,6 +43,15 @@ class Caller:
     credential_id: str | None = None
     scopes: tuple[str, ...] = field(default=())
     automation: AutomationRun | None = None
+    # Set when the call was made under an Idempotency-Key: a digest of the credential, the key, the request and
+    # the call's place in it. An actor that applied this call answers it again from what it kept (the first
+    # reply may have been lost on its way back), never applying it twice.
+    idempotency: str | None = None
+
+    def call_key(self, what: str) -> str | None:
+        """What identifies this call's message `what` (a procedure, a message type) to the actor it is sent
+        to, when the call was made under an Idempotency-Key (Actor.call_key)."""
+        return None if self.idempotency is None else f"{self.idempotency}/{what}"
 
     @property
     def org_id(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import structlog
@@ -13,7 +14,7 @@ from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.registry import Procedure
 from web.inputs import decode_input
-from web.keys import CALLER, NODE, PROCEDURE, RETURNS_SECRET
+from web.keys import CALLER, CALLS, NODE, PROCEDURE, RETURNS_SECRET
 
 
 async def run_procedure(node: Node, caller: Caller, procedure: Procedure, raw_input: Any, *,
@@ -30,4 +31,9 @@ async def call_procedure(request: web.Request, procedure: Procedure, raw_input: 
     if procedure.returns_secret:  # one such call makes the whole response (a batch too) one not to keep
         request[RETURNS_SECRET] = True
     structlog.contextvars.bind_contextvars(procedure=procedure.name)
-    return await run_procedure(request.app[NODE], request[CALLER], procedure, raw_input, from_query=from_query)
+    caller = request[CALLER]
+    if caller.idempotency is not None:  # each call of a batch is a call of its own to the actors
+        number = request.get(CALLS, 0)
+        request[CALLS] = number + 1
+        caller = replace(caller, idempotency=f"{caller.idempotency}.{number}")
+    return await run_procedure(request.app[NODE], caller, procedure, raw_input, from_query=from_query)

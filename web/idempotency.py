@@ -7,6 +7,7 @@ declared `returns_secret`) is never kept: only that it succeeded, so a retry is 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from aiohttp import web
 
@@ -45,6 +46,9 @@ async def idempotent_writes(request: web.Request, handler: Handler) -> web.Strea
     stored = await idempotency.begin(node, scope, key, digest)
     if stored is not None:
         return _replay(stored)
+    # The actors this request writes to keep their replies under this digest (Caller.idempotency): if the
+    # response is lost after they applied it (a 503 releases the key), the retry is answered from those.
+    request[CALLER] = replace(caller, idempotency=idempotency.call_digest(scope, key, digest))
     try:
         response = await handler(request)
     except BaseException:

@@ -47,6 +47,11 @@ def request_hash(method: str, organization_id: str, path_qs: str, body: bytes) -
     return digest.hexdigest()
 
 
+def call_digest(scope: str, key: str, request_hash: str) -> str:
+    """What names a request made under a key to the actors it writes to: no credential or key in clear."""
+    return hashlib.sha256(f"{scope}\n{key}\n{request_hash}".encode()).hexdigest()
+
+
 async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse | None:
     """Claim the key for this request (None: run it now), or the first request's response to replay.
     The same key with another request, or while the first is still running, is 409 CONFLICT."""

@@ -11,6 +11,7 @@ NODE = web.AppKey("node", Node)
 CALLER = web.RequestKey("caller", Caller)
 STYLE = web.RequestKey("style", str)            # "rpc" or "rest": how errors are rendered
 PROCEDURE = web.RequestKey("procedure", str)
+CALLS = web.RequestKey("calls", int)              # procedure calls run so far (a batch makes several)
 # Set when a procedure whose reply holds a shown-once secret ran (protocol/registry.py `returns_secret`).
 RETURNS_SECRET = web.RequestKey("returns_secret", bool)
 REQUEST_ID = web.RequestKey("request_id", str)

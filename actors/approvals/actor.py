@@ -57,6 +57,10 @@ class FlowActor(Actor[FlowState, Command, FlowChange]):
                              tokens=state.tokens)
         return state
 
+    @staticmethod
+    def call_key(message: Command) -> str | None:
+        return None if message.caller is None else message.caller.call_key(type(message.message).__name__)
+
     def decide(self, state: FlowState, message: Command) -> Decision[FlowChange]:
         if isinstance(message.message, Refresh):
             return Decision(reply=True)

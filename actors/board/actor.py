@@ -60,6 +60,10 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
             return state
         return await load_needed(pool, state, needs)
 
+    @staticmethod
+    def call_key(message: Command) -> str | None:
+        return message.caller.call_key(message.procedure)
+
     def decide(self, state: BoardState, message: Command) -> Decision[BoardChange]:
         if state.board is None and message.procedure != CREATE_BOARD:
             raise NotFound("board not found")

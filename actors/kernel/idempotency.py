@@ -8,6 +8,7 @@ from datetime import datetime
 
 import asyncpg
 
+from storage import actor_replies
 from storage import idempotency as repo
 
 
@@ -45,4 +46,6 @@ class IdempotencyRecords:
         await repo.release(self._pool, scope, key, request_hash)
 
     async def purge(self, created_before: datetime) -> int:
+        """Drop the keys, and the replies actors kept for calls made under them, created before the time."""
+        await actor_replies.purge(self._pool, created_before)
         return await repo.purge(self._pool, created_before)

@@ -38,6 +38,10 @@ class KpiActor(Actor[KpiState, Command, KpiChange]):
                         alerts={alert.id: alert for alert in alerts},
                         target=None if target is None else row_from_record(TargetRow, target))
 
+    @staticmethod
+    def call_key(message: Command) -> str | None:
+        return message.caller.call_key(message.procedure)
+
     def decide(self, state: KpiState, message: Command) -> Decision[KpiChange]:
         if message.procedure == spec.DEFINE.name:
             if state.kpi is not None:

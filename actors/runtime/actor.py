@@ -88,6 +88,13 @@ class Actor(ABC, Generic[S, M, C]):
         not keep it). The default needs nothing."""
         return state
 
+    @staticmethod
+    def call_key(message: Any) -> str | None:
+        """What identifies `message` as one call made under an Idempotency-Key (None: not such a call). Its
+        reply is kept with the turn that applies it, and the same call coming again is answered from it
+        (the actor type must have a `codec` to keep replies). The default: no message is."""
+        return None
+
     @abstractmethod
     def decide(self, state: S, message: M) -> Decision[C]:
         """Validate `message` against `state`; raise an ApiError to reject it with nothing changed."""

@@ -17,8 +17,10 @@ from actors.kernel.db_errors import as_api_error
 from actors.kernel.write import Pending, append_sorted
 from actors.runtime.actor import Actor, C, Decision, Event, M, S
 from actors.runtime.directory import Directory
+from actors.runtime.forwarding import ActorCodec
 from actors.runtime.mailbox import Envelope, Mailbox
 from protocol.errors import ApiError, InternalError, ServiceUnavailable
+from storage import actor_replies
 from storage.epochs import StaleEpoch, check_epoch, take_epoch
 from storage.events import StoredEvent, Writer
 
@@ -62,6 +64,8 @@ class Activation(Generic[S, M, C]):
         self._max_batch = max_batch
         self._predecessor = predecessor
         self._on_turn = on_turn
+        # How replies are kept for calls made under an Idempotency-Key (none kept for a type without a codec).
+        self._codec: ActorCodec | None = getattr(type(actor), "codec", None)
         self._state: S | None = None
         self._close_error: ApiError | None = None
         self._in_flight: list[Envelope] = []
@@ -158,6 +162,7 @@ class Activation(Generic[S, M, C]):
         self.busy = True
         try:
             try:
+                await self._answer_repeated(batch)
                 self._state = await self.actor.prepare(self._pool, self.state,
                                                        [e.message for e in batch if not e.future.done()])
             except Exception as exc:
@@ -170,12 +175,13 @@ class Activation(Generic[S, M, C]):
             decided, refused, provisional = self._decide_all(batch)
             changes = [decision.change for _, decision in decided if decision.change is not None]
             events: list[Event] = [event for _, decision in decided for event in decision.events]
+            kept = self._replies_to_keep(decided)
             committed: list[StoredEvent] = []
             commit_seconds: float | None = None
             if changes or events:
                 started = time.perf_counter()
                 try:
-                    committed = await self._commit(changes, events)
+                    committed = await self._commit(changes, events, kept)
                 except Exception as exc:
                     await self._after_failed_commit([envelope for envelope, _ in [*decided, *refused]], exc)
                     return
@@ -222,7 +228,28 @@ class Activation(Generic[S, M, C]):
             decided.append((envelope, decision))
         return decided, refused, provisional
 
-    async def _commit(self, changes: list[C], events: list[Event]) -> list[StoredEvent]:
+    async def _answer_repeated(self, batch: list[Envelope]) -> None:
+        """Answer the calls of `batch` this actor already applied (made again under their Idempotency-Key after
+        the first reply was lost) with the reply kept then; they are not decided again."""
+        if self._codec is None:
+            return
+        waiting = {key: envelope for envelope in batch
+                   if not envelope.future.done() and (key := self.actor.call_key(envelope.message)) is not None}
+        if not waiting:
+            return
+        for key, reply in (await actor_replies.stored(self._pool, self.actor.key, list(waiting))).items():
+            waiting[key].reply(self._codec.decode_reply(reply))
+
+    def _replies_to_keep(self, decided: list[tuple[Envelope, Decision[C]]]) -> list[tuple[str, bytes]]:
+        """(call key, encoded reply) of the decided calls made under an Idempotency-Key that change something."""
+        if self._codec is None:
+            return []
+        return [(key, self._codec.encode_reply(decision.reply)) for envelope, decision in decided
+                if (decision.change is not None or decision.events)
+                and (key := self.actor.call_key(envelope.message)) is not None]
+
+    async def _commit(self, changes: list[C], events: list[Event], kept: list[tuple[str, bytes]]
+                      ) -> list[StoredEvent]:
         actor = self.actor
         org = actor.organization_id
         pending: list[Pending] = [(org, actor.stream, *event) if len(event) == 2 else (org, *event)
@@ -230,6 +257,8 @@ class Activation(Generic[S, M, C]):
         async with self._pool.acquire() as conn, conn.transaction():
             await check_epoch(conn, actor.key, self.epoch)
             await actor.persist(conn, changes)
+            if kept:
+                await actor_replies.keep(conn, actor.key, kept)
             return await append_sorted(conn, pending, Writer(self._directory.node_id, self.epoch))
 
     async def _after_failed_commit(self, answered: list[Envelope], exc: Exception) -> None:

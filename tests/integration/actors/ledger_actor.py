@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS test_ledger_entries (
 
 class Add(msgspec.Struct, tag=True):
     amount: int
+    once: str | None = None  # a call key (Actor.call_key), for the actors that keep replies
 
 
 class Get(msgspec.Struct, tag=True):

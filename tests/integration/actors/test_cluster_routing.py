@@ -37,6 +37,10 @@ class ForwardedLedger(LedgerActor):
     def query(state: Ledger, message: Get) -> int:
         return state.total
 
+    @staticmethod
+    def call_key(message: Add | Get) -> str | None:
+        return message.once if isinstance(message, Add) else None
+
 
 @dataclass
 class Node:
@@ -197,3 +201,24 @@ async def test_a_dead_owner_is_refused_at_once_and_replaced_when_its_lease_lapse
     # Every acknowledged write is there, under a new epoch.
     assert await b.total(actor_id) == 7
     assert await epoch_of(pool, actor_id) == 2
+
+
+async def test_a_call_applied_by_a_dead_owner_is_answered_from_its_kept_reply_on_the_next(
+        make_node: MakeNode, pool: asyncpg.Pool) -> None:
+    a, b = await make_node("node-a", lease=1.0), await make_node("node-b", lease=1.0)
+    actor_id = new_id("led")
+    assert await a.system.ask(ForwardedLedger, actor_id, ORG, Add(5, once="call-1")) == 5
+    # The same call again (its first reply was lost on the way): answered, not applied again.
+    assert await b.system.ask(ForwardedLedger, actor_id, ORG, Add(5, once="call-1")) == 5
+
+    await a.die()
+
+    async def answered_by_b() -> bool:
+        try:
+            return await b.system.ask(ForwardedLedger, actor_id, ORG, Add(5, once="call-1")) == 5
+        except NodeUnreachable:
+            return False
+    await until(answered_by_b)
+    assert await epoch_of(pool, actor_id) == 2  # by a new activation on B, from what A kept
+    assert await b.total(actor_id) == 5
+    assert await b.system.ask(ForwardedLedger, actor_id, ORG, Add(1, once="call-2")) == 6

@@ -194,6 +194,18 @@ async def test_purge_removes_records_older_than_a_day(pool: asyncpg.Pool) -> Non
     assert await idempotency.begin(node, scope, new_key_, digest) == stored
 
 
+async def test_purge_removes_the_replies_actors_kept_for_keys_older_than_a_day(pool: asyncpg.Pool) -> None:
+    actor_key = f"board:test-{new_key()}"
+    await pool.execute("""INSERT INTO actor_replies (actor_key, call_key, reply, created_at)
+                          VALUES ($1, 'old', '\\x00', now() - interval '25 hours'), ($1, 'new', '\\x01', now())""",
+                       actor_key)
+
+    await idempotency.purge(Node(pool=pool))
+
+    kept = await pool.fetch("SELECT call_key FROM actor_replies WHERE actor_key = $1", actor_key)
+    assert [row["call_key"] for row in kept] == ["new"]
+
+
 async def test_an_expired_record_is_not_replayed_before_the_purge(pool: asyncpg.Pool) -> None:
     clock = ManualClock()
     node = Node(pool=pool, clock=clock)
