@@ -1,6 +1,7 @@
 """Plumbing for the benchmarks: a throwaway database, the server subprocess pinned to a core, a closed-loop
-HTTP load generator, light Socket.IO subscribers speaking the wire protocol over aiohttp websockets, and
-the measurements around them (percentiles, CPU use per process and per core, PostgreSQL commit counts).
+HTTP load generator, light Socket.IO subscribers speaking the wire protocol over aiohttp websockets, and the
+measurements around them (percentiles, CPU use per process and per core, PostgreSQL commit counts) and the
+lines that print them.
 
 Nothing here imports the server: the benchmark talks to it only over 127.0.0.1 like any client would."""
 
@@ -137,26 +138,32 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
 
+SERVE = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+
+
+def _launch(command: list[str], env: dict[str, str], core: int | None, log_path: Path) -> Server:
+    """`command --port <free port>` started pinned to `core`, its output into `log_path`."""
+    port = free_port()
+    with open(log_path, "wb") as log_file:
+        process = subprocess.Popen(pin_command([*command, "--port", str(port)], core),
+                                   cwd=REPO, env=env, stdout=log_file, stderr=subprocess.STDOUT)
+    if core is not None and not shutil.which("taskset"):
+        os.sched_setaffinity(process.pid, {core})
+    return Server(process, port, log_path)
+
+
 @contextlib.asynccontextmanager
 async def running_server(env: dict[str, str], core: int | None, log_dir: Path, *,
                          bare: bool = False) -> AsyncIterator[Server]:
     """`obeya serve` (or, `bare`, the constant-JSON baseline app) on 127.0.0.1 pinned to `core`, ready when
     /healthz answers; stopped by its pid."""
-    port = free_port()
-    log_path = log_dir / ("baseline.log" if bare else "server.log")
-    command = ([sys.executable, str(REPO / "bench" / "constant_json_server.py"), "--port", str(port)] if bare else
-               [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)])
-    with open(log_path, "wb") as log_file:
-        process = subprocess.Popen(pin_command(command, core),
-                                   cwd=REPO, env=env, stdout=log_file, stderr=subprocess.STDOUT)
-    if core is not None and not shutil.which("taskset"):
-        os.sched_setaffinity(process.pid, {core})
-    server = Server(process, port, log_path)
+    command = [sys.executable, str(REPO / "bench" / "constant_json_server.py")] if bare else SERVE
+    server = _launch(command, env, core, log_dir / ("baseline.log" if bare else "server.log"))
     try:
         await _wait_ready(server)
         yield server
     finally:
-        _stop(process)
+        _stop([server.process])
 
 
 async def _wait_ready(server: Server, timeout: float = 30.0) -> None:
@@ -174,16 +181,19 @@ async def _wait_ready(server: Server, timeout: float = 30.0) -> None:
     raise RuntimeError("the server did not answer /healthz in time")
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGINT (aiohttp's graceful stop), then SIGKILL if it lingers; only the process we started."""
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGINT)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=5)
+def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    """SIGINT (aiohttp's graceful stop) to each, then SIGKILL to any still running after 10 s; only the
+    processes we started, by their pids."""
+    running = [process for process in processes if process.poll() is None]
+    for process in running:
+        process.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + 10
+    for process in running:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
 
 
 # -- CPU ---------------------------------------------------------------------------------------------
@@ -208,9 +218,9 @@ def core_times() -> dict[int, tuple[int, int]]:
 
 @dataclass
 class CpuWindow:
-    """CPU use of the server process, this process and every core between `start` and `stop`."""
+    """CPU use of the server processes (added up), this process and every core between `start` and `stop`."""
 
-    server_pid: int
+    server_pids: tuple[int, ...]
     started: float = 0.0
     server: float = 0.0
     client: float = 0.0
@@ -222,21 +232,29 @@ class CpuWindow:
 
     def start(self) -> None:
         self.started = time.monotonic()
-        self.server = process_cpu_seconds(self.server_pid)
+        self.server = self._server_seconds()
         self.client = time.process_time()
         self.cores = core_times()
 
     def stop(self) -> None:
         self.wall = time.monotonic() - self.started
-        self.server_share = (process_cpu_seconds(self.server_pid) - self.server) / self.wall
+        self.server_share = (self._server_seconds() - self.server) / self.wall
         self.client_share = (time.process_time() - self.client) / self.wall
         now = core_times()
         self.core_busy = {core: (now[core][0] - busy) / max(1, now[core][1] - total)
                           for core, (busy, total) in self.cores.items() if core in now}
 
+    def mark(self, opening: bool) -> None:
+        """`closed_loop`'s `on_window`: start at the window's opening, stop at its end."""
+        self.start() if opening else self.stop()
+
+    def _server_seconds(self) -> float:
+        return sum(process_cpu_seconds(pid) for pid in self.server_pids)
+
     def describe(self) -> str:
         cores = ", ".join(f"core {core} {share:.0%}" for core, share in sorted(self.core_busy.items()))
-        return f"server process {self.server_share:.0%} of a core, load generator {self.client_share:.0%}; {cores}"
+        servers = "server process" if len(self.server_pids) == 1 else f"{len(self.server_pids)} server processes"
+        return f"{servers} {self.server_share:.0%} of a core, load generator {self.client_share:.0%}; {cores}"
 
 
 # -- statistics --------------------------------------------------------------------------------------
@@ -282,11 +300,12 @@ class LoadResult:
 RequestFactory = Callable[[int], tuple[str, str, dict[str, str], bytes | None]]
 
 
-async def closed_loop(base_url: str, make_request: RequestFactory, *, connections: int, warmup: float,
+async def closed_loop(base_urls: list[str], make_request: RequestFactory, *, connections: int, warmup: float,
                       duration: float, on_window: Callable[[bool], None] | None = None) -> LoadResult:
-    """`connections` workers on one keep-alive connection each, every worker sending its next request as
-    soon as the previous answer is read; requests that finish within [warm-up end, end] are measured.
-    `make_request(worker)` returns (method, path, headers, body); `on_window(True/False)` marks the window."""
+    """`connections` workers on one keep-alive connection each (worker i to `base_urls[i % len(base_urls)]`),
+    every worker sending its next request as soon as the previous answer is read; requests that finish within
+    [warm-up end, end] are measured. `make_request(worker)` returns (method, path, headers, body);
+    `on_window(True/False)` marks the window."""
     connector = aiohttp.TCPConnector(limit=connections, force_close=False)
     samples: list[Sample] = []
     errors: dict[int, int] = {}
@@ -296,6 +315,7 @@ async def closed_loop(base_url: str, make_request: RequestFactory, *, connection
 
     async def worker(index: int, session: aiohttp.ClientSession) -> None:
         nonlocal all_ok
+        base_url = base_urls[index % len(base_urls)]
         while True:
             method, path, headers, body = make_request(index)
             started = time.monotonic()
@@ -427,3 +447,33 @@ async def profiling(pid: int | None, out: Path | None, duration: float, fmt: str
         _, stderr = await asyncio.wait_for(process.communicate(), timeout=duration + 30)
         if process.returncode != 0:
             print(f"  (py-spy failed: {stderr.decode(errors='replace').strip()[-300:]})")
+
+
+# -- report ------------------------------------------------------------------------------------------
+
+def ms(values: list[float], fraction: float) -> str:
+    """A percentile of sorted milliseconds, printed."""
+    return f"{percentile(values, fraction):7.2f} ms"
+
+
+def verdict(ok: bool) -> str:
+    return "meets" if ok else "MISSES"
+
+
+def print_http(title: str, result: LoadResult, cpu: CpuWindow) -> None:
+    latencies = result.latencies_ms()
+    errors = ", ".join(f"{status or 'connection error'}: {n}" for status, n in sorted(result.errors.items()))
+    print(f"{title}")
+    print(f"  throughput        {result.throughput:9.0f} req/s   "
+          f"({len(result.ok)} answers 200 in {result.window:.0f} s)")
+    print(f"  latency p50       {ms(latencies, 0.50)}")
+    print(f"  latency p99       {ms(latencies, 0.99)}")
+    print(f"  latency max       {ms(latencies, 1.0)}")
+    print(f"  non-200 answers   {errors or 'none'}")
+    print(f"  CPU               {cpu.describe()}")
+    print(f"  server CPU        {cpu_ms(cpu, len(result.ok)):7.3f} ms per answer")
+
+
+def cpu_ms(cpu: CpuWindow, count: int) -> float:
+    """Server CPU time per unit of work over the window: steadier than throughput on a shared machine."""
+    return cpu.server_share * cpu.wall * 1000 / max(1, count)
