@@ -79,7 +79,7 @@ def main() -> None:
             cursor = None
             for _ in range(cursor_page):
                 _, page = step(state, spec.LIST.name, spec.ListItemsInput(boardId="brd_bench", cursor=cursor))
-                cursor = page.nextCursor
+                cursor = page["next_cursor"]
             return spec.LIST.name, spec.ListItemsInput(boardId="brd_bench", cursor=cursor)
         return make
 

@@ -163,6 +163,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
         async with running as system:
             node.actors = system
             system.on_turn = metrics.observe_turn
+            system.on_forward = metrics.observe_forward
             yield
 
     app.cleanup_ctx.append(actor_system)

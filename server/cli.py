@@ -153,8 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    configure_logging()
     settings = Settings.from_env()
+    configure_logging(node_id=settings.node_id if settings.redis_url is not None else None)
     try:
         return int(args.run(args, settings))
     except ApiError as error:

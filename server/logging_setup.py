@@ -33,10 +33,13 @@ def _dumps(event: Any, **_: Any) -> str:
     return _encoder.encode(event).decode()
 
 
-def configure_logging(level: int = logging.INFO) -> None:
+def configure_logging(level: int = logging.INFO, *, node_id: str | None = None) -> None:
+    """JSON lines on stderr; each names `node_id` when given (several nodes log to one place)."""
     logging.basicConfig(format="%(message)s", stream=sys.stderr, level=level)
+    static: list[structlog.types.Processor] = [] if node_id is None else [_named(node_id)]
     structlog.configure(
         processors=[
+            *static,
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
@@ -47,3 +50,10 @@ def configure_logging(level: int = logging.INFO) -> None:
         logger_factory=_stderr_logger,
         cache_logger_on_first_use=True,
     )
+
+
+def _named(node_id: str) -> structlog.types.Processor:
+    def add_node(_logger: Any, _method: str, event: structlog.types.EventDict) -> structlog.types.EventDict:
+        event.setdefault("node", node_id)
+        return event
+    return add_node

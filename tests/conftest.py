@@ -211,3 +211,23 @@ def loop_guard(request: pytest.FixtureRequest) -> None:
 
     if inspect.iscoroutinefunction(getattr(request.node, "function", None)):
         request.getfixturevalue("_guarded_loop")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _codecs_round_trip() -> Iterator[None]:
+    """Every ask and query of an actor with a codec crosses it, as from another node (tests/codec_roundtrip.py)."""
+    from tests.codec_roundtrip import round_trips
+
+    with round_trips():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def codec_mismatches() -> Iterator[None]:
+    """Fails a test during which a message or reply changed crossing its actor's codec, saying what changed."""
+    from tests.codec_roundtrip import MISMATCHES
+
+    MISMATCHES.clear()
+    yield
+    if MISMATCHES:
+        pytest.fail("\n".join(MISMATCHES), pytrace=False)

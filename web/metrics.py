@@ -59,6 +59,9 @@ class Metrics:
         self.fanout = Histogram("obeya_fanout_seconds",
                                 "Time to deliver one committed batch of events to this node's live sockets",
                                 buckets=LATENCY_BUCKETS, registry=r)
+        self.forwarded = Histogram("obeya_forwarded_seconds",
+                                   "Asks and queries forwarded to the node that owns the actor, by outcome",
+                                   ["op", "outcome"], buckets=LATENCY_BUCKETS, registry=r)
         self.active_actors = Gauge("obeya_active_actors", "Actors active on this node", registry=r)
         self.mailbox_messages = Gauge("obeya_mailbox_messages", "Messages queued in all actor mailboxes",
                                       registry=r)
@@ -78,6 +81,9 @@ class Metrics:
         self.turn_size.observe(messages)
         if commit_seconds is not None:
             self.commit.observe(commit_seconds)
+
+    def observe_forward(self, op: str, outcome: str, seconds: float) -> None:
+        self.forwarded.labels(op, outcome).observe(seconds)
 
     def observe_fanout(self, seconds: float) -> None:
         self.fanout.observe(seconds)

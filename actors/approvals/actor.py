@@ -6,6 +6,7 @@ the services (actors/approvals/flows.py), which then send `Refresh`: the actor r
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, ClassVar
 
 import asyncpg
 
@@ -15,6 +16,7 @@ from actors.approvals.commands import Command, Decide, Departed, Expire, Open, R
 from actors.approvals.state import DecisionRow, FlowRow, FlowState, RequestRow, TokenRow
 from actors.board.changes import row_from_record
 from actors.runtime.actor import Actor, Decision
+from actors.runtime.forwarding import ActorCodec, MsgspecCodec
 from protocol.errors import NotFound
 from storage import approvals as repo
 
@@ -26,6 +28,8 @@ _DECIDERS: dict[type, Decider] = {Open: deciders.open_request, Decide: deciders.
 
 class FlowActor(Actor[FlowState, Command, FlowChange]):
     kind = "flow"
+    # Replies are plain values: a request id, a count, True, dicts of them.
+    codec: ClassVar[ActorCodec] = MsgspecCodec(Command, Any)
 
     async def _flow(self, conn: asyncpg.Connection | asyncpg.Pool) -> FlowRow:
         row = await repo.any_flow(conn, self.organization_id, self.actor_id)

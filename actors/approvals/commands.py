@@ -1,13 +1,16 @@
 """The messages a flow actor takes, and what the handler gives with each: the time, the caller, and the
 context a decision needs without I/O (the organization's active members with their names and e-mails, the
 form's public URL and name, how e-mail is sent). Inputs are checked by the handlers (answers against the
-form's schema, a GxP password) before the message is sent."""
+form's schema, a GxP password) before the message is sent. Messages are tagged msgspec Structs, so a command
+crosses nodes decoded by its declared types (`FlowActor.codec`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+import msgspec
 
 from protocol.caller import Caller
 
@@ -23,13 +26,11 @@ class Context:
     secret_key: str | None = None
 
 
-@dataclass(frozen=True)
-class Refresh:
+class Refresh(msgspec.Struct, frozen=True, tag=True):
     """The flow's definition changed in the database: read it again (done in `prepare`)."""
 
 
-@dataclass(frozen=True)
-class Open:
+class Open(msgspec.Struct, frozen=True, tag=True):
     submission_id: str
     item_id: str | None
     data: dict[str, Any]
@@ -37,8 +38,7 @@ class Open:
     respondent_email: str | None
 
 
-@dataclass(frozen=True)
-class Decide:
+class Decide(msgspec.Struct, frozen=True, tag=True):
     request_id: str
     node_id: str | None           # None: the token's step
     decision: str
@@ -52,25 +52,21 @@ class Decide:
     user_id: str | None = None     # the deciding approver (a token's user for token decisions)
 
 
-@dataclass(frozen=True)
-class Return:
+class Return(msgspec.Struct, frozen=True, tag=True):
     request_id: str
     comment: str
 
 
-@dataclass(frozen=True)
-class Revise:
+class Revise(msgspec.Struct, frozen=True, tag=True):
     token_hash: str
     answers: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Expire:
+class Expire(msgspec.Struct, frozen=True, tag=True):
     request_ids: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Departed:
+class Departed(msgspec.Struct, frozen=True, tag=True):
     """A member left the organization: their `all` steps complete when every approver still a member approved."""
     user_id: str
 

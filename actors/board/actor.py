@@ -4,17 +4,20 @@ comments is decided here against memory, committed in the turn's one transaction
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, ClassVar
 
 import asyncpg
 from immutables import Map
 
 from actors.board import comments, items, people, structure, trash  # noqa: F401  (register their deciders)
 from actors.board.changes import BoardChange, apply_change, index_items, persist_changes, row_from_record
-from actors.board.commands import DECIDERS, Command
-from actors.board.on_demand import NEEDS, Needs, load_needed, named_files
+from actors.board.commands import DATA_TYPES, DECIDERS, Command
+from actors.board.on_demand import NEEDS, Needs, comments_for_read, load_needed, named_files
 from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
 from actors.runtime.actor import Actor, Decision
+from actors.runtime.codecs import ProcedureCodec
+from actors.runtime.forwarding import ActorCodec
 from protocol.errors import NotFound
 
 CREATE_BOARD = "boards.create"
@@ -22,6 +25,7 @@ CREATE_BOARD = "boards.create"
 
 class BoardActor(Actor[BoardState, Command, BoardChange]):
     kind = "board"
+    codec: ClassVar[ActorCodec] = ProcedureCodec(Command, DATA_TYPES)
 
     async def load(self, conn: asyncpg.Connection) -> BoardState:
         board = await conn.fetchrow("SELECT * FROM boards WHERE id = $1 AND organization_id = $2",
@@ -62,8 +66,19 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
         return DECIDERS[message.procedure](state, message)
 
     @staticmethod
+    async def query_state(pool: asyncpg.Pool, organization_id: str, actor_id: str, state: BoardState,
+                          message: Command) -> BoardState:
+        """A read that shows an item's comments reads them from the database (read after the write it may
+        follow was committed, so a reader sees their own comment)."""
+        if message.comments_of_item is None and message.comments_of_comment is None:
+            return state
+        shown = await comments_for_read(pool, organization_id, actor_id, item_id=message.comments_of_item,
+                                        comment_id=message.comments_of_comment)
+        return replace(state, comments=shown)
+
+    @staticmethod
     def query(state: BoardState, message: Command) -> Any:
-        """A read's reply from committed state (`ActorSystem.read`): a query decider, nothing changed."""
+        """A read's reply from committed state (`ActorSystem.query`): a query decider, nothing changed."""
         if state.board is None:
             raise NotFound("board not found")
         decision = DECIDERS[message.procedure](state, message)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from actors.board.changes import ActivityEntry, BoardChange, BoardLimit, NotificationEntry, Put, Remove
 from actors.board.state import BoardState, Row
@@ -27,19 +27,41 @@ class Command:
     members: frozenset[str] = field(default_factory=frozenset)
     # The board a call addresses when it creates the board (the actor's own id otherwise).
     board_id: str | None = None
+    # A read whose reply shows comments: the item whose comments, or the comment whose item's comments, are
+    # read from the database for it (`BoardActor.query_state`; memory holds only comments a write needed).
+    comments_of_item: str | None = None
+    comments_of_comment: str | None = None
 
 
 Decider = Callable[[BoardState, Command], Decision[BoardChange]]
 DECIDERS: dict[str, Decider] = {}
+# The type of `Command.data` per procedure: how a command is decoded when it comes from another node.
+DATA_TYPES: dict[str, Any] = {}
 D = TypeVar("D", bound=Decider)
+_INPUT: Any = object()
 
 
-def decides(procedure: Procedure | str) -> Callable[[D], D]:
-    """Register the decider of a procedure (or of an internal command named by a string)."""
-    name = procedure if isinstance(procedure, str) else procedure.name
+@overload
+def decides(procedure: Procedure, data: Any = ...) -> Callable[[D], D]: ...
+
+
+@overload
+def decides(procedure: str, data: Any) -> Callable[[D], D]: ...
+
+
+def decides(procedure: Procedure | str, data: Any = _INPUT) -> Callable[[D], D]:
+    """Register the decider of a procedure, whose command's `data` is the procedure's input unless `data`
+    names another type, or of an internal command named by a string, whose `data` type must be named."""
+    if isinstance(procedure, str):
+        if data is _INPUT:
+            raise TypeError(f"the internal command {procedure} must name its data type")
+        name = procedure
+    else:
+        name, data = procedure.name, procedure.input if data is _INPUT else data
 
     def register(decider: D) -> D:
         DECIDERS[name] = decider
+        DATA_TYPES[name] = data
         return decider
     return register
 

@@ -14,6 +14,7 @@ from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import comments as spec
 from protocol.caller import Caller
+from protocol.pagination import Page
 from protocol.registry import Procedure
 from storage import profiles as repo
 
@@ -41,11 +42,12 @@ async def _ask(node: Node, caller: Caller, board_id: str, procedure: Procedure, 
     return await ask_board(node, caller, board_id, procedure.name, call)
 
 
-async def _read(node: Node, caller: Caller, board_id: str, procedure: Procedure, data: Any) -> Any:
+async def _read(node: Node, caller: Caller, board_id: str, procedure: Procedure, data: Any) -> Page:
     call = CommentCall(data, await member_profiles(node, caller.org_id, {caller.uid}), _base_url(node, caller))
     if isinstance(data, spec.RepliesInput):
-        return await read_board(node, caller, board_id, procedure.name, call, comments_of_comment=data.commentId)
-    return await read_board(node, caller, board_id, procedure.name, call, comments_of_item=data.itemId)
+        return Page(**await read_board(node, caller, board_id, procedure.name, call,
+                                       comments_of_comment=data.commentId))
+    return Page(**await read_board(node, caller, board_id, procedure.name, call, comments_of_item=data.itemId))
 
 
 @implement(spec.LIST)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -21,7 +21,7 @@ from actors.board.changes import BoardChange
 from actors.board.commands import Command, Outcome, decides
 from actors.board.items import find_item
 from actors.board.markdown import mention_candidates, render
-from actors.board.paging import page_by_key
+from actors.board.paging import page_by_key, page_reply
 from actors.board.state import BoardState, CommentRow, ItemRow
 from actors.files.views import file_url
 from actors.runtime.actor import Decision
@@ -42,11 +42,14 @@ class Profile(msgspec.Struct, frozen=True):
     active: bool  # an active member may be mentioned
 
 
-class CommentCall(msgspec.Struct, frozen=True):
+Input = TypeVar("Input")
+
+
+class CommentCall(msgspec.Struct, Generic[Input], frozen=True):
     """A comment procedure's input with the organization's member profiles, which the service reads so
     that deciding stays free of I/O: authors' names and avatars, and who may be mentioned."""
 
-    input: Any
+    input: Input
     profiles: dict[str, Profile]
     base_url: str = ""  # the organization's, for the attachments' download urls
 
@@ -59,14 +62,14 @@ def _find(state: BoardState, comment_id: str, field: str = "id") -> CommentRow:
     return comment
 
 
-def _author(call: CommentCall, user_id: str | None) -> dict[str, Any] | None:
+def _author(call: CommentCall[Any], user_id: str | None) -> dict[str, Any] | None:
     if user_id is None:
         return None  # the author's account was deleted
     profile = call.profiles.get(user_id)
     return {"id": user_id, "name": profile.name if profile else None, "avatar": profile.avatar if profile else None}
 
 
-def comment_view(call: CommentCall, comment: CommentRow, reply_count: int) -> dict[str, Any]:
+def comment_view(call: CommentCall[Any], comment: CommentRow, reply_count: int) -> dict[str, Any]:
     return {
         "id": comment.id, "itemId": comment.item_id, "parentId": comment.parent_id, "body": comment.body,
         "bodyHtml": comment.body_html, "mentions": comment.mentions,
@@ -77,7 +80,7 @@ def comment_view(call: CommentCall, comment: CommentRow, reply_count: int) -> di
         "createdAt": iso(comment.created_at), "updatedAt": iso(comment.updated_at)}
 
 
-def _attachments(call: CommentCall, comment: CommentRow) -> list[dict[str, Any]]:
+def _attachments(call: CommentCall[Any], comment: CommentRow) -> list[dict[str, Any]]:
     """Each attachment as it was when the comment was made; a comment older than the file store knows only ids."""
     described = {a["id"]: a for a in comment.attachments}
     views = []
@@ -102,7 +105,7 @@ def _replies(state: BoardState, comment: CommentRow) -> list[CommentRow]:
     return [c for c in state.comments.values() if c.parent_id == comment.id]
 
 
-def _view(state: BoardState, call: CommentCall, comment: CommentRow) -> dict[str, Any]:
+def _view(state: BoardState, call: CommentCall[Any], comment: CommentRow) -> dict[str, Any]:
     return comment_view(call, comment, len(_replies(state, comment)) if comment.parent_id is None else 0)
 
 
@@ -114,10 +117,10 @@ def _micros(moment: datetime) -> int:
     return (moment - _EPOCH) // timedelta(microseconds=1)
 
 
-@decides(spec.LIST)
+@decides(spec.LIST, CommentCall[spec.ListCommentsInput])
 def list_comments(state: BoardState, command: Command) -> Decision[BoardChange]:
-    call: CommentCall = command.data
-    data: spec.ListCommentsInput = call.input
+    call: CommentCall[spec.ListCommentsInput] = command.data
+    data = call.input
     limit = page_limit(data.limit)
     item = find_item(state, data.itemId, "itemId")
     comments = [c for c in state.comments.values() if c.item_id == item.id]
@@ -127,25 +130,25 @@ def list_comments(state: BoardState, command: Command) -> Decision[BoardChange]:
         return (0 if c.is_pinned else 1, -_micros(c.created_at), c.id)
 
     top = [c for c in comments if c.parent_id is None]
-    return Decision(reply=page_by_key(top, key, 3, data.cursor, limit, "comments",
-                                lambda c: comment_view(call, c, replies[c.id])))
+    return Decision(reply=page_reply(page_by_key(top, key, 3, data.cursor, limit, "comments",
+                                                 lambda c: comment_view(call, c, replies[c.id]))))
 
 
-@decides(spec.REPLIES)
+@decides(spec.REPLIES, CommentCall[spec.RepliesInput])
 def list_replies(state: BoardState, command: Command) -> Decision[BoardChange]:
-    call: CommentCall = command.data
-    data: spec.RepliesInput = call.input
+    call: CommentCall[spec.RepliesInput] = command.data
+    data = call.input
     limit = page_limit(data.limit)
     comment = _find(state, data.commentId, "commentId")
 
     def key(c: CommentRow) -> tuple[int, str]:  # oldest first: threads read top-down
         return (_micros(c.created_at), c.id)
 
-    return Decision(reply=page_by_key(_replies(state, comment), key, 2, data.cursor, limit, "replies",
-                                lambda c: comment_view(call, c, 0)))
+    return Decision(reply=page_reply(page_by_key(_replies(state, comment), key, 2, data.cursor, limit, "replies",
+                                                 lambda c: comment_view(call, c, 0))))
 
 
-def _rendered(call: CommentCall, body: str) -> tuple[str, list[str]]:
+def _rendered(call: CommentCall[Any], body: str) -> tuple[str, list[str]]:
     if not body.strip():
         raise ValidationFailed("a comment needs some text", details=[FieldError("body", "is blank")])
     members = {uid for uid in mention_candidates(body) if (p := call.profiles.get(uid)) is not None and p.active}
@@ -153,7 +156,7 @@ def _rendered(call: CommentCall, body: str) -> tuple[str, list[str]]:
     return rendered.html, rendered.mentions
 
 
-def _notify_mentioned(out: Outcome, call: CommentCall, item: ItemRow, comment: CommentRow,
+def _notify_mentioned(out: Outcome, call: CommentCall[Any], item: ItemRow, comment: CommentRow,
                       users: list[str]) -> None:
     author = _author(call, comment.author_id)
     name = (author or {}).get("name") or "Someone"
@@ -163,10 +166,10 @@ def _notify_mentioned(out: Outcome, call: CommentCall, item: ItemRow, comment: C
             out.notify(user_id, "mention", f"{name} mentioned you on {item.name}", excerpt, "item", item.id)
 
 
-@decides(spec.CREATE)
+@decides(spec.CREATE, CommentCall[spec.CreateCommentInput])
 def create_comment(state: BoardState, command: Command) -> Decision[BoardChange]:
-    call: CommentCall = command.data
-    data: spec.CreateCommentInput = call.input
+    call: CommentCall[spec.CreateCommentInput] = command.data
+    data = call.input
     board = state.board
     assert board is not None
     item = find_item(state, data.itemId, "itemId")
@@ -194,7 +197,7 @@ def create_comment(state: BoardState, command: Command) -> Decision[BoardChange]
     return out.decision(view)
 
 
-def _changed(out: Outcome, state: BoardState, call: CommentCall, after: CommentRow, action: str,
+def _changed(out: Outcome, state: BoardState, call: CommentCall[Any], after: CommentRow, action: str,
              diff: dict[str, Any]) -> dict[str, Any]:
     out.put(after)
     view = _view(state, call, after)
@@ -203,10 +206,10 @@ def _changed(out: Outcome, state: BoardState, call: CommentCall, after: CommentR
     return view
 
 
-@decides(spec.UPDATE)
+@decides(spec.UPDATE, CommentCall[spec.UpdateCommentInput])
 def update_comment(state: BoardState, command: Command) -> Decision[BoardChange]:
-    call: CommentCall = command.data
-    data: spec.UpdateCommentInput = call.input
+    call: CommentCall[spec.UpdateCommentInput] = command.data
+    data = call.input
     comment = _find(state, data.id)
     if comment.author_id is None or comment.author_id != command.caller.user_id:
         raise Forbidden("only the author may edit a comment")
@@ -223,7 +226,7 @@ def update_comment(state: BoardState, command: Command) -> Decision[BoardChange]
     return out.decision(view)
 
 
-@decides(spec.DELETE)
+@decides(spec.DELETE, CommentCall[spec.CommentIdInput])
 def delete_comment(state: BoardState, command: Command) -> Decision[BoardChange]:
     comment = _find(state, command.data.input.id)
     caller = command.caller
@@ -242,10 +245,10 @@ def delete_comment(state: BoardState, command: Command) -> Decision[BoardChange]
     return out.decision({"success": True, "id": comment.id})
 
 
-@decides(spec.PIN)
+@decides(spec.PIN, CommentCall[spec.PinCommentInput])
 def pin_comment(state: BoardState, command: Command) -> Decision[BoardChange]:
-    call: CommentCall = command.data
-    data: spec.PinCommentInput = call.input
+    call: CommentCall[spec.PinCommentInput] = command.data
+    data = call.input
     comment = _find(state, data.id)
     if comment.parent_id is not None:
         raise BadRequest("only top-level comments can be pinned", details=[FieldError("id", "is a reply")])
@@ -258,10 +261,10 @@ def pin_comment(state: BoardState, command: Command) -> Decision[BoardChange]:
     return out.decision(view)
 
 
-@decides(spec.REACT)
+@decides(spec.REACT, CommentCall[spec.ReactInput])
 def react(state: BoardState, command: Command) -> Decision[BoardChange]:
-    call: CommentCall = command.data
-    data: spec.ReactInput = call.input
+    call: CommentCall[spec.ReactInput] = command.data
+    data = call.input
     comment = _find(state, data.commentId, "commentId")
     user_id = command.caller.uid
     users = comment.reactions.get(data.emoji, [])

@@ -73,7 +73,7 @@ def _by_form_key(missing: ValidationFailed, data: FormItem) -> ValidationFailed:
                                     for fault in missing.details or []])
 
 
-@decides(FORM_ITEM)
+@decides(FORM_ITEM, FormItem)
 def create_form_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     data: FormItem = command.data
     board = state.board

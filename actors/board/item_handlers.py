@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from actors.board.actor import BoardActor
-from actors.board.items import TAKE_ITEM, MoveAcross, MoveTarget, TakeItem
+import msgspec
+
+from actors.board.items import MOVE_COLUMNS, TAKE_ITEM, MoveAcross, MoveTarget, TakeItem
 from actors.board.routing import ask_board, board_for, read_board
-from actors.board.state import BoardState
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.invalidation import RowsMoved
@@ -17,12 +17,13 @@ from actors.kernel.node import Node
 from protocol import items as spec
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, NotFound
+from protocol.pagination import Page
 from storage import boards as board_repo
 
 
 @implement(spec.LIST)
 async def list_items(node: Node, caller: Caller, data: spec.ListItemsInput) -> Any:
-    return await read_board(node, caller, data.boardId, spec.LIST.name, data)
+    return Page(**await read_board(node, caller, data.boardId, spec.LIST.name, data))
 
 
 @implement(spec.CREATE)
@@ -77,15 +78,13 @@ async def bulk_delete(node: Node, caller: Caller, data: spec.BulkDeleteInput) ->
 async def move_item(node: Node, caller: Caller, data: spec.MoveItemInput) -> Any:
     source = await board_for(node, caller, data.id)
     if data.boardId is None or data.boardId == source:
-        return await ask_board(node, caller, source, spec.MOVE.name, data)
+        return await ask_board(node, caller, source, spec.MOVE.name, _across(data))
     await require_board_access(node, caller, data.boardId)
     pending = await _pending_move(node, caller, data.id, source)
     if pending is None:
         target = MoveTarget(data.boardId, data.groupId, await _column_map(node, caller, source, data))
-        command = MoveAcross(id=data.id, groupId=data.groupId, position=data.position, boardId=data.boardId,
-                             expectedVersion=data.expectedVersion, target=target)
         try:
-            await ask_board(node, caller, source, spec.MOVE.name, command)
+            await ask_board(node, caller, source, spec.MOVE.name, _across(data, target))
             pending = data.boardId
         except NotFound:
             # A concurrent move of this item took it out first: this call completes (or confirms) that one.
@@ -96,6 +95,10 @@ async def move_item(node: Node, caller: Caller, data: spec.MoveItemInput) -> Any
         raise Conflict("the item is already moving to another board; retry once it arrived",
                        details=[FieldError("boardId", "the item is moving to another board")])
     return await take_moved_item(node, caller, source, data.boardId, data.id, data.position)
+
+
+def _across(data: spec.MoveItemInput, target: MoveTarget | None = None) -> MoveAcross:
+    return MoveAcross(**msgspec.structs.asdict(data), target=target)
 
 
 async def _pending_move(node: Node, caller: Caller, item_id: str, source: str) -> str | None:
@@ -125,15 +128,8 @@ async def take_moved_item(node: Node, caller: Caller, source: str, target: str, 
 async def _column_map(node: Node, caller: Caller, source: str, data: spec.MoveItemInput) -> dict[str, str]:
     """Source column id -> the target's column of the same name and type, read from both boards' committed
     state; the target group must exist."""
-    assert node.actors is not None and data.boardId is not None
-
-    def theirs(state: BoardState) -> dict[tuple[str, str], str]:
-        if state.board is None:
-            raise NotFound("board not found", details=[FieldError("boardId", "no such board")])
-        if data.groupId not in state.groups:
-            raise NotFound("group not found", details=[FieldError("groupId", "no such group on the target board")])
-        return {(c.name, c.type): c.id for c in state.columns.values()}
-
-    target_columns = await node.actors.read(BoardActor, data.boardId, caller.org_id, theirs)
-    ours = await node.actors.read(BoardActor, source, caller.org_id, lambda state: list(state.columns.values()))
-    return {c.id: target_columns[(c.name, c.type)] for c in ours if (c.name, c.type) in target_columns}
+    assert data.boardId is not None
+    theirs = await read_board(node, caller, data.boardId, MOVE_COLUMNS, data.groupId, check_access=False)
+    ours = await read_board(node, caller, source, MOVE_COLUMNS, None, check_access=False)
+    target_columns = {(c["name"], c["type"]): c["id"] for c in theirs}
+    return {c["id"]: target_columns[(c["name"], c["type"])] for c in ours if (c["name"], c["type"]) in target_columns}

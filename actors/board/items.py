@@ -12,6 +12,7 @@ import msgspec
 from actors.board.changes import BoardChange
 from actors.board.commands import Command, Outcome, decides
 from actors.board.item_queries import list_items
+from actors.board.paging import page_reply
 from actors.board.state import BoardState, ItemRow
 from actors.board.values import validate_value
 from actors.board.views import item_view
@@ -26,6 +27,8 @@ from protocol.ids import iso, new_id
 TRASH_DAYS = 30
 # Step 2 of a cross-board move: the target board takes the item (`TakeItem`).
 TAKE_ITEM = "board.takeItem"
+# Before a cross-board move, each board's columns (a read): the source's, and the target's with its group checked.
+MOVE_COLUMNS = "board.moveColumns"
 # The notification type of an item assignment (the spec names `action_assigned` for actions).
 ASSIGNED = "item_assigned"
 
@@ -207,7 +210,7 @@ def get_item(state: BoardState, command: Command) -> Decision[BoardChange]:
 
 @decides(spec.LIST)
 def list_board_items(state: BoardState, command: Command) -> Decision[BoardChange]:
-    return Decision(reply=list_items(state, command.data))
+    return Decision(reply=page_reply(list_items(state, command.data)))
 
 
 @decides(spec.UPDATE)
@@ -243,7 +246,22 @@ def set_value(state: BoardState, command: Command) -> Decision[BoardChange]:
     return out.decision(item_view(state, after))
 
 
-@decides(spec.MOVE)
+class MoveTarget(msgspec.Struct, frozen=True):
+    """What the service read about the target board of a cross-board move."""
+
+    board_id: str
+    group_id: str
+    column_map: dict[str, str]  # source column id -> target column id (same name and type)
+
+
+class MoveAcross(spec.MoveItemInput):
+    """`items.move` as the board takes it: the input, and for a move to another board what the service read
+    about the target."""
+
+    target: MoveTarget | None = None
+
+
+@decides(spec.MOVE, MoveAcross)
 def move_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     data: spec.MoveItemInput = command.data
     item = find_item(state, data.id)
@@ -285,16 +303,13 @@ def _move_out(state: BoardState, command: Command, item: ItemRow, origin: dict[s
     return out.decision({"id": item.id, **target, "version": item.version + 1})
 
 
-class MoveTarget(msgspec.Struct, frozen=True):
-    """What the service read about the target board of a cross-board move."""
-
-    board_id: str
-    group_id: str
-    column_map: dict[str, str]  # source column id -> target column id (same name and type)
-
-
-class MoveAcross(spec.MoveItemInput):
-    target: MoveTarget | None = None
+@decides(MOVE_COLUMNS, str | None)
+def move_columns(state: BoardState, command: Command) -> Decision[BoardChange]:
+    """The board's columns (id, name and type), for the service to map a moved item's values by name and type;
+    on the target board, `data` is the group the item goes to, which must exist."""
+    if command.data is not None and command.data not in state.groups:
+        raise NotFound("group not found", details=[FieldError("groupId", "no such group on the target board")])
+    return Decision(reply=[{"id": c.id, "name": c.name, "type": c.type} for c in state.columns.values()])
 
 
 class TakeItem(msgspec.Struct, frozen=True):
@@ -306,7 +321,7 @@ class TakeItem(msgspec.Struct, frozen=True):
     position: float | None = None
 
 
-@decides(TAKE_ITEM)
+@decides(TAKE_ITEM, TakeItem)
 def take_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     data: TakeItem = command.data
     board = state.board

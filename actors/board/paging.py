@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+import msgspec
+
 from protocol.errors import BadRequest, FieldError
 from protocol.pagination import Page, decode_cursor, encode_cursor
 
@@ -29,3 +31,9 @@ def page_by_key(rows: list[R], key: Callable[[R], Sequence[Any]], arity: int, cu
     page = rows[:limit]
     next_cursor = encode_cursor(*sort_key(page[-1])) if len(rows) > limit else None
     return Page([view(row) for row in page], next_cursor, limit, key=name)
+
+
+def page_reply(page: Page) -> dict[str, Any]:
+    """A page as a board's read replies with it: its fields, which cross nodes as they are (a Page would
+    arrive as a plain dict); `Page(**reply)` is the page again."""
+    return msgspec.structs.asdict(page)

@@ -20,7 +20,7 @@ class Reassign(msgspec.Struct, frozen=True):
     to_user: str
 
 
-@decides(REASSIGN_PEOPLE)
+@decides(REASSIGN_PEOPLE, Reassign)
 def reassign_people(state: BoardState, command: Command) -> Decision[BoardChange]:
     data: Reassign = command.data
     people = [c.id for c in state.columns.values() if c.type == "people"]

@@ -3,12 +3,10 @@ id of a group, column, item or comment), check the caller may see it, and ask th
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from actors.board.actor import BoardActor
 from actors.board.commands import Command
-from actors.board.on_demand import comments_for_read
 from actors.kernel.access import require_board_access
 from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
@@ -43,18 +41,15 @@ async def ask_board(node: Node, caller: Caller, board_id: str, procedure: str, d
 
 
 async def read_board(node: Node, caller: Caller, board_id: str, procedure: str, data: Any, *,
-                     comments_of_item: str | None = None, comments_of_comment: str | None = None) -> Any:
-    """A pure read of a board (its query decider) from the actor's committed state, outside its mailbox;
-    with the comments of one item read from the database when the reply shows them (memory holds none
-    it was not asked for)."""
-    await require_board_access(node, caller, board_id)
+                     comments_of_item: str | None = None, comments_of_comment: str | None = None,
+                     check_access: bool = True) -> Any:
+    """A pure read of a board (its query decider) from the actor's committed state, outside its mailbox, on
+    the node that owns the board; with the comments of one item (named by the item, or by one of its
+    comments) read from the database when the reply shows them (memory holds none it was not asked for)."""
+    if check_access:
+        await require_board_access(node, caller, board_id)
     if node.actors is None:
         raise ServiceUnavailable("the actor system is not running")
-    command = Command(procedure, caller, data, node.clock.now(), frozenset(), board_id)
-    if comments_of_item is None and comments_of_comment is None:
-        return await node.actors.read(BoardActor, board_id, caller.org_id,
-                                      lambda state: BoardActor.query(state, command))
-    comments = await comments_for_read(node.pool, caller.org_id, board_id, item_id=comments_of_item,
-                                       comment_id=comments_of_comment)
-    return await node.actors.read(BoardActor, board_id, caller.org_id,
-                                  lambda state: BoardActor.query(replace(state, comments=comments), command))
+    command = Command(procedure, caller, data, node.clock.now(), frozenset(), board_id, comments_of_item,
+                      comments_of_comment)
+    return await node.actors.query(BoardActor, board_id, caller.org_id, command)

@@ -14,7 +14,7 @@ from actors.runtime.actor import Decision
 PURGE_TRASH = "board.purgeTrash"
 
 
-@decides(PURGE_TRASH)
+@decides(PURGE_TRASH, None)
 def purge_trash(state: BoardState, command: Command) -> Decision[BoardChange]:
     cutoff = command.now - timedelta(days=TRASH_DAYS)
     expired = [i for i in state.items.values() if i.deleted_at is not None and i.deleted_at <= cutoff]

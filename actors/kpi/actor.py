@@ -4,16 +4,18 @@ values, status, alerts and targets is decided here against memory, committed in 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import asyncpg
 
 from actors.board.changes import row_from_record
 from actors.kpi.changes import KpiChange, apply_change, persist_changes
 from actors.kpi.commands import Command
-from actors.kpi.deciders import DECIDERS, define
+from actors.kpi.deciders import DATA_TYPES, DECIDERS, define
 from actors.kpi.state import AlertRow, KpiRow, KpiState, TargetRow, ValueRow
 from actors.runtime.actor import Actor, Decision
+from actors.runtime.codecs import ProcedureCodec
+from actors.runtime.forwarding import ActorCodec
 from protocol import kpis as spec
 from protocol.errors import Conflict, NotFound
 from storage import kpis as repo
@@ -21,6 +23,7 @@ from storage import kpis as repo
 
 class KpiActor(Actor[KpiState, Command, KpiChange]):
     kind = "kpi"
+    codec: ClassVar[ActorCodec] = ProcedureCodec(Command, DATA_TYPES)
 
     async def load(self, conn: asyncpg.Connection) -> KpiState:
         row = await repo.get(conn, self.organization_id, self.actor_id)
@@ -46,7 +49,7 @@ class KpiActor(Actor[KpiState, Command, KpiChange]):
 
     @staticmethod
     def query(state: KpiState, message: Command) -> Any:
-        """A read's reply from committed state (`ActorSystem.read`): a query decider, nothing changed."""
+        """A read's reply from committed state (`ActorSystem.query`): a query decider, nothing changed."""
         if state.kpi is None:
             raise NotFound("KPI not found")
         decision = DECIDERS[message.procedure](state, message)

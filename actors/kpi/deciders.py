@@ -222,3 +222,11 @@ DECIDERS: dict[str, Decider] = {
     spec.ACKNOWLEDGE_ALERT.name: _alert_transition("acknowledged"),
     spec.RESOLVE_ALERT.name: _alert_transition("resolved"),
 }
+# The type of `Command.data` per procedure (`define` included): how a command is decoded when it comes from
+# another node. A batch of values reaches each KPI's actor as that KPI's entries.
+DATA_TYPES: dict[str, Any] = {
+    **{procedure.name: procedure.input for procedure in (spec.DEFINE, spec.UPDATE, spec.DELETE, spec.GET,
+                                                         spec.GET_VALUE, spec.SET_VALUE, spec.SET_TARGET,
+                                                         spec.ACKNOWLEDGE_ALERT, spec.RESOLVE_ALERT)},
+    spec.BATCH_SET_VALUES.name: list[spec.BatchEntry],
+}

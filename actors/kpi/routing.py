@@ -44,9 +44,10 @@ async def ask_kpi(node: Node, caller: Caller, kpi_id: str, procedure: str, data:
 
 
 async def read_kpi(node: Node, caller: Caller, kpi_id: str, procedure: str, data: Any) -> Any:
-    """A pure read of a KPI (its query decider) from the actor's committed state, outside its mailbox."""
+    """A pure read of a KPI (its query decider) from the actor's committed state, outside its mailbox, on the
+    node that owns the KPI."""
     await kpi_board(node, caller, kpi_id)
     if node.actors is None:
         raise ServiceUnavailable("the actor system is not running")
     command = Command(procedure, caller, data, node.clock.now(), frozenset())
-    return await node.actors.read(KpiActor, kpi_id, caller.org_id, lambda state: KpiActor.query(state, command))
+    return await node.actors.query(KpiActor, kpi_id, caller.org_id, command)

@@ -78,6 +78,13 @@ class Actor(ABC, Generic[S, M, C]):
         keeps what was read. The default needs nothing."""
         return state
 
+    @staticmethod
+    async def query_state(pool: asyncpg.Pool, organization_id: str, actor_id: str, state: S, message: M) -> S:
+        """Before a query (`ActorSystem.query`, on the node that owns the actor): return `state` with the
+        committed data the query's reply shows that memory does not hold (read from the database; memory does
+        not keep it). The default needs nothing."""
+        return state
+
     @abstractmethod
     def decide(self, state: S, message: M) -> Decision[C]:
         """Validate `message` against `state`; raise an ApiError to reject it with nothing changed."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,6 +74,8 @@ class ActorSystem:
         self._stopping = False
         # Told each turn's message count and its commit's seconds (None: nothing to commit); /metrics sets it.
         self.on_turn: TurnObserver | None = None
+        # Told each forwarded ask or query: its op, its outcome and its seconds; /metrics sets it.
+        self.on_forward: Callable[[str, str, float], None] | None = None
         # Set by `forward_through` on a node of a cluster; None on a single node (nothing is forwarded).
         self._inbox: NodeInbox | None = None
         self._forwardable: dict[str, type[Actor[Any, Any, Any]]] = {}
@@ -156,7 +159,14 @@ class ActorSystem:
         owner = await self._owner_elsewhere(actor_type, actor_id)
         if owner is not None:
             return await self._forward(owner, "query", actor_type, actor_id, organization_id, message)
-        return await self._query_here(actor_type, actor_id, organization_id, message)
+        try:
+            return await self._query_here(actor_type, actor_id, organization_id, message)
+        except ServiceUnavailable:
+            # As in `ask`: another node won the claim this activation lost, and it answers instead.
+            owner = await self._owner_elsewhere(actor_type, actor_id, held_here=False)
+            if owner is None:
+                raise
+            return await self._forward(owner, "query", actor_type, actor_id, organization_id, message)
 
     async def handle_forwarded(self, body: bytes) -> bytes:
         """Answer an ask or query another node forwarded here (the inbox's handler). Never forwards again:
@@ -196,12 +206,21 @@ class ActorSystem:
         codec = _codec(actor_type)
         assert codec is not None
         call = ForwardedCall(op, actor_type.kind, actor_id, organization_id, codec.encode_message(message))
+        started = time.perf_counter()
+        outcome = "answered"  # a reply, or a refusal the owner decided
         try:
             answer = await self._inbox.request(owner, msgspec.msgpack.encode(call), timeout=self.settings.ask_timeout)
         except NodeUnreachable as unreachable:
+            outcome = "unreachable"
             # The owner is dead or stopping, and its claim holds until it lapses: come back once it did.
             left = await self.directory.lease_left(actor_type.key_for(actor_id))
             raise NodeUnreachable(unreachable.message, retry_after=max(1, math.ceil(left))) from None
+        except ServiceUnavailable:
+            outcome = "unavailable"  # no answer in time, or the actor was moving on the owner
+            raise
+        finally:
+            if self.on_forward is not None:
+                self.on_forward(op, outcome, time.perf_counter() - started)
         return codec.decode_reply(answer)
 
     def _accepting(self, key: str) -> bool:
@@ -213,7 +232,8 @@ class ActorSystem:
         query: Callable[[Any, Any], Any] | None = getattr(actor_type, "query", None)
         if query is None:
             raise InternalError(f"{actor_type.kind} answers no queries")
-        return await self.read(actor_type, actor_id, organization_id, lambda state: query(state, message))
+        state = await self.read(actor_type, actor_id, organization_id, lambda state: state)
+        return query(await actor_type.query_state(self.pool, organization_id, actor_id, state, message), message)
 
     async def _ask_here(self, actor_type: type[Actor[Any, M, Any]], actor_id: str, organization_id: str,
                         message: M) -> Any:

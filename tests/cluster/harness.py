@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
+import redis.asyncio as redis
 
-from tests.harness import Api, free_port
+from actors.identity.accounts import create_organization
+from actors.kernel.node import Node
+from tests.harness import PASSWORD, Api, Org, free_port, login
 
 ROOT = Path(__file__).resolve().parents[2]
 # A node on this machine is ready within a couple of seconds; two cores shared with the other test worker.
@@ -50,6 +55,11 @@ class ClusterNode:
         """A client of this node for the organization host `host` (no credential)."""
         client: Any = self.session  # speaks what Api needs of a test client: get, post, request
         return Api(client, host)
+
+    def reach(self, api: Api) -> Api:
+        """`api` (its host and credential) sent to this node instead."""
+        client: Any = self.session
+        return replace(api, client=client)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -90,6 +100,15 @@ class Cluster:
                 raise outcome
         return started
 
+    async def owner(self, actor_key: str) -> ClusterNode | None:
+        """The node whose claim on `actor_key` (`board:<id>`) is in the Redis directory, if any."""
+        client = redis.from_url(self.redis_url, decode_responses=True)
+        try:
+            node_id = await client.get(f"obeya:actor:{actor_key}")
+        finally:
+            await client.aclose()
+        return next((node for node in self.nodes if node.node_id == node_id), None)
+
     async def stop(self) -> None:
         await asyncio.gather(*(node.stop() for node in self.nodes))
         await asyncio.to_thread(shutil.rmtree, self._dir, True)  # the nodes' data directories and logs
@@ -124,3 +143,15 @@ class Cluster:
             if loop.time() > deadline:
                 raise AssertionError(f"{node.name} not ready within {READY_SECONDS} s:\n{node.log()[-3000:]}")
             await asyncio.sleep(0.05)
+
+
+async def cluster_org(pool: asyncpg.Pool, node: ClusterNode, plan: str = "business") -> Org:
+    """A new organization, its owner signed in through `node` (`node.reach(org.owner)` for another node)."""
+    slug = f"org-{secrets.token_hex(5)}"
+    email = f"owner@{slug}.test"
+    org_id, owner_id = await create_organization(Node(pool=pool, bcrypt_rounds=4), slug=slug, name=f"Org {slug}",
+                                                 owner_email=email, owner_password=PASSWORD,
+                                                 owner_name="Olga Owner", plan=plan)
+    host = f"{slug}.localhost"
+    anonymous = node.api(host)
+    return Org(org_id, slug, host, owner_id, email, await login(anonymous, email), anonymous)

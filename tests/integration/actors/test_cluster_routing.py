@@ -146,6 +146,18 @@ async def test_concurrent_first_messages_from_two_nodes_make_one_activation(make
     assert [await node.total(actor_id) for node in (a, b)] == [40, 40]
 
 
+async def test_concurrent_first_reads_from_two_nodes_are_all_answered_by_one_activation(
+        make_node: MakeNode, pool: asyncpg.Pool) -> None:
+    a, b = await make_node("node-a"), await make_node("node-b")
+    actor_id = new_id("led")
+
+    totals = await asyncio.gather(*(node.total(actor_id) for _ in range(10) for node in (a, b)))
+
+    assert totals == [0] * 20  # the node that lost the claim asked the winner instead of answering 503
+    assert PROBES[actor_id].loads == 1
+    assert await epoch_of(pool, actor_id) == 1
+
+
 async def test_a_stopped_owner_hands_its_actors_over_at_once(make_node: MakeNode, pool: asyncpg.Pool) -> None:
     a, b = await make_node("node-a"), await make_node("node-b")
     actor_id = new_id("led")
@@ -169,9 +181,11 @@ async def test_a_dead_owner_is_refused_at_once_and_replaced_when_its_lease_lapse
 
     await a.die()
 
-    # Until the lease lapses, node B answers 503 at once instead of waiting for the ask timeout.
-    with pytest.raises(NodeUnreachable):
+    # Until the lease lapses, node B answers 503 at once instead of waiting for the ask timeout, telling the
+    # caller to come back once the lease ran out.
+    with pytest.raises(NodeUnreachable) as refused:
         await asyncio.wait_for(b.add(actor_id, 1), timeout=5)
+    assert refused.value.retry_after in (1, 2)
 
     async def served_by_b() -> bool:
         try:
