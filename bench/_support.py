@@ -1,7 +1,7 @@
-"""Plumbing for the benchmarks: a throwaway database, the server subprocess pinned to a core, a closed-loop
-HTTP load generator, light Socket.IO subscribers speaking the wire protocol over aiohttp websockets, and the
-measurements around them (percentiles, CPU use per process and per core, PostgreSQL commit counts) and the
-lines that print them.
+"""Plumbing for the benchmarks: a throwaway database, the server subprocess pinned to a core (or several, as
+the nodes of a cluster on one Redis), a closed-loop HTTP load generator, light Socket.IO subscribers speaking the
+wire protocol over aiohttp websockets, and the measurements around them (percentiles, CPU use per process and
+per core, PostgreSQL commit counts) and the lines that print them.
 
 Nothing here imports the server: the benchmark talks to it only over 127.0.0.1 like any client would."""
 
@@ -27,6 +27,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 import asyncpg
+import redis.asyncio as redis
+from redis.exceptions import RedisError
 
 REPO = Path(__file__).resolve().parent.parent
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -194,6 +196,78 @@ def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
+
+
+# -- cluster -----------------------------------------------------------------------------------------
+
+@dataclass
+class ClusterNode(Server):
+    name: str  # node1, node2, ... in the order started
+    node_id: str
+
+
+class Cluster:
+    """Nodes of one cluster: `obeya serve` processes on 127.0.0.1 with the database and Redis of `env`, each
+    with its own `OBEYA_NODE_ID`, all pinned to `core`. `cluster()` stops every one still running."""
+
+    def __init__(self, env: dict[str, str], core: int | None, log_dir: Path, directory: redis.Redis) -> None:
+        self._env, self._core, self._log_dir, self._directory = env, core, log_dir, directory
+        # Node ids name pub/sub channels and directory entries on a Redis that other runs may share.
+        self._prefix = f"bench-{secrets.token_hex(3)}"
+        self.nodes: list[ClusterNode] = []  # every node started, killed ones included
+
+    @property
+    def live(self) -> list[ClusterNode]:
+        return [node for node in self.nodes if node.process.poll() is None]
+
+    async def start(self) -> ClusterNode:
+        """One more node, once it answers /healthz (its actor directory and inbox run by then)."""
+        name = f"node{len(self.nodes) + 1}"
+        node_id = f"{self._prefix}-{name}"
+        server = _launch(SERVE, {**self._env, "OBEYA_NODE_ID": node_id}, self._core, self._log_dir / f"{name}.log")
+        node = ClusterNode(server.process, server.port, server.log_path, name, node_id)
+        self.nodes.append(node)
+        await _wait_ready(node)
+        return node
+
+    async def kill(self, node: ClusterNode) -> None:
+        """SIGKILL by pid, reaped before this returns: no graceful stop, so its claims stay in the directory
+        until their lease lapses."""
+        node.process.kill()
+        await asyncio.to_thread(node.process.wait, 5)
+
+    async def owner(self, actor_key: str) -> ClusterNode | None:
+        """The node the Redis directory names as the owner of `actor_key` (`board:<id>`), if any."""
+        node_id = await self._directory.get(f"obeya:actor:{actor_key}")
+        return next((node for node in self.nodes if node.node_id == node_id), None)
+
+    async def lease_left(self, actor_key: str) -> float:
+        """Seconds until the directory's claim on `actor_key` lapses unless renewed (0 when there is none)."""
+        return max(0, int(await self._directory.pttl(f"obeya:actor:{actor_key}"))) / 1000
+
+
+@contextlib.asynccontextmanager
+async def cluster(env: dict[str, str], core: int | None, log_dir: Path) -> AsyncIterator[Cluster]:
+    """A cluster on `env["OBEYA_REDIS_URL"]`, empty until `start()`; every node stopped by its pid on exit."""
+    directory = redis.from_url(env["OBEYA_REDIS_URL"], decode_responses=True)
+    nodes = Cluster(env, core, log_dir, directory)
+    try:
+        yield nodes
+    finally:
+        _stop([node.process for node in nodes.nodes])
+        await directory.aclose()
+
+
+async def redis_unreachable(url: str) -> str | None:
+    """Why the Redis at `url` does not answer PING, or None when it does."""
+    client = redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+    try:
+        await client.ping()
+    except (RedisError, OSError) as error:
+        return f"{type(error).__name__}: {error}"
+    finally:
+        await client.aclose()
+    return None
 
 
 # -- CPU ---------------------------------------------------------------------------------------------
