@@ -48,7 +48,8 @@ log = structlog.get_logger("obeya.server")
 
 def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[None]]]:
     loops: dict[str, Callable[[Node], Awaitable[None]]] = {
-        "idempotency-purge": purge_periodically, "trash-sweeper": sweep_trash_forever,
+        "idempotency-purge": functools.partial(purge_periodically, interval=settings.idempotency_purge_interval),
+        "trash-sweeper": sweep_trash_forever,
         "webhook-sender": deliver_webhooks_forever, "automations": run_automations,
         "action-escalation": escalate_overdue_forever, "last-used-flusher": flush_forever,
         "approval-expiry": expire_forever, "approval-actions": run_actions_forever,
@@ -154,7 +155,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
 
     async def actor_system(app: web.Application) -> AsyncIterator[None]:
         node = app[NODE]
-        build = functools.partial(ActorSystem, node.pool, clock=node.clock, bus=node.bus,
+        build = functools.partial(ActorSystem, node.pool, clock=node.clock, bus=node.bus, secret_key=node.secret_key,
                                   settings=RuntimeSettings(ask_timeout=settings.ask_timeout,
                                                            max_active=settings.max_actors))
         # Stopped before the pool closes: running turns finish their commits, queued ones get 503.

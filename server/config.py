@@ -51,6 +51,9 @@ class Settings:
     pool_timeout: float = 5.0
     # No statement of ours takes seconds; one that runs this long is stuck (a lock wait) and is cancelled.
     statement_timeout: float = 30.0
+    # How often expired idempotency records are purged: they are harmless (a claim overwrites them), so hourly
+    # only bounds the table. Also how soon another node takes the purge over from a leader that died.
+    idempotency_purge_interval: float = 3600.0
     # How long a request waits for an actor's reply (a turn, with its queue ahead of it).
     ask_timeout: float = 10.0
     # Actors active at once on one node before the least recently used are deactivated.
@@ -110,6 +113,7 @@ class Settings:
             pool_size=_integer(env, "OBEYA_POOL_SIZE", 20, 3, 1000),
             pool_timeout=_seconds(env, "OBEYA_POOL_TIMEOUT", 5.0),
             statement_timeout=_seconds(env, "OBEYA_STATEMENT_TIMEOUT", 30.0),
+            idempotency_purge_interval=_seconds(env, "OBEYA_IDEMPOTENCY_PURGE_INTERVAL", 3600.0),
             ask_timeout=_seconds(env, "OBEYA_ASK_TIMEOUT", 10.0),
             max_actors=_integer(env, "OBEYA_MAX_ACTORS", 10_000, 1, 10_000_000),
             http_timeout=_seconds(env, "OBEYA_HTTP_TIMEOUT", 10.0),

@@ -23,8 +23,6 @@ KEY_LIFETIME = timedelta(hours=24)
 # A request still marked in flight after this long died with its node; no request runs this long, so a
 # retry may take the key over instead of getting 409 until the record expires.
 ABANDONED_AFTER = timedelta(minutes=5)
-# Expired records are harmless (a claim overwrites them), so an hourly purge only bounds the table.
-PURGE_INTERVAL_SECONDS = 3600.0
 
 
 @dataclass(frozen=True)
@@ -90,11 +88,11 @@ async def purge(node: Node) -> int:
     return await node.idempotency.purge(node.clock.now() - KEY_LIFETIME)
 
 
-async def purge_periodically(node: Node) -> None:
-    """A worker (node.workers): purge, then wait an interval; a failed purge is logged by the supervisor
-    and tried again after its backoff."""
+async def purge_periodically(node: Node, interval: float) -> None:
+    """A worker (node.workers): purge, then wait `interval` seconds (Settings.idempotency_purge_interval); a
+    failed purge is logged by the supervisor and tried again after its backoff."""
     while True:
         purged = await purge(node) if await leads(node.leadership, "idempotency-purge") else 0
         if purged:
             log.info("idempotency_keys_purged", count=purged)
-        await rest(node.clock, PURGE_INTERVAL_SECONDS)
+        await rest(node.clock, interval)

@@ -45,6 +45,7 @@ from actors.kernel.authorization import authorize
 from actors.kernel.bus import AccessChange
 from actors.kernel.db_errors import as_api_error
 from actors.kernel.events import StoredEvent, wire_payload
+from actors.kernel.invalidation import MembershipChanged, apply
 from actors.kernel.node import Node
 from protocol import events as spec
 from protocol.caller import Caller
@@ -474,6 +475,9 @@ class LiveGateway:
                 if item["name"] in MEMBERSHIP_EVENTS and item["stream"].startswith("org:"):
                     user_id = (item["payload"].get("data") or {}).get("userId")
                     if isinstance(user_id, str):  # before this event or any later one is delivered
+                        # The event may come from another node ahead of that node's cache invalidation (another
+                        # channel): the re-check must not admit the socket from this node's stale role.
+                        apply(self.node, MembershipChanged(item["org"], user_id))
                         self._access_changed(AccessChange(organization_id=item["org"], user_id=user_id))
                 await self._deliver_one(item)
         finally:

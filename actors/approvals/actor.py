@@ -63,7 +63,7 @@ class FlowActor(Actor[FlowState, Command, FlowChange]):
         return _DECIDERS[type(message.message)](self.organization_id, state, message)
 
     async def persist(self, conn: asyncpg.Connection, changes: list[FlowChange]) -> None:
-        await persist_changes(conn, self.organization_id, self.actor_id, changes)
+        await persist_changes(conn, self.organization_id, self.actor_id, changes, self.secret_key)
 
     @staticmethod
     def apply(state: FlowState, change: FlowChange) -> FlowState:

@@ -28,7 +28,6 @@ class Mail:
     body: str
     secrets: tuple[str, ...]
     smtp_configured: bool
-    secret_key: str | None
 
 
 @dataclass(frozen=True)
@@ -71,8 +70,9 @@ def apply_change(state: FlowState, change: FlowChange) -> FlowState:
     return FlowState(flow=state.flow, requests=requests, decisions=decisions, tokens=tokens)
 
 
-async def persist_changes(conn: asyncpg.Connection, org_id: str, flow_id: str, changes: Sequence[FlowChange]
-                          ) -> None:
+async def persist_changes(conn: asyncpg.Connection, org_id: str, flow_id: str, changes: Sequence[FlowChange],
+                          secret_key: str | None) -> None:
+    """Write the turn's changes; mails are sealed under `secret_key` (the owner node's; None: the database's)."""
     if any(change.opened for change in changes) and not await repo.require_active_flow(conn, org_id, flow_id):
         raise Conflict("the approval flow is no longer active")
     for change in changes:
@@ -92,7 +92,7 @@ async def persist_changes(conn: asyncpg.Connection, org_id: str, flow_id: str, c
             await repo.insert_action_runs(conn, org_id, change.action_runs)
         for mail in change.mails:
             await queue_mail(conn, org_id=org_id, kind=mail.kind, to=mail.to, subject=mail.subject, body=mail.body,
-                             smtp_configured=mail.smtp_configured, secrets=mail.secrets, secret_key=mail.secret_key)
+                             smtp_configured=mail.smtp_configured, secrets=mail.secrets, secret_key=secret_key)
     activity = [entry for change in changes for entry in change.activity]
     if activity:
         await persist_trail(conn, org_id, [BoardChange((), activity, ())])

@@ -23,7 +23,6 @@ class Context:
     success_message: str | None = None
     people: dict[str, tuple[str, str]] = field(default_factory=dict)  # active member -> (name, e-mail)
     smtp_configured: bool = False
-    secret_key: str | None = None
 
 
 class Refresh(msgspec.Struct, frozen=True, tag=True):

@@ -104,7 +104,7 @@ def _status(old: RequestRow, new: RequestRow) -> tuple[dict[str, Any], dict[str,
 
 def _mail(out: Outcome, kind: str, to: str, subject: str, body: str, secrets_: tuple[str, ...]) -> Mail:
     context = out.command.context
-    return Mail(kind, to, subject, body, secrets_, context.smtp_configured, context.secret_key)
+    return Mail(kind, to, subject, body, secrets_, context.smtp_configured)
 
 
 def _enter_step(out: Outcome, request: RequestRow, node: dict[str, Any]) -> RequestRow:

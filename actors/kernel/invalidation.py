@@ -1,6 +1,6 @@
 """What a change does to the node's caches, as messages: a revoked credential, an ended session, a membership or
 role changed, board access changed, an organization's settings, a board's rules, the organizations with
-webhooks, actors whose data changed outside them, rows that moved to another board.
+webhooks, rows that moved to another board.
 
 A service that changed one of these calls `node.invalidate(change)`: the change is applied to this node's caches
 at once (`apply`), and, when the node runs beside others (`OBEYA_REDIS_URL`), handed to `node.broadcast`, which
@@ -62,13 +62,6 @@ class WebhooksChanged(msgspec.Struct, frozen=True, tag="webhooks"):
     """A webhook was created, changed or deleted: which organizations have webhooks is re-read."""
 
 
-class ActorsUnloaded(msgspec.Struct, frozen=True, tag="unloaded"):
-    """Actors whose data changed outside them (boards deleted with their project): the node holding one drops
-    its activation, so the next message loads it afresh from the database (and finds it gone)."""
-
-    keys: tuple[str, ...]
-
-
 class RowsMoved(msgspec.Struct, frozen=True, tag="moved"):
     """Items (with their sub-items and comments) moved to another board: where they were is forgotten."""
 
@@ -76,7 +69,7 @@ class RowsMoved(msgspec.Struct, frozen=True, tag="moved"):
 
 
 Invalidation = (CredentialRevoked | SessionEnded | MembershipChanged | BoardAccessChanged | OrganizationChanged
-                | RulesChanged | WebhooksChanged | ActorsUnloaded | RowsMoved)
+                | RulesChanged | WebhooksChanged | RowsMoved)
 
 
 def apply(node: Node, change: Invalidation) -> None:
@@ -100,10 +93,6 @@ def apply(node: Node, change: Invalidation) -> None:
             node.rules.drop((org_id, board_id))
         case WebhooksChanged():
             node.webhook_orgs.clear()
-        case ActorsUnloaded(keys):
-            if node.actors is not None:
-                for key in keys:
-                    node.actors.unload(key)
         case RowsMoved(row_ids):
             for row_id in row_ids:
                 node.board_locations.pop(row_id, None)

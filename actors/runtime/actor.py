@@ -46,10 +46,13 @@ class Actor(ABC, Generic[S, M, C]):
 
     kind: ClassVar[str]
 
-    def __init__(self, actor_id: str, organization_id: str, clock: Clock) -> None:
+    def __init__(self, actor_id: str, organization_id: str, clock: Clock, *, secret_key: str | None = None) -> None:
         self.actor_id = actor_id
         self.organization_id = organization_id
         self.clock = clock
+        # The key this node seals secrets at rest under (OBEYA_SECRET_KEY; None: the database's), for an actor
+        # that seals while it persists: a node's own, never carried in a message that may cross nodes.
+        self.secret_key = secret_key
 
     @classmethod
     def key_for(cls, actor_id: str) -> str:

@@ -36,6 +36,10 @@ RECONNECT_MAX = 5.0
 # How long start() and stop() wait for Redis to confirm the subscription change.
 CONFIRM_TIMEOUT = 5.0
 
+# A request unanswered this long checks, and then again as often, that its node still listens: a node killed
+# while it answered is found out this soon, rather than when the caller's whole timeout ran out.
+LIVENESS_CHECK = 0.5
+
 Handler = Callable[[bytes], Awaitable[bytes]]
 
 
@@ -72,9 +76,10 @@ class MsgspecCodec:
 
 
 class ForwardedCall(msgspec.Struct, frozen=True):
-    """An `ask` (through the mailbox) or a `query` (a pure read of committed state) for an actor."""
+    """An `ask` (through the mailbox), a `query` (a pure read of committed state) or an `evict` (deactivate,
+    the data changed outside the actor) for an actor."""
 
-    op: Literal["ask", "query"]
+    op: Literal["ask", "query", "evict"]
     kind: str
     actor_id: str
     organization_id: str
@@ -173,12 +178,17 @@ class NodeInbox:
         self._waiting[request_id] = future
         try:
             request = Request(request_id, self.node_id, time.time() + timeout, body)
-            receivers = await self._client.publish(self._prefix + node_id, _encoder.encode(request))
+            channel = self._prefix + node_id
+            receivers = await self._client.publish(channel, _encoder.encode(request))
             if not receivers:
                 raise NodeUnreachable("the node holding this resource is not answering; retry")
             try:
                 async with asyncio.timeout(timeout):
-                    return await future
+                    while not (await asyncio.wait([future], timeout=LIVENESS_CHECK))[0]:
+                        [(_, listeners)] = await self._client.pubsub_numsub(channel)
+                        if not listeners:  # it died after taking the request, which it may have applied
+                            raise NodeUnreachable("the node holding this resource stopped answering; retry")
+                    return future.result()
             except TimeoutError:
                 raise ServiceUnavailable("the node holding this resource did not answer in time; retry") from None
         finally:

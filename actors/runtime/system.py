@@ -57,8 +57,10 @@ class RuntimeSettings:
 
 class ActorSystem:
     def __init__(self, pool: asyncpg.Pool, *, clock: Clock | None = None, directory: Directory | None = None,
-                 settings: RuntimeSettings | None = None, bus: EventBus | None = None) -> None:
+                 settings: RuntimeSettings | None = None, bus: EventBus | None = None,
+                 secret_key: str | None = None) -> None:
         self.pool = pool
+        self._secret_key = secret_key  # given to every actor (Actor.secret_key)
         self.clock: Clock = clock or SystemClock()
         self.directory: Directory = directory or LocalDirectory()
         self.settings = settings or RuntimeSettings()
@@ -177,6 +179,9 @@ class ActorSystem:
         if actor_type is None or codec is None:
             raise InternalError("this node cannot answer for that resource")
         key = actor_type.key_for(call.actor_id)
+        if call.op == "evict":
+            await self._evict_here(key)  # nothing to do when the activation already left
+            return b""
         if not self._accepting(key):
             owner = await self.directory.locate(key)
             if owner is not None and owner != self.directory.node_id:
@@ -200,12 +205,14 @@ class ActorSystem:
         owner = await self.directory.locate(key)
         return owner if owner is not None and owner != self.directory.node_id else None
 
-    async def _forward(self, owner: str, op: Literal["ask", "query"], actor_type: type[Actor[Any, Any, Any]],
-                       actor_id: str, organization_id: str, message: Any) -> Any:
+    async def _forward(self, owner: str, op: Literal["ask", "query", "evict"],
+                       actor_type: type[Actor[Any, Any, Any]], actor_id: str, organization_id: str,
+                       message: Any) -> Any:
         assert self._inbox is not None
         codec = _codec(actor_type)
         assert codec is not None
-        call = ForwardedCall(op, actor_type.kind, actor_id, organization_id, codec.encode_message(message))
+        body = b"" if op == "evict" else codec.encode_message(message)
+        call = ForwardedCall(op, actor_type.kind, actor_id, organization_id, body)
         started = time.perf_counter()
         outcome = "answered"  # a reply, or a refusal the owner decided
         try:
@@ -221,7 +228,7 @@ class ActorSystem:
         finally:
             if self.on_forward is not None:
                 self.on_forward(op, outcome, time.perf_counter() - started)
-        return codec.decode_reply(answer)
+        return None if op == "evict" else codec.decode_reply(answer)
 
     def _accepting(self, key: str) -> bool:
         current = self._activations.get(key)
@@ -296,17 +303,19 @@ class ActorSystem:
 
     async def evict(self, actor_type: type[Actor[Any, Any, Any]], actor_id: str) -> None:
         """Deactivate an actor whose data was changed or deleted outside it (e.g. a project deleted with
-        its boards), and wait until it stopped; its next message activates it afresh from the database."""
-        activation = self.unload(actor_type.key_for(actor_id))
-        if activation is not None:
-            await activation.stopped.wait()
+        its boards), on whichever node holds it, and wait until it stopped; its next message activates it
+        afresh from the database."""
+        owner = await self._owner_elsewhere(actor_type, actor_id)
+        if owner is not None:
+            await self._forward(owner, "evict", actor_type, actor_id, "", None)
+        else:
+            await self._evict_here(actor_type.key_for(actor_id))
 
-    def unload(self, key: str) -> Activation[Any, Any, Any] | None:
-        """Start deactivating the activation of `key` here, if any (see `evict`); the activation, to wait on."""
+    async def _evict_here(self, key: str) -> None:
         activation = self._activations.get(key)
         if activation is not None:
             activation.deactivate(ServiceUnavailable("reloaded; retry"))
-        return activation
+            await activation.stopped.wait()
 
     def lost(self, key: str) -> None:
         """Another node took `key` (this node's lease lapsed; `RedisDirectory.on_lost`): deactivate the
@@ -339,7 +348,8 @@ class ActorSystem:
             return current
         self._make_room()
         activation: Activation[Any, M, Any] = Activation(
-            actor_type(actor_id, organization_id, self.clock), pool=self.pool, directory=self.directory,
+            actor_type(actor_id, organization_id, self.clock, secret_key=self._secret_key), pool=self.pool,
+            directory=self.directory,
             publish=self.bus.publish, on_exit=self._forget, on_turn=self._turned, now=self.clock.monotonic,
             max_batch=self.settings.max_batch, soft_limit=self.settings.mailbox_soft_limit,
             hard_limit=self.settings.mailbox_hard_limit,

@@ -19,7 +19,6 @@ from actors.approvals.intake import blocks_boards_deletion
 from actors.kernel.access import forget_board_access, require_project_access, require_workspace_access
 from actors.kernel.events import org_stream
 from actors.kernel.handlers import implement
-from actors.kernel.invalidation import ActorsUnloaded
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
 from protocol import projects as spec
@@ -79,14 +78,13 @@ def emit_deleted(uow: UnitOfWork, projects: Sequence[asyncpg.Record], boards: Se
 
 async def board_removed(node: Node, board_ids: Sequence[str]) -> None:
     """After boards were deleted outside their actors: deactivate those actors on whichever node holds them
-    and drop the cached access answers, so the next call finds no board (on this node once this returns)."""
+    and drop the cached access answers, so the next call finds no board."""
     forget_board_access(node)
     if node.actors is None or not board_ids:
         return
     # Imported here: nothing else in the plain services depends on the board actor's modules.
     from actors.board.actor import BoardActor
 
-    node.invalidate(ActorsUnloaded(tuple(BoardActor.key_for(board_id) for board_id in board_ids)))
     for board_id in board_ids:
         await node.actors.evict(BoardActor, board_id)
 

@@ -1,4 +1,5 @@
-"""The `cluster` fixture: nodes started as processes (tests/cluster/harness.py), all stopped after the test."""
+"""The `cluster` fixture: nodes started as processes (tests/cluster/harness.py), all stopped after the test;
+and the live tests' `screens` (Socket.IO clients, closed after the test)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.cluster.harness import Cluster
+from tests.integration.live.conftest import screens  # noqa: F401  (fixture re-exported for the live tests)
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ import aiohttp
 import asyncpg
 import redis.asyncio as redis
 
-from actors.identity.accounts import create_organization
+from actors.identity.accounts import create_organization, create_user
 from actors.kernel.node import Node
 from tests.harness import PASSWORD, Api, Org, free_port, login
 
@@ -42,7 +42,7 @@ class ClusterNode:
     session: aiohttp.ClientSession = field(init=False)
 
     def __post_init__(self) -> None:
-        self.session = aiohttp.ClientSession(base_url=f"http://127.0.0.1:{self.port}",
+        self.session = aiohttp.ClientSession(base_url=self.url,
                                              cookie_jar=aiohttp.DummyCookieJar())
 
     @property
@@ -50,6 +50,10 @@ class ClusterNode:
         """Its id in the actor directory: unique across the clusters of concurrent test workers, which share
         one Redis (node channels and directory entries name it)."""
         return f"{self.log_path.parent.name}-{self.name}"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     def api(self, host: str) -> Api:
         """A client of this node for the organization host `host` (no credential)."""
@@ -145,13 +149,20 @@ class Cluster:
             await asyncio.sleep(0.05)
 
 
-async def cluster_org(pool: asyncpg.Pool, node: ClusterNode, plan: str = "business") -> Org:
-    """A new organization, its owner signed in through `node` (`node.reach(org.owner)` for another node)."""
+async def make_org(pool: asyncpg.Pool, node: ClusterNode, plan: str = "business") -> Org:
+    """A new organization on `plan`, its owner signed in on `node` (an `Org`, so that the board helpers of
+    tests/integration take it; its `add_user` needs an in-process server: use `add_user` below)."""
     slug = f"org-{secrets.token_hex(5)}"
     email = f"owner@{slug}.test"
     org_id, owner_id = await create_organization(Node(pool=pool, bcrypt_rounds=4), slug=slug, name=f"Org {slug}",
-                                                 owner_email=email, owner_password=PASSWORD,
-                                                 owner_name="Olga Owner", plan=plan)
-    host = f"{slug}.localhost"
-    anonymous = node.api(host)
-    return Org(org_id, slug, host, owner_id, email, await login(anonymous, email), anonymous)
+                                                 owner_email=email, owner_password=PASSWORD, plan=plan)
+    anonymous = node.api(f"{slug}.localhost")
+    return Org(org_id, slug, anonymous.host, owner_id, email, await login(anonymous, email), anonymous)
+
+
+async def add_user(pool: asyncpg.Pool, org: Org, node: ClusterNode, role: str = "member") -> tuple[str, Api]:
+    """A new user of `org` with `role`, signed in on `node`: (user id, their Api)."""
+    email = f"{role}-{secrets.token_hex(4)}@{org.slug}.test"
+    user_id = await create_user(Node(pool=pool, bcrypt_rounds=4), org_slug=org.slug, email=email,
+                                password=PASSWORD, name="Test User", role=role)
+    return user_id, await login(node.api(org.host), email)

@@ -10,7 +10,7 @@ from typing import Any
 
 import asyncpg
 
-from tests.cluster.harness import Cluster, cluster_org
+from tests.cluster.harness import Cluster, make_org
 from tests.harness import Api, Reply
 from tests.integration.boards.conftest import make_board
 from tests.integration.kpis.conftest import kpi_input
@@ -30,7 +30,7 @@ def _metric(reply: Reply, sample: str) -> float:
 async def test_a_write_through_any_node_is_read_through_every_other_at_once(
         cluster: Cluster, pool: asyncpg.Pool, redis_url: str) -> None:
     nodes = await cluster.start(3)
-    org = await cluster_org(pool, nodes[0])
+    org = await make_org(pool, nodes[0])
     board = await make_board(org)
     count = _ok(await org.owner.mutate("columns.create", {"boardId": board.id, "name": "Count", "type": "number"}))
     kpi = _ok(await org.owner.mutate("kpis.define", kpi_input(board.id)))
@@ -58,7 +58,7 @@ async def test_a_write_through_any_node_is_read_through_every_other_at_once(
 async def test_mixed_load_through_three_nodes_is_all_answered_without_503(
         cluster: Cluster, pool: asyncpg.Pool) -> None:
     nodes = await cluster.start(3)
-    org = await cluster_org(pool, nodes[0])
+    org = await make_org(pool, nodes[0])
     boards = [await make_board(org) for _ in range(2)]
     counts = [_ok(await org.owner.mutate("columns.create", {"boardId": b.id, "name": "Count", "type": "number"}))
               for b in boards]
@@ -96,7 +96,7 @@ async def test_mixed_load_through_three_nodes_is_all_answered_without_503(
 async def test_boards_of_a_project_deleted_through_another_node_are_gone_on_every_node(
         cluster: Cluster, pool: asyncpg.Pool) -> None:
     nodes = await cluster.start(3)
-    org = await cluster_org(pool, nodes[0])
+    org = await make_org(pool, nodes[0])
     board = await make_board(org)
     await board.add_item()  # the board's actor is active on its owner, with the item in memory
     deleted = await nodes[1].reach(org.owner).mutate("projects.delete", {"id": board.project_id})

@@ -110,6 +110,25 @@ async def test_a_node_nobody_listens_for_fails_at_once(inboxes: list[NodeInbox],
         await asyncio.wait_for(a.request("node-never-started", b"hello", timeout=3600), timeout=5)
 
 
+async def test_a_node_that_dies_while_answering_is_found_out_long_before_the_timeout(
+        inboxes: list[NodeInbox], redis_client: redis.Redis, prefix: str) -> None:
+    arrived = asyncio.Event()
+
+    async def stuck(body: bytes) -> bytes:
+        arrived.set()
+        await asyncio.Event().wait()  # never answers: its node dies first
+        return b""
+
+    a = await start(inboxes, redis_client, prefix, "node-a", unused)
+    b = await start(inboxes, redis_client, prefix, "node-b", stuck)
+    asked = asyncio.create_task(a.request("node-b", b"hello", timeout=3600))
+    await asyncio.wait_for(arrived.wait(), timeout=5)
+    await b.stop()  # its subscription ends, as when the process is killed
+
+    with pytest.raises(NodeUnreachable):
+        await asyncio.wait_for(asked, timeout=5)
+
+
 async def test_no_answer_in_time_is_a_503_and_the_late_answer_is_dropped(
         inboxes: list[NodeInbox], redis_client: redis.Redis, prefix: str) -> None:
     arrived, release = asyncio.Event(), asyncio.Event()

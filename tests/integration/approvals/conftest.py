@@ -106,6 +106,19 @@ async def make_flow(form: Form, graph: dict[str, Any] | None = None, *, gxp: boo
     return dict(made.data)
 
 
+def one_step(approvers: list[str], kind: str = "any") -> dict[str, object]:
+    return {"nodes": [
+        {"id": "s", "type": "start", "data": {}},
+        {"id": "a", "type": "approval", "data": {"approverIds": approvers, "approvalType": kind}},
+        {"id": "e", "type": "end", "data": {"status": "approved"}}],
+        "edges": [{"id": "1", "source": "s", "target": "a"}, {"id": "2", "source": "a", "target": "e"}]}
+
+
+async def email_of(form: Form, user_id: str) -> str:
+    node = form.org.anonymous.client.server.app[NODE]
+    return str(await node.pool.fetchval("SELECT email FROM users WHERE id = $1", user_id))
+
+
 async def mails(sink: Sink, recipient: str, count: int) -> list[str]:
     """The bodies of the first `count` e-mails the sink received for `recipient` (the sender is a worker)."""
     deadline = asyncio.get_running_loop().time() + 10

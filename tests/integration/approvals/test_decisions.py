@@ -17,10 +17,12 @@ from tests.harness import PASSWORD, make_org
 from tests.integration.approvals.conftest import (
     Form,
     decide,
+    email_of,
     links,
     mails,
     make_flow,
     make_form,
+    one_step,
     request,
     submit,
 )
@@ -28,19 +30,6 @@ from tests.smtp_sink import QUIET_PLAIN_AUTH, Sink
 from web.keys import NODE
 
 pytestmark = [pytest.mark.workers("mail-sender"), QUIET_PLAIN_AUTH]
-
-
-def one_step(approvers: list[str], kind: str = "any") -> dict[str, object]:
-    return {"nodes": [
-        {"id": "s", "type": "start", "data": {}},
-        {"id": "a", "type": "approval", "data": {"approverIds": approvers, "approvalType": kind}},
-        {"id": "e", "type": "end", "data": {"status": "approved"}}],
-        "edges": [{"id": "1", "source": "s", "target": "a"}, {"id": "2", "source": "a", "target": "e"}]}
-
-
-async def email_of(form: Form, user_id: str) -> str:
-    return str(await form.org.anonymous.client.server.app[NODE].pool.fetchval(
-        "SELECT email FROM users WHERE id = $1", user_id))
 
 
 async def test_token_decisions_are_single_use_and_void_once_the_step_completes(form: Form, sink: Sink) -> None:

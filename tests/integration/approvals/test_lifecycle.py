@@ -12,6 +12,7 @@ from tests.harness import Api
 from tests.integration.approvals.conftest import (
     Form,
     decide,
+    email_of,
     flow_events,
     links,
     mails,
@@ -25,11 +26,6 @@ from tests.smtp_sink import QUIET_PLAIN_AUTH, Sink
 from web.keys import NODE
 
 pytestmark = [pytest.mark.workers("mail-sender"), QUIET_PLAIN_AUTH]
-
-
-async def email_of(form: Form, user_id: str) -> str:
-    node = form.org.anonymous.client.server.app[NODE]
-    return str(await node.pool.fetchval("SELECT email FROM users WHERE id = $1", user_id))
 
 
 async def approvers(form: Form) -> tuple[list[tuple[str, Api]], tuple[str, Api]]:

@@ -32,11 +32,13 @@ class Screen:
             self.received.append((event, data))
             self._changed.notify_all()
 
-    async def connect(self, api: Api, *, token: str | None = None, cookie: bool = True) -> None:
+    async def connect(self, api: Api, *, token: str | None = None, cookie: bool = True,
+                      url: str | None = None) -> None:
+        """Connect as `api`'s caller to its in-process server, or to the server at `url` (a cluster node)."""
         headers = {"Host": api.host}
         if cookie and api.session:
             headers["Cookie"] = f"authjs.session-token={api.session}"
-        url = f"http://127.0.0.1:{api.client.server.port}"
+        url = url or f"http://127.0.0.1:{api.client.server.port}"
         await self.client.connect(url, headers=headers, auth={"token": token} if token else None,
                                   transports=["websocket"], wait_timeout=WAIT)
 
@@ -71,7 +73,7 @@ async def received_for(screen: Screen, board: Board, stream: str,
                        change: Callable[[], Awaitable[Any]]) -> list[tuple[str, Any]]:
     """Apply `change` and return what `screen` received for it on `stream` (its own notifications aside),
     once every event of the stream reached the screen and the gateway settled."""
-    app = board.api.client.server.app
+    app = board.api.client.app
     before = len(screen.received)
     await change()
     await screen.wait_for_seq(await event_log.last_seq(app[NODE].pool, board.org.id, stream))

@@ -86,7 +86,7 @@ def test_a_kpi_batch_arrives_as_its_entries() -> None:
 CONTEXT = flow.Context(base_url="https://acme.example.com", public_url="https://acme.example.com/forms/f",
                        form_name="Deviation", success_message=None,
                        people={"usr_1": ("Ada", "ada@example.com"), "usr_2": ("Bob", "bob@example.com")},
-                       smtp_configured=True, secret_key="k")
+                       smtp_configured=True)
 
 
 @pytest.mark.parametrize("message", [

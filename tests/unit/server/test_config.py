@@ -15,6 +15,7 @@ def test_defaults() -> None:
     assert settings.bcrypt_rounds == 10 and settings.workers == WORKERS
     assert settings.secret_key is None  # sealed under a key kept in the database
     assert settings.allow_private_targets is False
+    assert settings.idempotency_purge_interval == 3600.0
 
 
 def test_every_variable_is_read() -> None:
@@ -22,11 +23,12 @@ def test_every_variable_is_read() -> None:
                                   "OBEYA_STATEMENT_TIMEOUT": "12", "OBEYA_ASK_TIMEOUT": "7",
                                   "OBEYA_MAX_ACTORS": "500", "OBEYA_HTTP_TIMEOUT": "3",
                                   "OBEYA_BCRYPT_ROUNDS": "12", "OBEYA_SECRET_KEY": "s" * 32,
-                                  "OBEYA_ALLOW_PRIVATE_TARGETS": "1"})
+                                  "OBEYA_ALLOW_PRIVATE_TARGETS": "1", "OBEYA_IDEMPOTENCY_PURGE_INTERVAL": "0.5"})
     assert (settings.pool_size, settings.pool_timeout, settings.statement_timeout) == (40, 2.5, 12.0)
     assert (settings.ask_timeout, settings.max_actors, settings.http_timeout) == (7.0, 500, 3.0)
     assert settings.bcrypt_rounds == 12 and settings.secret_key == "s" * 32
     assert settings.allow_private_targets is True
+    assert settings.idempotency_purge_interval == 0.5
 
 
 @pytest.mark.parametrize(("name", "value"), [
@@ -36,7 +38,8 @@ def test_every_variable_is_read() -> None:
     ("OBEYA_BCRYPT_ROUNDS", "3"), ("OBEYA_BCRYPT_ROUNDS", "32"), ("OBEYA_BCRYPT_ROUNDS", "ten"),
     ("OBEYA_SECRET_KEY", "too short to be secret"), ("OBEYA_METRICS_TOKEN", "short"),
     ("OBEYA_SHUTDOWN_TIMEOUT", "0"), ("OBEYA_SHUTDOWN_TIMEOUT", "forever"),
-    ("OBEYA_ALLOW_PRIVATE_TARGETS", "yes"), ("OBEYA_ALLOW_PRIVATE_TARGETS", "true")])
+    ("OBEYA_ALLOW_PRIVATE_TARGETS", "yes"), ("OBEYA_ALLOW_PRIVATE_TARGETS", "true"),
+    ("OBEYA_IDEMPOTENCY_PURGE_INTERVAL", "0"), ("OBEYA_IDEMPOTENCY_PURGE_INTERVAL", "hourly")])
 def test_a_bad_value_stops_the_start_naming_its_variable(name: str, value: str) -> None:
     with pytest.raises(SystemExit, match=name):
         Settings.from_env({name: value})
