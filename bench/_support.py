@@ -1,6 +1,7 @@
-"""Plumbing for the benchmarks: a throwaway database, the server subprocess pinned to a core, a closed-loop
-HTTP load generator, light Socket.IO subscribers speaking the wire protocol over aiohttp websockets, and
-the measurements around them (percentiles, CPU use per process and per core, PostgreSQL commit counts).
+"""Plumbing for the benchmarks: a throwaway database, the server subprocess pinned to a core (or several, as
+the nodes of a cluster on one Redis), a closed-loop HTTP load generator, light Socket.IO subscribers speaking the
+wire protocol over aiohttp websockets, and the measurements around them (percentiles, CPU use per process and
+per core, PostgreSQL commit counts) and the lines that print them.
 
 Nothing here imports the server: the benchmark talks to it only over 127.0.0.1 like any client would."""
 
@@ -26,6 +27,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 import asyncpg
+import redis.asyncio as redis
+from redis.exceptions import RedisError
 
 REPO = Path(__file__).resolve().parent.parent
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -137,26 +140,32 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
 
+SERVE = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+
+
+def _launch(command: list[str], env: dict[str, str], core: int | None, log_path: Path) -> Server:
+    """`command --port <free port>` started pinned to `core`, its output into `log_path`."""
+    port = free_port()
+    with open(log_path, "wb") as log_file:
+        process = subprocess.Popen(pin_command([*command, "--port", str(port)], core),
+                                   cwd=REPO, env=env, stdout=log_file, stderr=subprocess.STDOUT)
+    if core is not None and not shutil.which("taskset"):
+        os.sched_setaffinity(process.pid, {core})
+    return Server(process, port, log_path)
+
+
 @contextlib.asynccontextmanager
 async def running_server(env: dict[str, str], core: int | None, log_dir: Path, *,
                          bare: bool = False) -> AsyncIterator[Server]:
     """`obeya serve` (or, `bare`, the constant-JSON baseline app) on 127.0.0.1 pinned to `core`, ready when
     /healthz answers; stopped by its pid."""
-    port = free_port()
-    log_path = log_dir / ("baseline.log" if bare else "server.log")
-    command = ([sys.executable, str(REPO / "bench" / "constant_json_server.py"), "--port", str(port)] if bare else
-               [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)])
-    with open(log_path, "wb") as log_file:
-        process = subprocess.Popen(pin_command(command, core),
-                                   cwd=REPO, env=env, stdout=log_file, stderr=subprocess.STDOUT)
-    if core is not None and not shutil.which("taskset"):
-        os.sched_setaffinity(process.pid, {core})
-    server = Server(process, port, log_path)
+    command = [sys.executable, str(REPO / "bench" / "constant_json_server.py")] if bare else SERVE
+    server = _launch(command, env, core, log_dir / ("baseline.log" if bare else "server.log"))
     try:
         await _wait_ready(server)
         yield server
     finally:
-        _stop(process)
+        _stop([server.process])
 
 
 async def _wait_ready(server: Server, timeout: float = 30.0) -> None:
@@ -174,16 +183,91 @@ async def _wait_ready(server: Server, timeout: float = 30.0) -> None:
     raise RuntimeError("the server did not answer /healthz in time")
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGINT (aiohttp's graceful stop), then SIGKILL if it lingers; only the process we started."""
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGINT)
+def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    """SIGINT (aiohttp's graceful stop) to each, then SIGKILL to any still running after 10 s; only the
+    processes we started, by their pids."""
+    running = [process for process in processes if process.poll() is None]
+    for process in running:
+        process.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + 10
+    for process in running:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+# -- cluster -----------------------------------------------------------------------------------------
+
+@dataclass
+class ClusterNode(Server):
+    name: str  # node1, node2, ... in the order started
+    node_id: str
+
+
+class Cluster:
+    """Nodes of one cluster: `obeya serve` processes on 127.0.0.1 with the database and Redis of `env`, each
+    with its own `OBEYA_NODE_ID`, all pinned to `core`. `cluster()` stops every one still running."""
+
+    def __init__(self, env: dict[str, str], core: int | None, log_dir: Path, directory: redis.Redis) -> None:
+        self._env, self._core, self._log_dir, self._directory = env, core, log_dir, directory
+        # Node ids name pub/sub channels and directory entries on a Redis that other runs may share.
+        self._prefix = f"bench-{secrets.token_hex(3)}"
+        self.nodes: list[ClusterNode] = []  # every node started, killed ones included
+
+    @property
+    def live(self) -> list[ClusterNode]:
+        return [node for node in self.nodes if node.process.poll() is None]
+
+    async def start(self) -> ClusterNode:
+        """One more node, once it answers /healthz (its actor directory and inbox run by then)."""
+        name = f"node{len(self.nodes) + 1}"
+        node_id = f"{self._prefix}-{name}"
+        server = _launch(SERVE, {**self._env, "OBEYA_NODE_ID": node_id}, self._core, self._log_dir / f"{name}.log")
+        node = ClusterNode(server.process, server.port, server.log_path, name, node_id)
+        self.nodes.append(node)
+        await _wait_ready(node)
+        return node
+
+    async def kill(self, node: ClusterNode) -> None:
+        """SIGKILL by pid, reaped before this returns: no graceful stop, so its claims stay in the directory
+        until their lease lapses."""
+        node.process.kill()
+        await asyncio.to_thread(node.process.wait, 5)
+
+    async def owner(self, actor_key: str) -> ClusterNode | None:
+        """The node the Redis directory names as the owner of `actor_key` (`board:<id>`), if any."""
+        node_id = await self._directory.get(f"obeya:actor:{actor_key}")
+        return next((node for node in self.nodes if node.node_id == node_id), None)
+
+    async def lease_left(self, actor_key: str) -> float:
+        """Seconds until the directory's claim on `actor_key` lapses unless renewed (0 when there is none)."""
+        return max(0, int(await self._directory.pttl(f"obeya:actor:{actor_key}"))) / 1000
+
+
+@contextlib.asynccontextmanager
+async def cluster(env: dict[str, str], core: int | None, log_dir: Path) -> AsyncIterator[Cluster]:
+    """A cluster on `env["OBEYA_REDIS_URL"]`, empty until `start()`; every node stopped by its pid on exit."""
+    directory = redis.from_url(env["OBEYA_REDIS_URL"], decode_responses=True)
+    nodes = Cluster(env, core, log_dir, directory)
     try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=5)
+        yield nodes
+    finally:
+        _stop([node.process for node in nodes.nodes])
+        await directory.aclose()
+
+
+async def redis_unreachable(url: str) -> str | None:
+    """Why the Redis at `url` does not answer PING, or None when it does."""
+    client = redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+    try:
+        await client.ping()
+    except (RedisError, OSError) as error:
+        return f"{type(error).__name__}: {error}"
+    finally:
+        await client.aclose()
+    return None
 
 
 # -- CPU ---------------------------------------------------------------------------------------------
@@ -208,9 +292,9 @@ def core_times() -> dict[int, tuple[int, int]]:
 
 @dataclass
 class CpuWindow:
-    """CPU use of the server process, this process and every core between `start` and `stop`."""
+    """CPU use of the server processes (added up), this process and every core between `start` and `stop`."""
 
-    server_pid: int
+    server_pids: tuple[int, ...]
     started: float = 0.0
     server: float = 0.0
     client: float = 0.0
@@ -222,21 +306,29 @@ class CpuWindow:
 
     def start(self) -> None:
         self.started = time.monotonic()
-        self.server = process_cpu_seconds(self.server_pid)
+        self.server = self._server_seconds()
         self.client = time.process_time()
         self.cores = core_times()
 
     def stop(self) -> None:
         self.wall = time.monotonic() - self.started
-        self.server_share = (process_cpu_seconds(self.server_pid) - self.server) / self.wall
+        self.server_share = (self._server_seconds() - self.server) / self.wall
         self.client_share = (time.process_time() - self.client) / self.wall
         now = core_times()
         self.core_busy = {core: (now[core][0] - busy) / max(1, now[core][1] - total)
                           for core, (busy, total) in self.cores.items() if core in now}
 
+    def mark(self, opening: bool) -> None:
+        """`closed_loop`'s `on_window`: start at the window's opening, stop at its end."""
+        self.start() if opening else self.stop()
+
+    def _server_seconds(self) -> float:
+        return sum(process_cpu_seconds(pid) for pid in self.server_pids)
+
     def describe(self) -> str:
         cores = ", ".join(f"core {core} {share:.0%}" for core, share in sorted(self.core_busy.items()))
-        return f"server process {self.server_share:.0%} of a core, load generator {self.client_share:.0%}; {cores}"
+        servers = "server process" if len(self.server_pids) == 1 else f"{len(self.server_pids)} server processes"
+        return f"{servers} {self.server_share:.0%} of a core, load generator {self.client_share:.0%}; {cores}"
 
 
 # -- statistics --------------------------------------------------------------------------------------
@@ -282,11 +374,12 @@ class LoadResult:
 RequestFactory = Callable[[int], tuple[str, str, dict[str, str], bytes | None]]
 
 
-async def closed_loop(base_url: str, make_request: RequestFactory, *, connections: int, warmup: float,
+async def closed_loop(base_urls: list[str], make_request: RequestFactory, *, connections: int, warmup: float,
                       duration: float, on_window: Callable[[bool], None] | None = None) -> LoadResult:
-    """`connections` workers on one keep-alive connection each, every worker sending its next request as
-    soon as the previous answer is read; requests that finish within [warm-up end, end] are measured.
-    `make_request(worker)` returns (method, path, headers, body); `on_window(True/False)` marks the window."""
+    """`connections` workers on one keep-alive connection each (worker i to `base_urls[i % len(base_urls)]`),
+    every worker sending its next request as soon as the previous answer is read; requests that finish within
+    [warm-up end, end] are measured. `make_request(worker)` returns (method, path, headers, body);
+    `on_window(True/False)` marks the window."""
     connector = aiohttp.TCPConnector(limit=connections, force_close=False)
     samples: list[Sample] = []
     errors: dict[int, int] = {}
@@ -296,6 +389,7 @@ async def closed_loop(base_url: str, make_request: RequestFactory, *, connection
 
     async def worker(index: int, session: aiohttp.ClientSession) -> None:
         nonlocal all_ok
+        base_url = base_urls[index % len(base_urls)]
         while True:
             method, path, headers, body = make_request(index)
             started = time.monotonic()
@@ -427,3 +521,33 @@ async def profiling(pid: int | None, out: Path | None, duration: float, fmt: str
         _, stderr = await asyncio.wait_for(process.communicate(), timeout=duration + 30)
         if process.returncode != 0:
             print(f"  (py-spy failed: {stderr.decode(errors='replace').strip()[-300:]})")
+
+
+# -- report ------------------------------------------------------------------------------------------
+
+def ms(values: list[float], fraction: float) -> str:
+    """A percentile of sorted milliseconds, printed."""
+    return f"{percentile(values, fraction):7.2f} ms"
+
+
+def verdict(ok: bool) -> str:
+    return "meets" if ok else "MISSES"
+
+
+def print_http(title: str, result: LoadResult, cpu: CpuWindow) -> None:
+    latencies = result.latencies_ms()
+    errors = ", ".join(f"{status or 'connection error'}: {n}" for status, n in sorted(result.errors.items()))
+    print(f"{title}")
+    print(f"  throughput        {result.throughput:9.0f} req/s   "
+          f"({len(result.ok)} answers 200 in {result.window:.0f} s)")
+    print(f"  latency p50       {ms(latencies, 0.50)}")
+    print(f"  latency p99       {ms(latencies, 0.99)}")
+    print(f"  latency max       {ms(latencies, 1.0)}")
+    print(f"  non-200 answers   {errors or 'none'}")
+    print(f"  CPU               {cpu.describe()}")
+    print(f"  server CPU        {cpu_ms(cpu, len(result.ok)):7.3f} ms per answer")
+
+
+def cpu_ms(cpu: CpuWindow, count: int) -> float:
+    """Server CPU time per unit of work over the window: steadier than throughput on a shared machine."""
+    return cpu.server_share * cpu.wall * 1000 / max(1, count)

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
-import secrets
 import sys
 import tempfile
 import time
@@ -29,6 +27,17 @@ import socketio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._setup import (  # noqa: E402
+    Fixture,
+    bearer,
+    create_org,
+    new_board,
+    new_keys,
+    new_project,
+    random_set_value,
+    set_value_body,
+    sign_in,
+)
 from bench._support import (  # noqa: E402
     CommitCounter,
     CpuWindow,
@@ -37,14 +46,16 @@ from bench._support import (  # noqa: E402
     admin_database,
     closed_loop,
     connect_all,
+    cpu_ms,
     fresh_database,
+    ms,
     percentile,
+    print_http,
     profiling,
-    run_cli,
     running_server,
+    verdict,
 )
 
-PASSWORD = "bench horse battery staple"
 # The whole run must stay under 3 minutes; set-up and teardown take about 30 s of it.
 DEADLINE_SECONDS = 175
 # The issue's targets, printed next to the measured figures.
@@ -56,107 +67,28 @@ TARGET_FANOUT_P99_MS = 50.0
 ENTERPRISE_PER_MINUTE = 5000
 
 
-@dataclass
-class BoardFixture:
-    id: str
-    items: list[str]
-    status_column: str
-    labels: list[str]
-    number_column: str
-
-
-@dataclass
-class Fixture:
-    slug: str
-    host: str
-    cookie: str  # the owner's session, to create API keys before each phase
-    boards: list[BoardFixture]
-    keys: list[str]
-
-
 # -- set-up ------------------------------------------------------------------------------------------
 
-class SessionApi:
-    """The org owner signed in by cookie: creates keys, workspaces, projects, boards and items."""
-
-    def __init__(self, session: aiohttp.ClientSession, base_url: str, host: str, cookie: str = "") -> None:
-        self._session, self._base, self._host = session, base_url, host
-        self.cookie = cookie
-
-    def _headers(self) -> dict[str, str]:
-        return {"Host": self._host, "Content-Type": "application/json", "Cookie": self.cookie}
-
-    async def login(self, email: str) -> None:
-        async with self._session.post(self._base + "/api/v1/auth/login", headers=self._headers(),
-                                      data=json.dumps({"email": email, "password": PASSWORD})) as response:
-            if response.status != 200:
-                raise RuntimeError(f"login failed: {response.status} {await response.text()}")
-            self.cookie = response.headers.getall("Set-Cookie")[0].split(";", 1)[0]
-
-    async def rest(self, path: str, body: Any) -> Any:
-        async with self._session.post(self._base + path, headers=self._headers(), data=json.dumps(body)) as response:
-            reply = await response.json()
-            if response.status >= 300:
-                raise RuntimeError(f"POST {path} failed: {response.status} {reply}")
-        return reply["data"]
-
-    async def mutate(self, name: str, data: Any) -> Any:
-        async with self._session.post(f"{self._base}/api/trpc/{name}", headers=self._headers(),
-                                      data=json.dumps({"json": data})) as response:
-            reply = await response.json()
-            if response.status != 200:
-                raise RuntimeError(f"{name} failed: {response.status} {reply}")
-        return reply["result"]["data"]["json"]
-
-
 async def build_fixture(base_url: str, slug: str, email: str, args: argparse.Namespace) -> Fixture:
-    host = f"{slug}.localhost"
-    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as session:
-        api = SessionApi(session, base_url, host)
-        await api.login(email)
-        workspace = await api.mutate("workspaces.create", {"name": "Bench plant"})
-        project = await api.mutate("projects.create", {"workspaceId": workspace["id"], "name": "Bench line"})
-        boards = []
-        for number in range(args.boards):
-            board = await api.mutate("boards.create", {
-                "projectId": project["id"], "name": f"Tier board {number + 1}",
-                "columns": [{"name": "Status", "type": "status"}, {"name": "Count", "type": "number"}]})
-            status = next(c for c in board["columns"] if c["type"] == "status")
-            count = next(c for c in board["columns"] if c["type"] == "number")
-            group = board["groups"][0]["id"]
-            items = await asyncio.gather(*(api.mutate("items.create", {
-                "boardId": board["id"], "groupId": group, "name": f"Item {n}"}) for n in range(args.items)))
-            boards.append(BoardFixture(board["id"], [item["id"] for item in items], status["id"],
-                                       [label["name"] for label in status["config"]["labels"]], count["id"]))
-    return Fixture(slug, host, api.cookie, boards, [])
-
-
-async def new_keys(base_url: str, fixture: Fixture, count: int, *, warm: bool = True) -> list[str]:
-    """`count` new full-access API keys. Warm: each is used once, one after another, so that the server's
-    credential cache holds it (verified with bcrypt once, then trusted for 60 s) before a phase starts."""
-    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as session:
-        api = SessionApi(session, base_url, fixture.host, fixture.cookie)
-        keys = [(await api.rest("/api/v1/auth/api-keys", {"name": f"bench {secrets.token_hex(3)}"}))["key"]
-                for _ in range(count)]
-        for key in keys if warm else ():
-            async with session.get(base_url + "/api/v1/auth/me", headers=_headers(fixture, key)) as response:
-                if response.status != 200:
-                    raise RuntimeError(f"a new API key was refused: {response.status} {await response.text()}")
-    return keys
+    fixture = await sign_in(base_url, slug, email)
+    project = await new_project(base_url, fixture)
+    for number in range(args.boards):
+        fixture.boards.append(await new_board(base_url, fixture, project, f"Tier board {number + 1}", args.items))
+    return fixture
 
 
 async def cold_keys(base_url: str, fixture: Fixture, args: argparse.Namespace) -> tuple[float, list[float]]:
     """One request on each connection at once, with keys the server has never seen (`args.keys` of them, so
     several connections share a key): seconds until all are answered, and their latencies."""
-    keys = await new_keys(base_url, fixture, args.keys, warm=False)
+    keys = await new_keys([base_url], fixture, args.keys, warm=False)
     board = fixture.boards[0]
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=args.connections),
                                      cookie_jar=aiohttp.DummyCookieJar()) as session:
         async def one(n: int) -> float:
             started = time.monotonic()
-            body = _set_value_body(board.items[n % len(board.items)], board.number_column, n)
+            body = set_value_body(board.items[n % len(board.items)], board.number_column, n)
             async with session.post(base_url + "/api/trpc/items.setValue", data=body,
-                                    headers=_headers(fixture, keys[n % len(keys)])) as response:
+                                    headers=bearer(fixture, keys[n % len(keys)])) as response:
                 await response.read()
             return (time.monotonic() - started) * 1000
 
@@ -167,33 +99,19 @@ async def cold_keys(base_url: str, fixture: Fixture, args: argparse.Namespace) -
 
 # -- phases ------------------------------------------------------------------------------------------
 
-def _headers(fixture: Fixture, key: str) -> dict[str, str]:
-    return {"Host": fixture.host, "Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-
-
-def _set_value_body(item: str, column: str, value: Any) -> bytes:
-    return json.dumps({"json": {"itemId": item, "columnId": column, "value": value}}).encode()
-
-
 async def constant_json(base_url: str, fixture: Fixture, args: argparse.Namespace, cpu: CpuWindow,
                         profile: Path | None) -> LoadResult:
-    headers = [_headers(fixture, fixture.keys[w % len(fixture.keys)]) for w in range(args.connections)]
+    headers = [bearer(fixture, fixture.keys[w % len(fixture.keys)]) for w in range(args.connections)]
     return await _measured(base_url, lambda w: ("GET", "/healthz", headers[w], None), args, cpu, profile)
 
 
 async def set_values(base_url: str, fixture: Fixture, args: argparse.Namespace, cpu: CpuWindow,
                      profile: Path | None) -> LoadResult:
-    headers = [_headers(fixture, fixture.keys[w % len(fixture.keys)]) for w in range(args.connections)]
+    headers = [bearer(fixture, fixture.keys[w % len(fixture.keys)]) for w in range(args.connections)]
     rng = random.Random(7)
 
     def request(worker: int) -> tuple[str, str, dict[str, str], bytes]:
-        board = rng.choice(fixture.boards)
-        item = rng.choice(board.items)
-        if rng.random() < 0.5:
-            body = _set_value_body(item, board.status_column, rng.choice(board.labels))
-        else:
-            body = _set_value_body(item, board.number_column, round(rng.uniform(0, 1000), 2))
-        return "POST", "/api/trpc/items.setValue", headers[worker], body
+        return "POST", "/api/trpc/items.setValue", headers[worker], random_set_value(rng.choice(fixture.boards), rng)
 
     return await _measured(base_url, request, args, cpu, profile)
 
@@ -201,14 +119,10 @@ async def set_values(base_url: str, fixture: Fixture, args: argparse.Namespace, 
 async def _measured(base_url: str, request: Any, args: argparse.Namespace, cpu: CpuWindow,
                     profile: Path | None) -> LoadResult:
     """The closed loop, with CPU use and (when asked) a py-spy profile taken over the measured window."""
-
-    def window(opening: bool) -> None:
-        cpu.start() if opening else cpu.stop()
-
-    load = asyncio.create_task(closed_loop(base_url, request, connections=args.connections, warmup=args.warmup,
-                                           duration=args.duration, on_window=window))
+    load = asyncio.create_task(closed_loop([base_url], request, connections=args.connections, warmup=args.warmup,
+                                           duration=args.duration, on_window=cpu.mark))
     await asyncio.sleep(args.warmup)
-    async with profiling(cpu.server_pid if profile else None, profile, args.duration, args.profile_format):
+    async with profiling(cpu.server_pids[0] if profile else None, profile, args.duration, args.profile_format):
         return await load
 
 
@@ -259,8 +173,8 @@ async def fan_out(base_url: str, fixture: Fixture, args: argparse.Namespace, cpu
 
         async def mutate(number: int) -> None:
             marker = float(number)
-            headers = _headers(fixture, fixture.keys[number % len(fixture.keys)])
-            body = _set_value_body(rng.choice(board.items), board.number_column, number)
+            headers = bearer(fixture, fixture.keys[number % len(fixture.keys)])
+            body = set_value_body(rng.choice(board.items), board.number_column, number)
             started = time.monotonic()
             async with http.post(base_url + "/api/trpc/items.setValue", headers=headers, data=body) as response:
                 await response.read()
@@ -275,7 +189,8 @@ async def fan_out(base_url: str, fixture: Fixture, args: argparse.Namespace, cpu
             await asyncio.sleep(max(0.0, origin + number / args.fanout_rate - time.monotonic()))
             if number == int(args.fanout_rate * args.warmup) + 1:
                 cpu.start()
-                profiled = profiling(cpu.server_pid if profile else None, profile, args.duration, args.profile_format)
+                profiled = profiling(cpu.server_pids[0] if profile else None, profile, args.duration,
+                                     args.profile_format)
                 await profiled.__aenter__()
             tasks.append(asyncio.create_task(mutate(number)))
         await asyncio.gather(*tasks)
@@ -325,35 +240,6 @@ class EventCounter:
             raise RuntimeError(f"python-socketio subscribe refused: {reply}")
 
 
-# -- report ------------------------------------------------------------------------------------------
-
-def _ms(values: list[float], fraction: float) -> str:
-    return f"{percentile(values, fraction):7.2f} ms"
-
-
-def _verdict(ok: bool) -> str:
-    return "meets" if ok else "MISSES"
-
-
-def print_http(title: str, result: LoadResult, cpu: CpuWindow) -> None:
-    latencies = result.latencies_ms()
-    errors = ", ".join(f"{status or 'connection error'}: {n}" for status, n in sorted(result.errors.items()))
-    print(f"{title}")
-    print(f"  throughput        {result.throughput:9.0f} req/s   "
-          f"({len(result.ok)} answers 200 in {result.window:.0f} s)")
-    print(f"  latency p50       {_ms(latencies, 0.50)}")
-    print(f"  latency p99       {_ms(latencies, 0.99)}")
-    print(f"  latency max       {_ms(latencies, 1.0)}")
-    print(f"  non-200 answers   {errors or 'none'}")
-    print(f"  CPU               {cpu.describe()}")
-    print(f"  server CPU        {_cpu_ms(cpu, len(result.ok)):7.3f} ms per answer")
-
-
-def _cpu_ms(cpu: CpuWindow, count: int) -> float:
-    """Server CPU time per unit of work over the window: steadier than throughput on a shared machine."""
-    return cpu.server_share * cpu.wall * 1000 / max(1, count)
-
-
 async def run(args: argparse.Namespace) -> None:
     admin_url = args.database_url
     print(f"database server: {urlsplit(admin_url).netloc if admin_url else 'embedded (pgserver, temporary)'}")
@@ -365,10 +251,7 @@ async def run(args: argparse.Namespace) -> None:
             # The fan-out phase opens its 1,000 screens as one user from one address: lift the per-user and
             # per-address socket caps (50 and 200 by default) for this server only.
             env.update(OBEYA_SOCKET_MAX_PER_USER="5000", OBEYA_SOCKET_MAX_PER_ADDRESS="5000")
-            slug = f"bench-{secrets.token_hex(3)}"
-            email = f"owner@{slug}.test"
-            run_cli(["org", "create", "--slug", slug, "--name", "Bench Co", "--owner-email", email,
-                     "--owner-password", PASSWORD, "--plan", "enterprise"], env)
+            slug, email = create_org(env)
             async with running_server(env, args.server_core, Path(scratch)) as server:
                 await measure(server, admin, database, slug, email, args, Path(scratch))
 
@@ -394,15 +277,15 @@ async def measure(server: Any, admin_url: str, database: str, slug: str, email: 
     seconds, cold = await cold_keys(base, fixture, args)
     print(f"0. cold credentials: {args.connections} setValue at once with {args.keys} never-used API keys: all "
           f"answered in {seconds:.2f} s (p50 {percentile(cold, 0.5):.0f} ms, max {cold[-1]:.0f} ms)\n")
-    fixture.keys = await new_keys(base, fixture, args.keys)
-    cpu = CpuWindow(server.pid)
+    fixture.keys = await new_keys([base], fixture, args.keys)
+    cpu = CpuWindow((server.pid,))
     baseline = await constant_json(base, fixture, args, cpu, profile_path("healthz"))
     print_http("1. constant JSON: GET /healthz (same middleware chain; no identity, rate limit or idempotency "
                "work, which apply to /api/ only)", baseline, cpu)
     async with running_server(dict(os.environ), args.server_core, scratch, bare=True) as bare_server:
-        cpu = CpuWindow(bare_server.pid)
+        cpu = CpuWindow((bare_server.pid,))
         bare = await constant_json(bare_server.base_url, fixture, args, cpu, None)
-    bare_cpu_ms = _cpu_ms(cpu, len(bare.ok))
+    bare_cpu_ms = cpu_ms(cpu, len(bare.ok))
     print_http("1b. constant JSON, bare aiohttp (bench/constant_json_server.py: no middleware), same core",
                bare, cpu)
 
@@ -416,9 +299,9 @@ async def measure(server: Any, admin_url: str, database: str, slug: str, email: 
             canary = EventCounter()
             await canary.follow(base, fixture.host, fixture.keys[0], fixture.boards[0].id)
             before = await commits.settled()
-            cpu = CpuWindow(server.pid)
+            cpu = CpuWindow((server.pid,))
             result = await set_values(base, fixture, args, cpu, profile_path("set_value"))
-            set_value_cpu_ms = _cpu_ms(cpu, len(result.ok))
+            set_value_cpu_ms = cpu_ms(cpu, len(result.ok))
             await asyncio.sleep(1.0)  # events of the last mutations reach the followers
             after = await commits.settled()
             changed = sum(f.received for f in followers)
@@ -442,21 +325,21 @@ async def measure(server: Any, admin_url: str, database: str, slug: str, email: 
         print("  WARNING: the rate limiter refused requests: raise --keys")
 
     print()
-    fixture.keys = await new_keys(base, fixture, args.keys)
-    cpu = CpuWindow(server.pid)
+    fixture.keys = await new_keys([base], fixture, args.keys)
+    cpu = CpuWindow((server.pid,))
     fanout = await fan_out(base, fixture, args, cpu, profile_path("fan_out"))
     print(f"3. fan-out: {fanout.subscribers} subscribers on board 1 (connected in {fanout.connect_seconds:.1f} s), "
           f"items.setValue at {args.fanout_rate:g}/s open loop on that board, {fanout.sent} mutations measured")
     print(f"  delivered         {fanout.complete} of {fanout.sent} reached every subscriber; "
           f"{fanout.missing} deliveries missing; {fanout.replied} answered 200")
-    print(f"  send->last  p50   {_ms(fanout.send_to_last, 0.5)}   p99 {_ms(fanout.send_to_last, 0.99)}   "
-          f"max {_ms(fanout.send_to_last, 1.0)}")
-    print(f"  reply->last p50   {_ms(fanout.reply_to_last, 0.5)}   p99 {_ms(fanout.reply_to_last, 0.99)}")
-    print(f"  send->first p50   {_ms(fanout.send_to_first, 0.5)}   p99 {_ms(fanout.send_to_first, 0.99)}")
-    print(f"  send->reply p50   {_ms(fanout.reply, 0.5)}   p99 {_ms(fanout.reply, 0.99)}")
+    print(f"  send->last  p50   {ms(fanout.send_to_last, 0.5)}   p99 {ms(fanout.send_to_last, 0.99)}   "
+          f"max {ms(fanout.send_to_last, 1.0)}")
+    print(f"  reply->last p50   {ms(fanout.reply_to_last, 0.5)}   p99 {ms(fanout.reply_to_last, 0.99)}")
+    print(f"  send->first p50   {ms(fanout.send_to_first, 0.5)}   p99 {ms(fanout.send_to_first, 0.99)}")
+    print(f"  send->reply p50   {ms(fanout.reply, 0.5)}   p99 {ms(fanout.reply, 0.99)}")
     print(f"  CPU               {cpu.describe()}")
-    print(f"  server CPU        {_cpu_ms(cpu, fanout.sent):7.2f} ms per mutation with its fan-out = "
-          f"{_cpu_ms(cpu, fanout.sent * fanout.subscribers) * 1000:.1f} us per delivery")
+    print(f"  server CPU        {cpu_ms(cpu, fanout.sent):7.2f} ms per mutation with its fan-out = "
+          f"{cpu_ms(cpu, fanout.sent * fanout.subscribers) * 1000:.1f} us per delivery")
 
     ratio = result.throughput / bare.throughput if bare.throughput else float("nan")
     ours = result.throughput / baseline.throughput if baseline.throughput else float("nan")
@@ -469,12 +352,12 @@ async def measure(server: Any, admin_url: str, database: str, slug: str, email: 
     cpu_ratio = bare_cpu_ms / set_value_cpu_ms if set_value_cpu_ms else float("nan")
     print(f"  setValue / bare constant-JSON throughput   {ratio:8.2f}      >= {TARGET_RATIO}")
     print(f"  same, by server CPU per answer             {cpu_ratio:8.2f}      >= {TARGET_RATIO}   "
-          f"{_verdict(min(ratio, cpu_ratio) >= TARGET_RATIO)}")
+          f"{verdict(min(ratio, cpu_ratio) >= TARGET_RATIO)}")
     print(f"  setValue / our /healthz throughput         {ours:8.2f}")
     print(f"  setValue p99 at {args.connections} connections             {p99:8.2f} ms   < {TARGET_P99_MS:g} ms  "
-          f"{_verdict(p99 < TARGET_P99_MS)}")
+          f"{verdict(p99 < TARGET_P99_MS)}")
     print(f"  commit->last subscriber p99 ({fanout.subscribers} subs) {fan_p99:8.2f} ms   "
-          f"< {TARGET_FANOUT_P99_MS:g} ms  {_verdict(fan_p99 < TARGET_FANOUT_P99_MS)}   "
+          f"< {TARGET_FANOUT_P99_MS:g} ms  {verdict(fan_p99 < TARGET_FANOUT_P99_MS)}   "
           "(upper bound: measured from the mutation's send)")
     print(f"  transactions per mutation                  {(after - before) / max(1, mutations):8.2f}")
     if profile_dir:
