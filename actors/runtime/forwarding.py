@@ -90,6 +90,10 @@ class NodeUnreachable(ServiceUnavailable):
     """Nobody listens on the target node's channel: the node is dead or stopping. Safe to retry."""
 
 
+class NodeDiedAnswering(NodeUnreachable):
+    """The node took the request and stopped listening before it answered: it may have run it."""
+
+
 class Failure(msgspec.Struct, frozen=True):
     type: str
     code: str
@@ -187,7 +191,7 @@ class NodeInbox:
                     while not (await asyncio.wait([future], timeout=LIVENESS_CHECK))[0]:
                         [(_, listeners)] = await self._client.pubsub_numsub(channel)
                         if not listeners:  # it died after taking the request, which it may have applied
-                            raise NodeUnreachable("the node holding this resource stopped answering; retry")
+                            raise NodeDiedAnswering("the node holding this resource stopped answering; retry")
                     return future.result()
             except TimeoutError:
                 raise ServiceUnavailable("the node holding this resource did not answer in time; retry") from None

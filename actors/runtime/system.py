@@ -21,11 +21,18 @@ from actors.kernel.events import EventLog
 from actors.runtime.actor import Actor
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.directory import Directory, LocalDirectory
-from actors.runtime.forwarding import ActorCodec, ForwardedCall, NodeInbox, NodeUnreachable
+from actors.runtime.forwarding import ActorCodec, ForwardedCall, NodeDiedAnswering, NodeInbox, NodeUnreachable
 from actors.runtime.lifecycle import Activation, TurnObserver
 from protocol.errors import InternalError, NotFound, ServiceUnavailable
 
 log = structlog.get_logger(__name__)
+
+# Owners remembered per node: an entry is a key and a node id, so 100,000 cost a few megabytes.
+MAX_OWNERS_KNOWN = 100_000
+
+
+class ActorMoved(ServiceUnavailable):
+    """The node asked no longer holds the actor and another does (it moved): the call was not run."""
 
 M = TypeVar("M")
 S = TypeVar("S")
@@ -81,6 +88,9 @@ class ActorSystem:
         # Set by `forward_through` on a node of a cluster; None on a single node (nothing is forwarded).
         self._inbox: NodeInbox | None = None
         self._forwardable: dict[str, type[Actor[Any, Any, Any]]] = {}
+        # Where actors owned by other nodes were last found (actor key -> node id), least recently used first:
+        # a call forwarded there skips the directory; `_forward` drops an entry that proves wrong.
+        self._owners: OrderedDict[str, str] = OrderedDict()
 
     async def __aenter__(self) -> ActorSystem:
         self.start()
@@ -185,7 +195,7 @@ class ActorSystem:
         if not self._accepting(key):
             owner = await self.directory.locate(key)
             if owner is not None and owner != self.directory.node_id:
-                raise ServiceUnavailable("this resource is moving between nodes; retry")
+                raise ActorMoved("this resource is moving between nodes; retry")
         message = codec.decode_message(call.message)
         if call.op == "ask":
             reply = await self._ask_here(actor_type, call.actor_id, call.organization_id, message)
@@ -196,18 +206,57 @@ class ActorSystem:
     async def _owner_elsewhere(self, actor_type: type[Actor[Any, Any, Any]], actor_id: str, *,
                                held_here: bool = True) -> str | None:
         """The other node that owns the actor, when this node is in a cluster and does not hold it (taken to
-        hold it while it has an accepting activation, unless `held_here` is False)."""
+        hold it while it has an accepting activation, unless `held_here` is False, which also asks the
+        directory afresh rather than trusting where the actor was last found)."""
         if self._inbox is None or actor_type.kind not in self._forwardable:
             return None
         key = actor_type.key_for(actor_id)
-        if held_here and self._accepting(key):
-            return None  # the common case on the owner: no Redis round trip
+        if held_here:
+            if self._accepting(key):
+                return None  # the common case on the owner: no Redis round trip
+            if (known := self._owners.get(key)) is not None:
+                self._owners.move_to_end(key)
+                return known  # the common case elsewhere: `_forward` finds out if it moved
         owner = await self.directory.locate(key)
-        return owner if owner is not None and owner != self.directory.node_id else None
+        if owner is None or owner == self.directory.node_id:
+            self._owners.pop(key, None)
+            return None
+        self._owners[key] = owner
+        self._owners.move_to_end(key)
+        if len(self._owners) > MAX_OWNERS_KNOWN:
+            self._owners.popitem(last=False)
+        return owner
 
     async def _forward(self, owner: str, op: Literal["ask", "query", "evict"],
                        actor_type: type[Actor[Any, Any, Any]], actor_id: str, organization_id: str,
                        message: Any) -> Any:
+        """Send the call to `owner`. Where it was found from memory and no longer holds the actor (it moved, or
+        that node stopped), ask the directory where it is now and send it there, or run it here, once."""
+        key = actor_type.key_for(actor_id)
+        remembered = self._owners.get(key) == owner
+        try:
+            return await self._send(owner, op, actor_type, actor_id, organization_id, message)
+        except NodeDiedAnswering:
+            self._owners.pop(key, None)
+            raise  # it may have run the call: only the client may send it again (with its Idempotency-Key)
+        except (ActorMoved, NodeUnreachable):
+            self._owners.pop(key, None)
+            if not remembered:
+                raise
+        # Neither refusal ran the call: the old owner refuses before asking its actor, and a node nobody
+        # listens for never saw it.
+        now_at = await self._owner_elsewhere(actor_type, actor_id, held_here=False)
+        if now_at is not None:
+            return await self._send(now_at, op, actor_type, actor_id, organization_id, message)
+        if op == "ask":
+            return await self._ask_here(actor_type, actor_id, organization_id, message)
+        if op == "query":
+            return await self._query_here(actor_type, actor_id, organization_id, message)
+        return await self._evict_here(key)
+
+    async def _send(self, owner: str, op: Literal["ask", "query", "evict"],
+                    actor_type: type[Actor[Any, Any, Any]], actor_id: str, organization_id: str,
+                    message: Any) -> Any:
         assert self._inbox is not None
         codec = _codec(actor_type)
         assert codec is not None
@@ -221,7 +270,7 @@ class ActorSystem:
             outcome = "unreachable"
             # The owner is dead or stopping, and its claim holds until it lapses: come back once it did.
             left = await self.directory.lease_left(actor_type.key_for(actor_id))
-            raise NodeUnreachable(unreachable.message, retry_after=max(1, math.ceil(left))) from None
+            raise type(unreachable)(unreachable.message, retry_after=max(1, math.ceil(left))) from None
         except ServiceUnavailable:
             outcome = "unavailable"  # no answer in time, or the actor was moving on the owner
             raise

@@ -42,10 +42,20 @@ class ForwardedLedger(LedgerActor):
         return message.once if isinstance(message, Add) else None
 
 
+class CountingDirectory(RedisDirectory):
+    """Counts how often the node asked where an actor lives."""
+
+    locates = 0
+
+    async def locate(self, key: str) -> str | None:
+        self.locates += 1
+        return await super().locate(key)
+
+
 @dataclass
 class Node:
     node_id: str
-    directory: RedisDirectory
+    directory: CountingDirectory
     inbox: NodeInbox
     system: ActorSystem
     running: bool = True
@@ -88,7 +98,7 @@ async def make_node(redis_client: redis.Redis, pool: asyncpg.Pool) -> AsyncItera
     nodes: list[Node] = []
 
     async def make(node_id: str, *, lease: float = 10.0) -> Node:
-        directory = RedisDirectory(redis_client, node_id, lease=lease, prefix=prefix + "actor:")
+        directory = CountingDirectory(redis_client, node_id, lease=lease, prefix=prefix + "actor:")
         system = ActorSystem(pool, clock=clock, directory=directory)
         inbox = NodeInbox(redis_client, node_id, system.handle_forwarded, prefix=prefix + "node:")
         system.forward_through(inbox, [ForwardedLedger])
@@ -222,3 +232,30 @@ async def test_a_call_applied_by_a_dead_owner_is_answered_from_its_kept_reply_on
     assert await epoch_of(pool, actor_id) == 2  # by a new activation on B, from what A kept
     assert await b.total(actor_id) == 5
     assert await b.system.ask(ForwardedLedger, actor_id, ORG, Add(1, once="call-2")) == 6
+
+
+async def test_a_node_that_found_the_owner_forwards_without_asking_the_directory_again(make_node: MakeNode) -> None:
+    a, b = await make_node("node-a"), await make_node("node-b")
+    actor_id = new_id("led")
+    assert await a.add(actor_id, 5) == 5
+    assert await b.add(actor_id, 1) == 6
+    asked = b.directory.locates
+
+    assert [await b.add(actor_id, 1) for _ in range(5)] == [7, 8, 9, 10, 11]
+    assert await b.total(actor_id) == 11
+    assert b.directory.locates == asked
+
+
+async def test_a_remembered_owner_that_no_longer_holds_the_actor_sends_the_call_on_to_the_new_one(
+        make_node: MakeNode, pool: asyncpg.Pool) -> None:
+    a, b, c = await make_node("node-a"), await make_node("node-b"), await make_node("node-c")
+    actor_id = new_id("led")
+    assert await a.add(actor_id, 5) == 5
+    assert await b.add(actor_id, 1) == 6  # B remembers A
+    await a.system.evict(ForwardedLedger, actor_id)  # A lets it go (as when idle) ...
+    assert await c.add(actor_id, 1) == 7  # ... and C takes it
+
+    assert await b.add(actor_id, 1) == 8  # A says it moved: B finds C and sends it there, no 503
+    assert await b.total(actor_id) == 8
+    assert c.system.activation(ForwardedLedger, actor_id) is not None
+    assert await epoch_of(pool, actor_id) == 2
