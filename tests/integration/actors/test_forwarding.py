@@ -1,7 +1,7 @@
 """NodeInbox against a real Redis: a request reaches the other node's handler and its answer (or its
-ApiError) comes back to the caller; a node nobody listens for fails at once; no answer in time is a 503;
-replies find their own callers under concurrency; and, with the Redis directory, a write sent to a node
-that does not own an actor is applied by the owner and read back there."""
+ApiError) comes back to the caller; a node nobody listens for fails at once, and Redis away is a 503 too (never
+a 500); no answer in time is a 503; replies find their own callers under concurrency; and, with the Redis
+directory, a write sent to a node that does not own an actor is applied by the owner and read back there."""
 
 from __future__ import annotations
 
@@ -108,6 +108,18 @@ async def test_a_node_nobody_listens_for_fails_at_once(inboxes: list[NodeInbox],
     assert "node-b" not in unreachable.value.message
     with pytest.raises(NodeUnreachable):
         await asyncio.wait_for(a.request("node-never-started", b"hello", timeout=3600), timeout=5)
+
+
+async def test_a_request_while_redis_is_away_is_a_503_to_retry(prefix: str) -> None:
+    away = redis.from_url("redis://127.0.0.1:1")  # nothing listens there: as when Redis restarts
+    try:
+        inbox = NodeInbox(away, "node-a", unused, prefix=prefix + "node:")
+        with pytest.raises(ServiceUnavailable) as refused:
+            await asyncio.wait_for(inbox.request("node-b", b"hello", timeout=3600), timeout=5)
+    finally:
+        await away.aclose()
+    assert not isinstance(refused.value, NodeUnreachable)  # not sent, rather than sent to nobody
+    assert refused.value.retry_after == 1 and "127.0.0.1" not in refused.value.message
 
 
 async def test_a_node_that_dies_while_answering_is_found_out_long_before_the_timeout(
