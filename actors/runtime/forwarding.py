@@ -187,7 +187,9 @@ class NodeInbox:
             try:
                 async with asyncio.timeout(timeout):
                     while not (await asyncio.wait([future], timeout=LIVENESS_CHECK))[0]:
-                        if not await self._listens(channel):  # it died after taking the request, maybe applied
+                        # Gone after taking the request, which it may have applied; unless its answer came in
+                        # meanwhile (a node stopping answers its turns, then stops listening).
+                        if not await self._listens(channel) and not future.done():
                             raise NodeUnreachable("the node holding this resource stopped answering; retry")
                     return future.result()
             except TimeoutError:
