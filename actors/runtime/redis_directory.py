@@ -21,7 +21,7 @@ import redis.asyncio as redis
 import structlog
 from redis.exceptions import RedisError
 
-from actors.runtime.redis_errors import unavailable_without_redis
+from actors.runtime.redis_errors import REDIS_AWAY, unavailable_without_redis
 
 log = structlog.get_logger(__name__)
 
@@ -180,7 +180,12 @@ class RedisDirectory:
     async def release(self, key: str) -> None:
         # Forgotten first: a renewal pass running meanwhile must not count the key as lost.
         self._held.pop(key, None)
-        await self._release(keys=[self._prefix + key], args=[self.node_id])
+        try:
+            await self._release(keys=[self._prefix + key], args=[self.node_id])
+        except REDIS_AWAY as exc:
+            # No longer renewed, the claim lapses within a lease: an activation leaving is not failed for it (one
+            # whose load failed after its claim keeps its own error).
+            log.warning("directory.release_failed", node=self.node_id, actor=key, error=repr(exc))
 
     async def renew(self) -> list[str]:
         """Extend the lease of every key this node holds; return (and forget) the keys it no longer holds."""
