@@ -11,25 +11,13 @@ from typing import Any
 import asyncpg
 
 from storage import events as event_log
-from tests.cluster.harness import Cluster, ClusterNode, add_user, make_org
-from tests.harness import Api
+from tests.cluster.harness import Cluster, add_user, make_org
 from tests.integration.boards.conftest import Board, make_board
 from tests.integration.live.conftest import Screen
+from tests.integration.live.test_board_live import follow
 
 COLUMNS = [{"name": "Count", "type": "number"}]
 BURST = 30
-
-
-async def follow(screen: Screen, node: ClusterNode, api: Api, board: Board, since: int | None = None) -> int:
-    """Connect `screen` to `node` as `api`'s caller and subscribe to the board; the seq the subscription
-    answered."""
-    await screen.connect(api, url=node.url)
-    request: dict[str, Any] = {"room": f"board:{board.id}"}
-    if since is not None:
-        request["since"] = since
-    ack = await screen.call("subscribe", request)
-    assert ack["ok"] is True, ack
-    return int(ack["seq"])
 
 
 def board_events(screen: Screen) -> list[tuple[int, str, str]]:
@@ -58,7 +46,8 @@ async def test_a_burst_through_one_node_reaches_a_screen_on_every_node_alike(
     org = await make_org(pool, nodes[0])
     board = await make_board(org, columns=COLUMNS)
     watching = [screens() for _ in nodes]
-    starts = [await follow(screen, node, org.owner, board) for screen, node in zip(watching, nodes, strict=True)]
+    starts = [await follow(screen, org.owner, board, url=node.url)
+              for screen, node in zip(watching, nodes, strict=True)]
     assert len(set(starts)) == 1, starts
 
     await burst(board, BURST // 3, BURST - BURST // 3)
@@ -80,7 +69,7 @@ async def test_a_screen_resumes_with_since_on_another_node(
     org = await make_org(pool, writer)
     board = await make_board(org, columns=COLUMNS)
     first = screens()
-    start = await follow(first, first_node, org.owner, board)
+    start = await follow(first, org.owner, board, url=first_node.url)
     await burst(board, 2, 3)
     await first.wait_for_seq(start + 5)
     last_seen = first.seqs()[-1]
@@ -107,11 +96,11 @@ async def test_a_screen_resumes_with_since_on_another_node(
 
     writing = asyncio.create_task(keep_writing())
     resumed, witness = screens(), screens()
-    ack = await follow(resumed, second_node, org.owner, board, since=last_seen)
+    ack = await follow(resumed, org.owner, board, since=last_seen, url=second_node.url)
     subscribed.set()
     await writing
     final = await board_seq(pool, board)
-    await follow(witness, writer, org.owner, board, since=last_seen)
+    await follow(witness, org.owner, board, since=last_seen, url=writer.url)
     await resumed.wait_for_seq(final)
     await witness.wait_for_seq(final)
 
@@ -132,8 +121,8 @@ async def test_a_removed_member_stops_receiving_the_board_on_every_node_at_once(
     removed = [screens() for _ in nodes]
     controls = [screens() for _ in nodes]
     for node, screen, control in zip(nodes, removed, controls, strict=True):
-        await follow(screen, node, member, board)
-        await follow(control, node, colleague, board)
+        await follow(screen, member, board, url=node.url)
+        await follow(control, colleague, board, url=node.url)
 
     reply = await org.owner.mutate("organizations.members.remove", {"userId": member_id})
     assert reply.status == 200, reply.body

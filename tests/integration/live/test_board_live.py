@@ -26,9 +26,10 @@ async def board_seq(board: Board) -> int:
     return await event_log.last_seq(pool, board.org.id, f"board:{board.id}")
 
 
-async def follow(screen: Screen, api: Api, board: Board, since: int | None = None) -> int:
-    """Connect and subscribe to the board; returns the seq the subscription answered."""
-    await screen.connect(api)
+async def follow(screen: Screen, api: Api, board: Board, since: int | None = None, *, url: str | None = None) -> int:
+    """Connect (to `api`'s server, or to the one at `url`: a cluster node) and subscribe to the board; returns the
+    seq the subscription answered."""
+    await screen.connect(api, url=url)
     request: dict[str, Any] = {"room": f"board:{board.id}"}
     if since is not None:
         request["since"] = since
