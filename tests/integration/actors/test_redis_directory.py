@@ -20,6 +20,7 @@ from actors.runtime.redis_directory import RedisDirectory
 from actors.runtime.system import ActorSystem
 from protocol.errors import ServiceUnavailable
 from protocol.ids import new_id
+from server.cluster import redis_client
 from tests.integration.actors.conftest import until
 from tests.integration.actors.ledger_actor import SCHEMA, Add, LedgerActor
 
@@ -170,6 +171,30 @@ async def test_while_redis_is_away_callers_are_asked_to_retry_and_a_release_wait
         await directory.release("board:1")
     finally:
         await away.aclose()
+
+
+async def test_a_redis_that_stopped_answering_is_a_503_within_the_clients_wait() -> None:
+    """Redis paused or cut off: connections are taken, nothing comes back. A node's client gives up after its
+    wait, where a command used to wait for TCP to give up (many minutes) with its caller's request."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)  # reads nothing, answers nothing
+
+    paused = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = paused.sockets[0].getsockname()[1]
+    client = redis_client(f"redis://127.0.0.1:{port}", wait=0.2)
+    directory = RedisDirectory(client, "node-a")
+    try:
+        for call in (directory.locate, directory.claim):
+            with pytest.raises(ServiceUnavailable):
+                await asyncio.wait_for(call("board:1"), timeout=5)
+    finally:
+        await client.aclose()
+        for writer in held:
+            writer.close()
+        paused.close()
+        await paused.wait_closed()
 
 
 async def test_two_runtimes_activate_an_actor_on_one_node_only(make_directory: MakeDirectory,
