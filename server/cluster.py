@@ -23,14 +23,19 @@ from actors.runtime.system import ActorSystem
 FORWARDED: list[type[Actor[Any, Any, Any]]] = [BoardActor, KpiActor, FlowActor]
 
 # Connections of the directory and the inbox: a burst of forwarded asks waits for one of these rather than
-# failing with "Too many connections" (redis-py's default pool raises past 100); 5 s is past any healthy wait.
+# failing with "Too many connections" (redis-py's default pool raises past 100); 5 s is past any healthy wait,
+# for a free connection as for a command's answer.
 REDIS_CONNECTIONS = 64
 REDIS_WAIT_SECONDS = 5.0
 
 
-def redis_client(url: str, *, max_connections: int = REDIS_CONNECTIONS) -> redis.Redis:
-    """A client whose concurrent commands share a bounded set of connections (waiting for a free one)."""
-    pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=REDIS_WAIT_SECONDS)
+def redis_client(url: str, *, max_connections: int = REDIS_CONNECTIONS, wait: float = REDIS_WAIT_SECONDS
+                 ) -> redis.Redis:
+    """A client whose concurrent commands share a bounded set of connections (waiting for a free one), each
+    command answered within `wait` seconds or failed: a Redis that stopped answering (paused, cut off) makes
+    calls 503 rather than hang until TCP gives up. The inbox's subscription waits for messages regardless."""
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=wait,
+                                                 socket_timeout=wait, socket_connect_timeout=wait)
     return redis.Redis(connection_pool=pool)
 
 

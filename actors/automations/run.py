@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 import asyncpg
@@ -35,6 +35,7 @@ from storage import automations as repo
 log = structlog.get_logger("obeya.automations")
 
 MAX_DEPTH = 3
+T = TypeVar("T")
 # Actions that act on the triggering item: a run without one (recurring, an inbound webhook without
 # itemId, a form submission that made no item) fails them.
 ITEM_ACTIONS = frozenset({"set_value", "assign_person", "move_item", "archive_item", "create_subitem"})
@@ -48,6 +49,16 @@ INTERRUPTED = (OSError, asyncpg.PostgresError, ServiceUnavailable, Conflict)
 
 class ActionFailed(Exception):
     """An action that could not be carried out; the message goes to the record's error."""
+
+
+def _input(input_type: type[T], **fields: Any) -> T:
+    """A procedure's input built from a rule's config (checked only for its keys when the rule was saved), checked
+    here as a client's input is: a value of the wrong type fails the action saying why, alike on every node (on
+    the node that owns the board, the input arrives decoded, and so checked, by its type)."""
+    try:
+        return msgspec.convert(fields, input_type)
+    except msgspec.ValidationError as error:
+        raise ActionFailed(str(error)) from None
 
 
 def plain(value: Any) -> Any:
@@ -239,11 +250,11 @@ class Run:
             raise ActionFailed("this run has no item to act on")
         if kind in ("set_value", "assign_person"):
             value = self.text(config.get("value")) if kind == "set_value" else config.get("userIds")
-            await self._call(item_spec.SET_VALUE, item_spec.SetValueInput(
-                itemId=self._item_id, columnId=config["columnId"], value=value))
+            await self._call(item_spec.SET_VALUE, _input(item_spec.SetValueInput, itemId=self._item_id,
+                                                         columnId=config["columnId"], value=value))
         elif kind == "move_item":
-            await self._call(item_spec.MOVE, item_spec.MoveItemInput(
-                id=self._item_id, groupId=config["groupId"], boardId=config.get("boardId")))
+            await self._call(item_spec.MOVE, _input(item_spec.MoveItemInput, id=self._item_id,
+                                                    groupId=config["groupId"], boardId=config.get("boardId")))
         elif kind == "archive_item":
             await self._call(item_spec.ARCHIVE, item_spec.ItemIdInput(id=self._item_id))
         elif kind in ("create_item", "create_subitem"):
@@ -263,14 +274,11 @@ class Run:
 
     async def _create(self, subitem: bool, config: dict[str, Any]) -> None:
         assert self.item is not None or not subitem
-        try:
-            data = msgspec.convert({"boardId": self.board_id if subitem else config["boardId"],
-                                    "groupId": self.item["groupId"] if subitem and self.item else config["groupId"],
-                                    "name": self.text(config["name"]), "values": config.get("values") or {},
-                                    "parentId": self.item_id if subitem else None}, item_spec.CreateItemInput)
-        except msgspec.ValidationError as error:
-            raise ActionFailed(str(error)) from None
-        await self._call(item_spec.CREATE, data)
+        await self._call(item_spec.CREATE, _input(
+            item_spec.CreateItemInput, boardId=self.board_id if subitem else config["boardId"],
+            groupId=self.item["groupId"] if subitem and self.item else config["groupId"],
+            name=self.text(config["name"]), values=config.get("values") or {},
+            parentId=self.item_id if subitem else None))
 
     async def _call_webhook(self, config: dict[str, Any]) -> None:
         headers = config.get("headers") or {}

@@ -21,6 +21,7 @@ import redis.asyncio as redis
 import structlog
 from redis.exceptions import RedisError
 
+from actors.runtime.redis_errors import REDIS_AWAY, unavailable_without_redis
 from protocol import errors
 from protocol.errors import ApiError, FieldError, InternalError, ServiceUnavailable, TooManyRequests
 
@@ -183,20 +184,32 @@ class NodeInbox:
         try:
             request = Request(request_id, self.node_id, time.time() + timeout, body)
             channel = self._prefix + node_id
-            receivers = await self._client.publish(channel, _encoder.encode(request))
+            with unavailable_without_redis("inbox.request_failed", node=self.node_id):  # not sent: safe to retry
+                receivers = await self._client.publish(channel, _encoder.encode(request))
             if not receivers:
                 raise NodeUnreachable("the node holding this resource is not answering; retry")
             try:
                 async with asyncio.timeout(timeout):
                     while not (await asyncio.wait([future], timeout=LIVENESS_CHECK))[0]:
-                        [(_, listeners)] = await self._client.pubsub_numsub(channel)
-                        if not listeners:  # it died after taking the request, which it may have applied
+                        # Gone after taking the request, which it may have applied; unless its answer came in
+                        # meanwhile (a node stopping answers its turns, then stops listening).
+                        if not await self._listens(channel) and not future.done():
                             raise NodeDiedAnswering("the node holding this resource stopped answering; retry")
                     return future.result()
             except TimeoutError:
                 raise ServiceUnavailable("the node holding this resource did not answer in time; retry") from None
         finally:
             self._waiting.pop(request_id, None)
+
+    async def _listens(self, channel: str) -> bool:
+        """Whether a node still listens on `channel`; taken to when Redis cannot tell (the request's timeout
+        still bounds the wait)."""
+        try:
+            [(_, listeners)] = await self._client.pubsub_numsub(channel)
+        except REDIS_AWAY as exc:
+            log.warning("inbox.liveness_check_failed", node=self.node_id, error=repr(exc))
+            return True
+        return bool(listeners)
 
     async def _confirmed(self, kind: str) -> None:
         """Read the subscription's messages until Redis confirms `kind` (requests read meanwhile are

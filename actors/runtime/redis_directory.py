@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -22,7 +21,7 @@ import redis.asyncio as redis
 import structlog
 from redis.exceptions import RedisError
 
-from protocol.errors import ServiceUnavailable
+from actors.runtime.redis_errors import REDIS_AWAY, unavailable_without_redis
 
 log = structlog.get_logger(__name__)
 
@@ -158,7 +157,7 @@ class RedisDirectory:
             log.warning("directory.release_failed", node=self.node_id, keys=len(held), error=repr(exc))
 
     async def locate(self, key: str) -> str | None:
-        with _unavailable_without_redis():
+        with unavailable_without_redis("directory.unavailable", node=self.node_id):
             owner = await self._client.get(self._prefix + key)
         if owner is None:
             return None
@@ -166,12 +165,12 @@ class RedisDirectory:
 
     async def lease_left(self, key: str) -> float:
         """Seconds until `key`'s current claim lapses unless renewed (0 when nobody holds it)."""
-        with _unavailable_without_redis():
+        with unavailable_without_redis("directory.unavailable", node=self.node_id):
             left_ms = await self._client.pttl(self._prefix + key)
         return max(0, left_ms) / 1000
 
     async def claim(self, key: str) -> bool:
-        with _unavailable_without_redis():
+        with unavailable_without_redis("directory.unavailable", node=self.node_id):
             taken = await self._claim(keys=[self._prefix + key], args=[self.node_id, self._lease_ms])
         if taken:
             self._claims += 1
@@ -181,7 +180,12 @@ class RedisDirectory:
     async def release(self, key: str) -> None:
         # Forgotten first: a renewal pass running meanwhile must not count the key as lost.
         self._held.pop(key, None)
-        await self._release(keys=[self._prefix + key], args=[self.node_id])
+        try:
+            await self._release(keys=[self._prefix + key], args=[self.node_id])
+        except REDIS_AWAY as exc:
+            # No longer renewed, the claim lapses within a lease: an activation leaving is not failed for it (one
+            # whose load failed after its claim keeps its own error).
+            log.warning("directory.release_failed", node=self.node_id, actor=key, error=repr(exc))
 
     async def renew(self) -> list[str]:
         """Extend the lease of every key this node holds; return (and forget) the keys it no longer holds."""
@@ -227,12 +231,3 @@ class RedisDirectory:
                     except Exception:
                         log.exception("directory.on_lost_failed", node=self.node_id, actor=key)
 
-
-@contextmanager
-def _unavailable_without_redis() -> Iterator[None]:
-    """Redis away (restarting, failing over): the caller is told to retry, as when an actor moves."""
-    try:
-        yield
-    except (RedisError, OSError) as exc:
-        log.warning("directory.unavailable", error=repr(exc))
-        raise ServiceUnavailable("briefly unavailable; retry") from None

@@ -355,10 +355,13 @@ class ActorSystem:
         its boards), on whichever node holds it, and wait until it stopped; its next message activates it
         afresh from the database."""
         owner = await self._owner_elsewhere(actor_type, actor_id)
-        if owner is not None:
-            await self._forward(owner, "evict", actor_type, actor_id, "", None)
-        else:
+        if owner is None:
             await self._evict_here(actor_type.key_for(actor_id))
+            return
+        try:
+            await self._forward(owner, "evict", actor_type, actor_id, "", None)
+        except NodeUnreachable:
+            pass  # the owner died or stopped, and its activation with it: the next one loads from the database
 
     async def _evict_here(self, key: str) -> None:
         activation = self._activations.get(key)

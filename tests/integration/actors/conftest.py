@@ -10,13 +10,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 import redis.asyncio as redis
 
+from server.cluster import redis_client as node_client
+
 
 @pytest.fixture
 async def redis_client(redis_url: str) -> AsyncIterator[redis.Redis]:
-    # As a node will build it: a burst of forwarded requests waits for one of a few connections rather
-    # than failing with "Too many connections" (the default pool raises past 100).
-    client = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(redis_url, max_connections=32,
-                                                                               timeout=5))
+    # As a node builds it (server/cluster.py): a burst of forwarded requests waits for one of a few connections
+    # rather than failing with "Too many connections", and each command answers within a wait.
+    client = node_client(redis_url, max_connections=32)
     try:
         yield client
     finally:

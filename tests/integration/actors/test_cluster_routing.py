@@ -2,7 +2,8 @@
 RedisDirectory, NodeInbox and ActorSystem. A message for an actor another node owns is applied by the
 owner; a query answered by the owner sees every acknowledged write from any node; concurrent first
 messages from two nodes make one activation; a stopped owner hands the actor over at once, a dead one
-once its lease lapses, under a new epoch, with nothing acknowledged lost."""
+once its lease lapses, under a new epoch, with nothing acknowledged lost; evicting an actor whose owner died
+needs nothing of it."""
 
 from __future__ import annotations
 
@@ -259,3 +260,15 @@ async def test_a_remembered_owner_that_no_longer_holds_the_actor_sends_the_call_
     assert await b.total(actor_id) == 8
     assert c.system.activation(ForwardedLedger, actor_id) is not None
     assert await epoch_of(pool, actor_id) == 2
+
+
+async def test_evicting_an_actor_whose_owner_died_is_done_at_once(make_node: MakeNode) -> None:
+    """Its data changed outside it (a project deleted with its boards, already committed) after its owner died:
+    no activation is left to evict, so the call that changed it answers rather than a 503 for what it did."""
+    a, b = await make_node("node-a"), await make_node("node-b")
+    actor_id = new_id("led")
+    assert await a.add(actor_id, 5) == 5
+
+    await a.die()
+
+    await asyncio.wait_for(b.system.evict(ForwardedLedger, actor_id), timeout=5)

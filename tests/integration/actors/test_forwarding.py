@@ -1,7 +1,7 @@
 """NodeInbox against a real Redis: a request reaches the other node's handler and its answer (or its
-ApiError) comes back to the caller; a node nobody listens for fails at once; no answer in time is a 503;
-replies find their own callers under concurrency; and, with the Redis directory, a write sent to a node
-that does not own an actor is applied by the owner and read back there."""
+ApiError) comes back to the caller; a node nobody listens for fails at once, and Redis away is a 503 too (never
+a 500); no answer in time is a 503; replies find their own callers under concurrency; and, with the Redis
+directory, a write sent to a node that does not own an actor is applied by the owner and read back there."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from actors.runtime.redis_directory import RedisDirectory
 from actors.runtime.system import ActorSystem
 from protocol.errors import FieldError, InternalError, NotFound, ServiceUnavailable, TooManyRequests, ValidationFailed
 from protocol.ids import new_id
+from tests.integration.actors.conftest import until
 from tests.integration.actors.ledger_actor import SCHEMA, Add, LedgerActor
 
 ORG = "org_forwardingtests0000"
@@ -110,6 +111,18 @@ async def test_a_node_nobody_listens_for_fails_at_once(inboxes: list[NodeInbox],
         await asyncio.wait_for(a.request("node-never-started", b"hello", timeout=3600), timeout=5)
 
 
+async def test_a_request_while_redis_is_away_is_a_503_to_retry(prefix: str) -> None:
+    away = redis.from_url("redis://127.0.0.1:1")  # nothing listens there: as when Redis restarts
+    try:
+        inbox = NodeInbox(away, "node-a", unused, prefix=prefix + "node:")
+        with pytest.raises(ServiceUnavailable) as refused:
+            await asyncio.wait_for(inbox.request("node-b", b"hello", timeout=3600), timeout=5)
+    finally:
+        await away.aclose()
+    assert not isinstance(refused.value, NodeUnreachable)  # not sent, rather than sent to nobody
+    assert refused.value.retry_after == 1 and "127.0.0.1" not in refused.value.message
+
+
 async def test_a_node_that_dies_while_answering_is_found_out_long_before_the_timeout(
         inboxes: list[NodeInbox], redis_client: redis.Redis, prefix: str) -> None:
     arrived = asyncio.Event()
@@ -127,6 +140,55 @@ async def test_a_node_that_dies_while_answering_is_found_out_long_before_the_tim
 
     with pytest.raises(NodeUnreachable):
         await asyncio.wait_for(asked, timeout=5)
+
+
+class HeldLivenessChecks(redis.Redis):
+    """A client whose liveness checks (PUBSUB NUMSUB) wait until the test lets them through."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.checking, self.let_through = asyncio.Event(), asyncio.Event()
+
+    async def pubsub_numsub(self, *args: Any, **kwargs: Any) -> Any:
+        self.checking.set()
+        await self.let_through.wait()
+        return await super().pubsub_numsub(*args, **kwargs)
+
+
+async def test_an_answer_that_came_while_its_node_was_checked_is_returned_though_the_node_left(
+        inboxes: list[NodeInbox], redis_client: redis.Redis, redis_url: str, prefix: str) -> None:
+    """The node answered and then stopped (SIGTERM: its turns finish, its inbox closes last) while the caller was
+    asking Redis whether it still listens: the caller has the answer of a request that was applied, not a 503."""
+    release = asyncio.Event()
+
+    async def slow(body: bytes) -> bytes:
+        await release.wait()
+        return b"applied"
+
+    held = HeldLivenessChecks.from_url(redis_url)
+    a = NodeInbox(held, "node-a", unused, prefix=prefix + "node:")
+    replies = redis_client.pubsub()
+    try:
+        await a.start()
+        await replies.subscribe(a.channel)
+        b = await start(inboxes, redis_client, prefix, "node-b", slow)
+        asked = asyncio.create_task(a.request("node-b", b"hello", timeout=3600))
+        await asyncio.wait_for(held.checking.wait(), timeout=5)  # unanswered for a while: is node-b alive?
+        release.set()
+
+        async def replied() -> bool:
+            message = await replies.get_message(ignore_subscribe_messages=True, timeout=0.1)
+            return message is not None
+
+        await until(replied)  # node-b's answer is on its way to node-a...
+        await b.stop()  # ...and node-b no longer listens when node-a hears back from Redis
+        held.let_through.set()
+
+        assert await asyncio.wait_for(asked, timeout=5) == b"applied"
+    finally:
+        await replies.aclose()
+        await a.stop()
+        await held.aclose()
 
 
 async def test_no_answer_in_time_is_a_503_and_the_late_answer_is_dropped(

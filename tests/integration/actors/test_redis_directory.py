@@ -1,6 +1,7 @@
 """RedisDirectory against a real Redis: several nodes' directories on one Redis agree on one owner per
 actor, only the owner releases, a lease lapses unless renewed, renewal keeps it, a node that stops gives
-its actors up, and the actor runtime on two nodes activates an actor on one node only."""
+its actors up, Redis away is a 503 (a release waits for the lease instead), and the actor runtime on two nodes
+activates an actor on one node only."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from actors.runtime.redis_directory import RedisDirectory
 from actors.runtime.system import ActorSystem
 from protocol.errors import ServiceUnavailable
 from protocol.ids import new_id
+from server.cluster import redis_client
 from tests.integration.actors.conftest import until
 from tests.integration.actors.ledger_actor import SCHEMA, Add, LedgerActor
 
@@ -155,6 +157,44 @@ async def test_a_stopping_node_gives_up_every_actor_it_holds(make_directory: Mak
 
     assert [await b.locate(key) for key in keys] == [None, None, None]
     assert all([await b.claim(key) for key in keys])
+
+
+async def test_while_redis_is_away_callers_are_asked_to_retry_and_a_release_waits_for_the_lease() -> None:
+    away = redis.from_url("redis://127.0.0.1:1")  # nothing listens there: as when Redis restarts
+    directory = RedisDirectory(away, "node-a")
+    try:
+        for call in (directory.locate, directory.claim, directory.lease_left):
+            with pytest.raises(ServiceUnavailable):
+                await call("board:1")
+        # An activation leaving (idle, stopping, or failing its load after its claim) is not failed by it: the
+        # claim, no longer renewed, lapses on its own.
+        await directory.release("board:1")
+    finally:
+        await away.aclose()
+
+
+async def test_a_redis_that_stopped_answering_is_a_503_within_the_clients_wait() -> None:
+    """Redis paused or cut off: connections are taken, nothing comes back. A node's client gives up after its
+    wait, where a command used to wait for TCP to give up (many minutes) with its caller's request."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)  # reads nothing, answers nothing
+
+    paused = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = paused.sockets[0].getsockname()[1]
+    client = redis_client(f"redis://127.0.0.1:{port}", wait=0.2)
+    directory = RedisDirectory(client, "node-a")
+    try:
+        for call in (directory.locate, directory.claim):
+            with pytest.raises(ServiceUnavailable):
+                await asyncio.wait_for(call("board:1"), timeout=5)
+    finally:
+        await client.aclose()
+        for writer in held:
+            writer.close()
+        paused.close()
+        await paused.wait_closed()
 
 
 async def test_two_runtimes_activate_an_actor_on_one_node_only(make_directory: MakeDirectory,

@@ -73,6 +73,20 @@ async def test_value_changed_with_conditions_runs_or_skips(board: Board) -> None
     assert [run["id"] for run in skipped.data["items"]] == [by_status["skipped"]["id"]]
 
 
+async def test_an_action_config_value_of_the_wrong_type_fails_the_action_saying_why(board: Board) -> None:
+    """A rule is saved with its config's keys checked, not their types. The run fails the action naming the field,
+    as it does on whichever node owns the board (the suite passes every board message through its codec)."""
+    await create(board, name="Numbered column", actions=[
+        {"type": "set_value", "config": {"columnId": 12345, "value": "x"}},
+        {"type": "move_item", "config": {"groupId": ["grp_1"]}}])
+    await board.add_item()
+    [run] = await runs(board, 1)
+    assert run["status"] == "failure", run
+    assert [result["type"] for result in run["actionResults"]] == ["set_value", "move_item"]
+    assert [result["success"] for result in run["actionResults"]] == [False, False]
+    assert "$.columnId" in run["actionResults"][0]["error"] and "$.groupId" in run["actionResults"][1]["error"]
+
+
 async def test_a_cascade_stops_at_the_depth_limit(board: Board) -> None:
     column = await board.api.mutate("columns.create", {"boardId": board.id, "name": "Note", "type": "text"})
     note = column.data["id"]

@@ -39,10 +39,20 @@ def test_every_variable_is_read() -> None:
     ("OBEYA_SECRET_KEY", "too short to be secret"), ("OBEYA_METRICS_TOKEN", "short"),
     ("OBEYA_SHUTDOWN_TIMEOUT", "0"), ("OBEYA_SHUTDOWN_TIMEOUT", "forever"),
     ("OBEYA_ALLOW_PRIVATE_TARGETS", "yes"), ("OBEYA_ALLOW_PRIVATE_TARGETS", "true"),
-    ("OBEYA_IDEMPOTENCY_PURGE_INTERVAL", "0"), ("OBEYA_IDEMPOTENCY_PURGE_INTERVAL", "hourly")])
+    ("OBEYA_IDEMPOTENCY_PURGE_INTERVAL", "0"), ("OBEYA_IDEMPOTENCY_PURGE_INTERVAL", "hourly"),
+    ("OBEYA_NODE_ID", "node one"), ("OBEYA_NODE_ID", "n" * 101), ("OBEYA_NODE_ID", "node\t1"),
+    ("OBEYA_ACTOR_LEASE", "0"), ("OBEYA_ACTOR_LEASE", "long")])
 def test_a_bad_value_stops_the_start_naming_its_variable(name: str, value: str) -> None:
     with pytest.raises(SystemExit, match=name):
         Settings.from_env({name: value})
+
+
+def test_the_node_id_and_the_actor_lease() -> None:
+    """Unset, each process gets a node id of its own (two nodes on one host never share their claims)."""
+    first, second = Settings.from_env({}), Settings.from_env({})
+    assert first.node_id != second.node_id and first.actor_lease == 10.0
+    given = Settings.from_env({"OBEYA_NODE_ID": "obeya-7f9c4-x2x8z", "OBEYA_ACTOR_LEASE": "2.5"})
+    assert (given.node_id, given.actor_lease) == ("obeya-7f9c4-x2x8z", 2.5)
 
 
 def test_production_refuses_a_cheap_bcrypt_cost() -> None:
