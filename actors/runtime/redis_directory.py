@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
@@ -82,8 +83,10 @@ class RedisDirectory:
     """The `Directory` of one node in a cluster (actors/runtime/directory.py).
 
     `start()` begins renewing; `stop()` stops renewing and releases every key this node holds. `on_lost`
-    is called with an actor key when a renewal finds another node holds it (or nobody does): the
-    activation here should deactivate, since its next commit would fail on its epoch anyway.
+    is called with an actor key when a renewal finds another node holds it (or nobody does), or when renewals
+    have failed so long that the claim may lapse before the next one (Redis unreachable from this node only):
+    the activation here should deactivate, since its next commit would fail on its epoch anyway and its
+    memory may no longer show what the new owner acknowledged.
     """
 
     def __init__(self, client: redis.Redis, node_id: str, *, lease: float = LEASE_SECONDS,
@@ -105,6 +108,10 @@ class RedisDirectory:
         # claim gets a new number, so a renewal pass can tell a key it saw from the same key claimed again.
         self._held: dict[str, int] = {}
         self._claims = 0
+        # When each held key was last known to be this node's in Redis (monotonic seconds, taken before the
+        # script that confirmed it): its claim, or the start of the last renewal pass that went through.
+        self._claimed_at: dict[str, float] = {}
+        self._renewed_at = -math.inf
         self._renewer: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
 
@@ -145,9 +152,11 @@ class RedisDirectory:
             self._renewer = None
         if not release:
             self._held.clear()
+            self._claimed_at.clear()
             return
         held = sorted(self._held)
         self._held.clear()
+        self._claimed_at.clear()
         try:
             for start in range(0, len(held), RENEW_BATCH):
                 batch = held[start:start + RENEW_BATCH]
@@ -170,16 +179,19 @@ class RedisDirectory:
         return max(0, left_ms) / 1000
 
     async def claim(self, key: str) -> bool:
+        started = time.monotonic()
         with unavailable_without_redis("directory.unavailable", node=self.node_id):
             taken = await self._claim(keys=[self._prefix + key], args=[self.node_id, self._lease_ms])
         if taken:
             self._claims += 1
             self._held[key] = self._claims
+            self._claimed_at[key] = started
         return bool(taken)
 
     async def release(self, key: str) -> None:
         # Forgotten first: a renewal pass running meanwhile must not count the key as lost.
         self._held.pop(key, None)
+        self._claimed_at.pop(key, None)
         try:
             await self._release(keys=[self._prefix + key], args=[self.node_id])
         except REDIS_AWAY as exc:
@@ -189,6 +201,7 @@ class RedisDirectory:
 
     async def renew(self) -> list[str]:
         """Extend the lease of every key this node holds; return (and forget) the keys it no longer holds."""
+        started = time.monotonic()
         missing: list[tuple[str, int]] = []
         held = sorted(self._held.items())
         for start in range(0, len(held), RENEW_BATCH):
@@ -201,9 +214,25 @@ class RedisDirectory:
         # gives to this node, is.
         lost = [key for key, claim in missing if self._held.get(key) == claim]
         for key in lost:
-            del self._held[key]
+            self._forget(key)
+        self._renewed_at = started
         self.renewals += 1
         return lost
+
+    def unconfirmed(self) -> list[str]:
+        """Forget, and return, the keys whose claim may lapse before the next renewal pass (renewals failing
+        meanwhile): Redis may then give them to another node, so this node must stop serving them from memory
+        first."""
+        deadline = time.monotonic() - self.lease + self.lease / RENEWALS_PER_LEASE
+        expired = [key for key in self._held
+                   if max(self._claimed_at.get(key, -math.inf), self._renewed_at) <= deadline]
+        for key in expired:
+            self._forget(key)
+        return expired
+
+    def _forget(self, key: str) -> None:
+        del self._held[key]
+        self._claimed_at.pop(key, None)
 
     async def _renew_forever(self) -> None:
         interval = self.lease / RENEWALS_PER_LEASE
@@ -217,14 +246,17 @@ class RedisDirectory:
                 pass
             try:
                 lost = await self.renew()
-            except RedisError as exc:
-                # The next pass tries again; a key that lapses meanwhile shows up as lost then, and any
-                # commit made in between by a newer owner's activation fences this one by its epoch.
+                event = "directory.lease_lost"
+            except REDIS_AWAY as exc:
+                # The next pass tries again. A commit meanwhile by a newer owner's activation fences this one by
+                # its epoch; but reads are served from memory, so a key not confirmed for a whole lease is given
+                # up here (the newer owner may be taking writes this node would not show).
                 log.warning("directory.renewal_failed", node=self.node_id, keys=len(self._held),
                             error=repr(exc))
-                continue
+                lost = self.unconfirmed()
+                event = "directory.lease_unconfirmed"
             for key in lost:
-                log.warning("directory.lease_lost", node=self.node_id, actor=key)
+                log.warning(event, node=self.node_id, actor=key)
                 if self.on_lost is not None:
                     try:
                         self.on_lost(key)

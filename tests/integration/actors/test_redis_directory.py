@@ -10,6 +10,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
@@ -195,6 +196,64 @@ async def test_a_redis_that_stopped_answering_is_a_503_within_the_clients_wait()
             writer.close()
         paused.close()
         await paused.wait_closed()
+
+
+class CuttableLink:
+    """A TCP relay to Redis that a test can cut, as a network partition between one node and Redis does."""
+
+    def __init__(self, redis_url: str) -> None:
+        self._target = urlsplit(redis_url)
+        self._writers: list[asyncio.StreamWriter] = []
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> str:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        return f"redis://127.0.0.1:{self._server.sockets[0].getsockname()[1]}{self._target.path}"
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(self._target.hostname, self._target.port or 6379)
+        self._writers += [writer, up_writer]
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer), return_exceptions=True)
+
+    async def cut(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        for writer in self._writers:
+            writer.close()
+        await self._server.wait_closed()
+
+
+async def test_a_node_cut_off_from_redis_gives_up_its_claims_once_they_may_have_lapsed(
+        make_directory: MakeDirectory, redis_url: str, prefix: str) -> None:
+    link = CuttableLink(redis_url)
+    client = redis_client(await link.start(), wait=0.2)
+    lost: list[str] = []
+    a = RedisDirectory(client, "node-a", lease=1.0, prefix=prefix, on_lost=lost.append)
+    b = make_directory("node-b")
+    try:
+        assert await a.claim("board:1")
+        a.start()
+        await until(lambda: _true(a.renewals >= 1))
+        cut_at = time.monotonic()
+        await link.cut()  # A's renewals fail from now on; Redis lets the claim lapse
+
+        await until(lambda: _true(lost == ["board:1"]), within=5.0)
+        # Given up in the last renewal interval before the claim could lapse (a loaded machine may be late).
+        assert 1.0 / 3 <= time.monotonic() - cut_at <= 2.0
+        assert a.held == frozenset()
+        await until(lambda: b.claim("board:1"))  # the other node takes it once Redis let it go
+    finally:
+        await a.stop(release=False)
+        await client.aclose()
+
+
+async def _true(value: bool) -> bool:
+    return value
 
 
 async def test_two_runtimes_activate_an_actor_on_one_node_only(make_directory: MakeDirectory,
