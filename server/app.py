@@ -45,6 +45,9 @@ from web.socket_gateway import LiveGateway
 
 log = structlog.get_logger("obeya.server")
 
+# How long a request's rate-limit count may wait for Redis before the request goes on uncounted.
+RATE_LIMIT_WAIT_SECONDS = 0.5
+
 
 def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[None]]]:
     loops: dict[str, Callable[[Node], Awaitable[None]]] = {
@@ -146,7 +149,10 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             app[RATE_LIMITER] = InProcessLimiter()
             yield
             return
-        client = redis.from_url(settings.redis_url)
+        # Every request counts here: a Redis that stopped answering lets requests through after a short wait
+        # (RedisLimiter passes when Redis fails) rather than holding each until TCP gives up.
+        client = redis.from_url(settings.redis_url, socket_timeout=RATE_LIMIT_WAIT_SECONDS,
+                                socket_connect_timeout=RATE_LIMIT_WAIT_SECONDS)
         app[RATE_LIMITER] = RedisLimiter(client)
         try:
             yield

@@ -5,7 +5,7 @@ docs/forwarding.md gives. A single node runs the local directory and forwards no
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import redis.asyncio as redis
@@ -51,13 +51,12 @@ async def clustered(build: Callable[..., ActorSystem], redis_url: str, node_id: 
     inbox = NodeInbox(client, node_id, system.handle_forwarded)
     system.forward_through(inbox, FORWARDED)
     directory.on_lost = system.lost
-    try:
+    async with AsyncExitStack() as stopping:  # in reverse order, each one even if the one before failed
+        stopping.push_async_callback(client.aclose)
+        stopping.push_async_callback(inbox.stop)
+        stopping.push_async_callback(directory.stop)
+        stopping.push_async_callback(system.stop)
         system.start()
         directory.start()
         await inbox.start()
         yield system
-    finally:
-        await system.stop()
-        await directory.stop()
-        await inbox.stop()
-        await client.aclose()

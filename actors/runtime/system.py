@@ -187,7 +187,9 @@ class ActorSystem:
         actor_type = self._forwardable.get(call.kind)
         codec = _codec(actor_type) if actor_type is not None else None
         if actor_type is None or codec is None:
-            raise InternalError("this node cannot answer for that resource")
+            # A node of another version during a rolling deploy: the cluster converges once all are upgraded.
+            log.warning("forwarding.unknown_kind", kind=call.kind)
+            raise ServiceUnavailable("this node cannot answer for that resource yet; retry")
         key = actor_type.key_for(call.actor_id)
         if call.op == "evict":
             await self._evict_here(key)  # nothing to do when the activation already left
@@ -196,7 +198,11 @@ class ActorSystem:
             owner = await self.directory.locate(key)
             if owner is not None and owner != self.directory.node_id:
                 raise ActorMoved("this resource is moving between nodes; retry")
-        message = codec.decode_message(call.message)
+        try:
+            message = codec.decode_message(call.message)
+        except (InternalError, msgspec.DecodeError) as exc:  # a message of a newer version (or a bug): logged
+            log.warning("forwarding.undecodable", kind=call.kind, error=repr(exc))
+            raise ServiceUnavailable("this node cannot answer that request yet; retry") from None
         if call.op == "ask":
             reply = await self._ask_here(actor_type, call.actor_id, call.organization_id, message)
         else:

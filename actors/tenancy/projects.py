@@ -9,11 +9,13 @@ a board that no longer exists.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import asyncpg
 import msgspec
+import structlog
 
 from actors.approvals.intake import blocks_boards_deletion
 from actors.kernel.access import forget_board_access, require_project_access, require_workspace_access
@@ -27,6 +29,8 @@ from protocol.errors import NotFound
 from protocol.ids import iso, new_id
 from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
 from storage import projects as repo
+
+log = structlog.get_logger(__name__)
 
 
 def page_of(rows: Sequence[asyncpg.Record], limit: int, view: Callable[[asyncpg.Record], dict[str, Any]],
@@ -85,8 +89,14 @@ async def board_removed(node: Node, board_ids: Sequence[str]) -> None:
     # Imported here: nothing else in the plain services depends on the board actor's modules.
     from actors.board.actor import BoardActor
 
-    for board_id in board_ids:
-        await node.actors.evict(BoardActor, board_id)
+    # All at once, and a failure (the owner not answering in time, Redis away) does not fail the delete, which
+    # is committed: logged, and the stale activation goes when it is next unloaded (its board's rows are gone,
+    # so it may answer reads from memory until then, not write).
+    outcomes = await asyncio.gather(*(node.actors.evict(BoardActor, board_id) for board_id in board_ids),
+                                    return_exceptions=True)
+    for board_id, outcome in zip(board_ids, outcomes, strict=True):
+        if isinstance(outcome, Exception):
+            log.warning("board.evict_failed", board=board_id, error=repr(outcome))
 
 
 @implement(spec.LIST)

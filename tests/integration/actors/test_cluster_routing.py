@@ -14,14 +14,15 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import asyncpg
+import msgspec
 import pytest
 import redis.asyncio as redis
 
 from actors.runtime.clock import ManualClock
-from actors.runtime.forwarding import MsgspecCodec, NodeInbox, NodeUnreachable
+from actors.runtime.forwarding import ForwardedCall, MsgspecCodec, NodeInbox, NodeUnreachable
 from actors.runtime.redis_directory import RedisDirectory
 from actors.runtime.system import ActorSystem
-from protocol.errors import BadRequest
+from protocol.errors import BadRequest, ServiceUnavailable
 from protocol.ids import new_id
 from tests.integration.actors.conftest import until
 from tests.integration.actors.ledger_actor import PROBES, SCHEMA, Add, Get, Ledger, LedgerActor
@@ -272,3 +273,13 @@ async def test_evicting_an_actor_whose_owner_died_is_done_at_once(make_node: Mak
     await a.die()
 
     await asyncio.wait_for(b.system.evict(ForwardedLedger, actor_id), timeout=5)
+
+
+async def test_a_call_a_node_cannot_read_is_a_503_to_retry_not_a_500(make_node: MakeNode) -> None:
+    """As from a node of another version during a rolling deploy: an actor kind or a message it does not know."""
+    a, _ = await make_node("node-a"), await make_node("node-b")
+    for call in (ForwardedCall("ask", "kind-of-a-later-version", "led_1", ORG, b""),
+                 ForwardedCall("ask", ForwardedLedger.kind, "led_1", ORG, b"not a message")):
+        with pytest.raises(ServiceUnavailable) as refused:
+            await a.inbox.request("node-b", msgspec.msgpack.encode(call), timeout=5)
+        assert type(refused.value) is ServiceUnavailable and "retry" in refused.value.message
