@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from server.event_loop import LOOPS, default_event_loop, uvloop_installed
+
 # The background workers server/app.py can start (Settings.workers selects among them).
 WORKERS = frozenset({"idempotency-purge", "trash-sweeper", "mail-sender", "webhook-sender", "automations",
                      "action-escalation", "last-used-flusher", "approval-expiry", "approval-actions",
@@ -88,6 +90,8 @@ class Settings:
     # How long a node's claim on an actor outlives the node (renewed every third of it while alive): the time a
     # dead node's boards wait before another node serves them.
     actor_lease: float = 10.0
+    # The event loop `obeya serve` runs on (server/event_loop.py): uvloop when installed.
+    event_loop: str = field(default_factory=default_event_loop)
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -129,6 +133,7 @@ class Settings:
             shutdown_timeout=_seconds(env, "OBEYA_SHUTDOWN_TIMEOUT", 20.0),
             node_id=_node_id(env),
             actor_lease=_seconds(env, "OBEYA_ACTOR_LEASE", 10.0),
+            event_loop=_event_loop(env),
         )
 
 
@@ -139,6 +144,17 @@ def _node_id(env: Mapping[str, str]) -> str:
     if len(value) > MAX_NODE_ID_LENGTH or not value.isprintable() or " " in value:
         raise SystemExit(f"OBEYA_NODE_ID must be at most {MAX_NODE_ID_LENGTH} printable characters without "
                          f"spaces, not {value!r}")
+    return value
+
+
+def _event_loop(env: Mapping[str, str]) -> str:
+    value = env.get("OBEYA_EVENT_LOOP", "").strip().lower()
+    if not value:
+        return default_event_loop()
+    if value not in LOOPS:
+        raise SystemExit(f"OBEYA_EVENT_LOOP must be {' or '.join(LOOPS)}, not {value!r}")
+    if value == "uvloop" and not uvloop_installed():
+        raise SystemExit("OBEYA_EVENT_LOOP is uvloop, but uvloop is not installed (pip install uvloop)")
     return value
 
 

@@ -1,0 +1,27 @@
+"""The event loop `obeya serve` runs on: uvloop (libuv under asyncio's interface, a drop-in and faster loop)
+when it is installed, the standard asyncio loop otherwise or when `OBEYA_EVENT_LOOP=asyncio` asks for it
+(to compare the two, or to rule uvloop out)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+
+LOOPS = ("asyncio", "uvloop")
+
+
+def uvloop_installed() -> bool:
+    return importlib.util.find_spec("uvloop") is not None
+
+
+def default_event_loop() -> str:
+    return "uvloop" if uvloop_installed() else "asyncio"
+
+
+def new_event_loop(name: str) -> asyncio.AbstractEventLoop:
+    """A new loop of kind `name` (one of LOOPS; uvloop must be installed when asked for)."""
+    if name == "uvloop":
+        import uvloop
+
+        return uvloop.new_event_loop()
+    return asyncio.new_event_loop()
