@@ -15,7 +15,7 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.event_loop import default_event_loop, new_event_loop  # noqa: E402
+from server.event_loop import event_loop_from, new_event_loop  # noqa: E402
 
 BODY = b'{"status":"ok"}'
 
@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     app = web.Application()
     app.router.add_get("/healthz", constant)
-    loop = new_event_loop(os.environ.get("OBEYA_EVENT_LOOP") or default_event_loop())
+    loop = new_event_loop(event_loop_from(os.environ))
     web.run_app(app, host="127.0.0.1", port=parser.parse_args().port, access_log=None, print=None, loop=loop)
 
 

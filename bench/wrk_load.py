@@ -2,15 +2,17 @@
 `items.setValue`, `kpis.setValue` and `items.list` of `obeya serve`, and the bare constant-JSON app ("hello") in
 the same run, and prints the issue's table: each figure / hello, req/s and p50/p99 latency. See bench/README.md.
 
-    /work/main/.venv/bin/python bench/wrk_load.py [--loop asyncio|uvloop]
+    .venv/bin/python bench/wrk_load.py [--loop asyncio|uvloop|both] [--workloads hello,items.setValue]
 
 It starts its own `obeya serve` pinned to core 0 in a fresh database it creates and drops, and the hello app
-next to it on the same core; wrk runs on core 1. Everything it started is stopped by its pid. About 2.5 minutes."""
+next to it on the same core (a pair per event loop); wrk runs on core 1. Everything it started is stopped by its
+pid. About 2.5 minutes with the defaults."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -44,7 +46,8 @@ from bench._support import (  # noqa: E402
     running_server,
 )
 
-DEADLINE_SECONDS = 200
+# The run is cut off after this per server pair, plus each wrk run's duration and 3 s.
+SET_UP_SECONDS = 30
 # The issue's aims: throughput / hello at least this, p99 under this (ms).
 AIMS: dict[str, tuple[float, float]] = {
     "items.setValue": (0.25, 20.0),
@@ -212,63 +215,103 @@ async def build_fixture(base_url: str, slug: str, email: str, args: argparse.Nam
     return fixture, kpis
 
 
+@dataclass
+class Target:
+    """The two servers of one event loop: `obeya serve` with its fixture's scripts, and hello."""
+
+    loop: str
+    server: Server
+    hello: Server
+    workloads: list[Workload]
+
+
+async def start_target(loop: str, admin_url: str, scratch: Path, args: argparse.Namespace,
+                       stack: contextlib.AsyncExitStack) -> Target:
+    """`obeya serve` in a database of its own and the hello app, both on `loop` (OBEYA_EVENT_LOOP, read by both)
+    and pinned to the server core; stopped and dropped when `stack` closes."""
+    directory = scratch / loop
+    directory.mkdir()
+    database_url = await stack.enter_async_context(fresh_database(admin_url))
+    base_env = {**os.environ, "OBEYA_EVENT_LOOP": loop}
+    env = {**base_env, "OBEYA_DATABASE_URL": database_url, "OBEYA_DATA_DIR": str(directory),
+           # Keys are verified once per minute per key; that bcrypt cost is not what is measured.
+           "OBEYA_BCRYPT_ROUNDS": "4"}
+    env.pop("OBEYA_REDIS_URL", None)
+    slug, email = create_org(env)
+    server = await stack.enter_async_context(running_server(env, args.server_core, directory))
+    hello = await stack.enter_async_context(running_server(base_env, args.server_core, directory, bare=True))
+    began = time.monotonic()
+    fixture, kpis = await build_fixture(server.base_url, slug, email, args)
+    print(f"{loop}: obeya serve pid {server.pid}, hello pid {hello.pid}, set-up {time.monotonic() - began:.1f} s")
+    workloads = [w for w in write_scripts(fixture, kpis, directory) if w.name in args.workloads]
+    return Target(loop, server, hello, workloads)
+
+
 async def run(args: argparse.Namespace) -> None:
     admin_url = args.database_url
     print(f"database server: {urlsplit(admin_url).netloc if admin_url else 'embedded (pgserver, temporary)'}")
+    print(f"servers on core {args.server_core}, wrk on core {args.client_core}; {args.boards} boards x {args.items} "
+          f"items, one KPI each, {KEYS} API keys")
+    results: dict[tuple[str, str], list[WrkResult]] = {}
     with admin_database(admin_url) as admin, tempfile.TemporaryDirectory(prefix="obeya-wrk-") as scratch:
-        async with fresh_database(admin) as database_url:
-            # Both servers on the same event loop (OBEYA_EVENT_LOOP, read by `obeya serve` and the hello app).
-            base_env = {**os.environ, "OBEYA_EVENT_LOOP": args.loop}
-            env = {**base_env, "OBEYA_DATABASE_URL": database_url, "OBEYA_DATA_DIR": scratch,
-                   # Keys are verified once per minute per key; that bcrypt cost is not what is measured.
-                   "OBEYA_BCRYPT_ROUNDS": "4"}
-            env.pop("OBEYA_REDIS_URL", None)
-            slug, email = create_org(env)
-            async with running_server(env, args.server_core, Path(scratch)) as server, \
-                    running_server(base_env, args.server_core, Path(scratch), bare=True) as hello:
-                began = time.monotonic()
-                fixture, kpis = await build_fixture(server.base_url, slug, email, args)
-                print(f"obeya serve pid {server.pid}, hello pid {hello.pid}, both on core {args.server_core} with "
-                      f"the {args.loop} event loop; wrk on core {args.client_core}; set-up "
-                      f"{time.monotonic() - began:.1f} s ({args.boards} boards x {args.items} items, one KPI each, "
-                      f"{KEYS} API keys)")
-                print(f"wrk -t{args.threads} -c{args.connections} -d{args.duration:g}s, {args.repetitions} "
-                      "interleaved repetitions, medians\n")
-                workloads = write_scripts(fixture, kpis, Path(scratch))
-                results: dict[str, list[WrkResult]] = {w.name: [] for w in workloads}
-                for repetition in range(args.repetitions):
-                    for workload in workloads:
-                        result = await run_wrk(hello if workload.bare else server, workload, args)
-                        results[workload.name].append(result)
-                        print(f"  rep {repetition + 1} {workload.name:<15} {result.throughput:8.0f} req/s  "
-                              f"p50 {result.p50_ms:6.2f} ms  p99 {result.p99_ms:7.2f} ms  "
+        async with contextlib.AsyncExitStack() as stack:
+            targets = [await start_target(loop, admin, Path(scratch), args, stack) for loop in args.loops]
+            print(f"wrk -t{args.threads} -c{args.connections} -d{args.duration:g}s, {args.repetitions} "
+                  "interleaved repetitions, medians\n")
+            for repetition in range(args.repetitions):
+                for index in range(len(targets[0].workloads)):
+                    for target in targets:
+                        workload = target.workloads[index]
+                        result = await run_wrk(target.hello if workload.bare else target.server, workload, args)
+                        results.setdefault((target.loop, workload.name), []).append(result)
+                        print(f"  rep {repetition + 1} {target.loop:<7} {workload.name:<15} "
+                              f"{result.throughput:8.0f} req/s  p50 {result.p50_ms:6.2f} ms  "
+                              f"p99 {result.p99_ms:7.2f} ms  "
                               f"server CPU {result.server_cpu:4.0%} = {result.cpu_us:5.0f} us per answer"
                               + (f"  non-2xx {result.non_2xx}" if result.non_2xx else "")
                               + (f"  socket errors {result.socket_errors}" if result.socket_errors else ""))
-    report(results, args)
-
-
-def report(results: dict[str, list[WrkResult]], args: argparse.Namespace) -> None:
-    def median(name: str, figure: str) -> float:
-        return float(statistics.median(getattr(r, figure) for r in results[name]))
-
-    hello, hello_cpu = median("hello", "throughput"), median("hello", "cpu_us")
-    # "/ hello by CPU" is hello's server CPU per answer over this one's: the throughput ratio if both servers
-    # had the core to themselves, which they do not on a shared machine.
-    print(f"\n| figure ({args.loop} loop) | / hello | / hello by CPU | req/s | p50 | p99 | aim |")
-    print("|---|---|---|---|---|---|---|")
-    print(f"| hello (bare aiohttp, constant JSON) | 1.00 | 1.00 | {hello:,.0f} | {median('hello', 'p50_ms'):.2f} ms | "
-          f"{median('hello', 'p99_ms'):.2f} ms | |")
-    for name, (ratio_aim, p99_aim) in AIMS.items():
-        ratio = median(name, "throughput") / hello
-        p99 = median(name, "p99_ms")
-        met = ratio >= ratio_aim and p99 < p99_aim
-        print(f"| {name} | {ratio:.2f} | {hello_cpu / median(name, 'cpu_us'):.2f} | "
-              f"{median(name, 'throughput'):,.0f} | {median(name, 'p50_ms'):.2f} ms | {p99:.2f} ms | "
-              f">= {ratio_aim}, p99 < {p99_aim:g} ms: {'meets' if met else 'MISSES'} |")
-    refused = {name: sum(r.non_2xx for r in rs) for name, rs in results.items() if any(r.non_2xx for r in rs)}
+    for loop in args.loops:
+        report(loop, {name: rs for (of, name), rs in results.items() if of == loop})
+    if len(args.loops) == 2:
+        compare(args.loops, results)
+    refused = {key: sum(r.non_2xx for r in rs) for key, rs in results.items() if any(r.non_2xx for r in rs)}
     if refused:
         print(f"\nWARNING: answers that were not 2xx (not counted in req/s): {refused}")
+
+
+def median(results: list[WrkResult], figure: str) -> float:
+    return float(statistics.median(getattr(r, figure) for r in results))
+
+
+def report(loop: str, results: dict[str, list[WrkResult]]) -> None:
+    """The issue's table for one loop: each figure against hello of the same loop and run."""
+    hello = results["hello"]
+    # "/ hello by CPU" is hello's server CPU per answer over this one's: the throughput ratio if both servers
+    # had the core to themselves, which they do not on a shared machine.
+    print(f"\n| figure ({loop} loop) | / hello | / hello by CPU | req/s | p50 | p99 | aim |")
+    print("|---|---|---|---|---|---|---|")
+    print(f"| hello (bare aiohttp, constant JSON) | 1.00 | 1.00 | {median(hello, 'throughput'):,.0f} | "
+          f"{median(hello, 'p50_ms'):.2f} ms | {median(hello, 'p99_ms'):.2f} ms | |")
+    for name, (ratio_aim, p99_aim) in AIMS.items():
+        if name not in results:
+            continue
+        ratio = median(results[name], "throughput") / median(hello, "throughput")
+        p99 = median(results[name], "p99_ms")
+        met = ratio >= ratio_aim and p99 < p99_aim
+        print(f"| {name} | {ratio:.2f} | {median(hello, 'cpu_us') / median(results[name], 'cpu_us'):.2f} | "
+              f"{median(results[name], 'throughput'):,.0f} | {median(results[name], 'p50_ms'):.2f} ms | "
+              f"{p99:.2f} ms | >= {ratio_aim}, p99 < {p99_aim:g} ms: {'meets' if met else 'MISSES'} |")
+
+
+def compare(loops: list[str], results: dict[tuple[str, str], list[WrkResult]]) -> None:
+    """Each workload on the second loop against the first: throughput and server CPU per answer."""
+    first, second = loops
+    print(f"\n| workload | {second} / {first} req/s | {first} / {second} server CPU per answer |")
+    print("|---|---|---|")
+    for name in dict.fromkeys(name for _, name in results):
+        a, b = results[(first, name)], results[(second, name)]
+        print(f"| {name} | {median(b, 'throughput') / median(a, 'throughput'):.2f} | "
+              f"{median(a, 'cpu_us') / median(b, 'cpu_us'):.2f} |")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -276,9 +319,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--database-url", default=os.environ.get("OBEYA_BENCH_DATABASE_URL"),
                         help="PostgreSQL server to create the throwaway database in (default: "
                              "$OBEYA_BENCH_DATABASE_URL; unset: an embedded PostgreSQL in a temporary directory)")
-    parser.add_argument("--loop", choices=["asyncio", "uvloop"],
-                        default=os.environ.get("OBEYA_EVENT_LOOP") or "uvloop",
-                        help="event loop of both servers (OBEYA_EVENT_LOOP; default uvloop)")
+    parser.add_argument("--loop", choices=["asyncio", "uvloop", "both"], default="uvloop",
+                        help="event loop of obeya serve and hello (OBEYA_EVENT_LOOP); both: a pair of servers per "
+                             "loop, each in its own database, runs interleaved")
+    parser.add_argument("--workloads", default=",".join(["hello", *AIMS]),
+                        help="comma-separated, among hello (always run) and " + ", ".join(AIMS))
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--duration", type=float, default=10.0, help="seconds per wrk run")
@@ -287,7 +332,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--items", type=int, default=50, help="items per board")
     parser.add_argument("--server-core", type=int, default=0)
     parser.add_argument("--client-core", type=int, default=1)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    args.loops = ["asyncio", "uvloop"] if args.loop == "both" else [args.loop]
+    args.workloads = {"hello", *(name.strip() for name in args.workloads.split(","))}
+    if args.workloads - {"hello", *AIMS}:
+        parser.error(f"unknown workloads: {', '.join(sorted(args.workloads - {'hello', *AIMS}))}")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -301,10 +351,12 @@ def main(argv: list[str] | None = None) -> int:
         args.server_core = args.client_core = None
     else:
         os.sched_setaffinity(0, {args.client_core})
+    runs = len(args.loops) * len(args.workloads) * args.repetitions
+    deadline = SET_UP_SECONDS * len(args.loops) + runs * (args.duration + 3)
     try:
-        asyncio.run(asyncio.wait_for(run(args), DEADLINE_SECONDS))
+        asyncio.run(asyncio.wait_for(run(args), deadline))
     except TimeoutError:
-        print(f"stopped: the run took longer than {DEADLINE_SECONDS} s")
+        print(f"stopped: the run took longer than {deadline:.0f} s")
         return 1
     return 0
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from server.event_loop import LOOPS, default_event_loop, uvloop_installed
+from server.event_loop import default_event_loop, event_loop_from
 
 # The background workers server/app.py can start (Settings.workers selects among them).
 WORKERS = frozenset({"idempotency-purge", "trash-sweeper", "mail-sender", "webhook-sender", "automations",
@@ -133,7 +133,7 @@ class Settings:
             shutdown_timeout=_seconds(env, "OBEYA_SHUTDOWN_TIMEOUT", 20.0),
             node_id=_node_id(env),
             actor_lease=_seconds(env, "OBEYA_ACTOR_LEASE", 10.0),
-            event_loop=_event_loop(env),
+            event_loop=event_loop_from(env),
         )
 
 
@@ -144,17 +144,6 @@ def _node_id(env: Mapping[str, str]) -> str:
     if len(value) > MAX_NODE_ID_LENGTH or not value.isprintable() or " " in value:
         raise SystemExit(f"OBEYA_NODE_ID must be at most {MAX_NODE_ID_LENGTH} printable characters without "
                          f"spaces, not {value!r}")
-    return value
-
-
-def _event_loop(env: Mapping[str, str]) -> str:
-    value = env.get("OBEYA_EVENT_LOOP", "").strip().lower()
-    if not value:
-        return default_event_loop()
-    if value not in LOOPS:
-        raise SystemExit(f"OBEYA_EVENT_LOOP must be {' or '.join(LOOPS)}, not {value!r}")
-    if value == "uvloop" and not uvloop_installed():
-        raise SystemExit("OBEYA_EVENT_LOOP is uvloop, but uvloop is not installed (pip install uvloop)")
     return value
 
 

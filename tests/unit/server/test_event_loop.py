@@ -4,6 +4,7 @@ OBEYA_EVENT_LOOP asks for it; any other value stops the start-up naming the vari
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 import uvloop
@@ -36,3 +37,8 @@ def test_each_loop_runs_the_server_s_coroutines(name: str, kind: type) -> None:
         assert loop.run_until_complete(answer()) == 42
     finally:
         loop.close()
+
+
+async def test_the_suite_runs_on_the_loop_obeya_serve_would_pick() -> None:
+    expected = uvloop.Loop if Settings.from_env(os.environ).event_loop == "uvloop" else asyncio.BaseEventLoop
+    assert isinstance(asyncio.get_running_loop(), expected)
