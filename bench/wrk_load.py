@@ -43,6 +43,7 @@ from bench._support import (  # noqa: E402
     Server,
     admin_database,
     fresh_database,
+    profiling,
     running_server,
 )
 
@@ -270,6 +271,8 @@ async def run(args: argparse.Namespace) -> None:
                               f"server CPU {result.server_cpu:4.0%} = {result.cpu_us:5.0f} us per answer"
                               + (f"  non-2xx {result.non_2xx}" if result.non_2xx else "")
                               + (f"  socket errors {result.socket_errors}" if result.socket_errors else ""))
+            if args.profile:
+                await profile_all(targets, args)
     for loop in args.loops:
         report(loop, {name: rs for (of, name), rs in results.items() if of == loop})
     if len(args.loops) == 2:
@@ -277,6 +280,22 @@ async def run(args: argparse.Namespace) -> None:
     refused = {key: sum(r.non_2xx for r in rs) for key, rs in results.items() if any(r.non_2xx for r in rs)}
     if refused:
         print(f"\nWARNING: answers that were not 2xx (not counted in req/s): {refused}")
+
+
+async def profile_all(targets: list[Target], args: argparse.Namespace) -> None:
+    """One more wrk run per workload of `obeya serve` (hello is not profiled), under py-spy: not counted in
+    the figures, since sampling takes CPU from the server it samples."""
+    directory = Path(args.profile)
+    directory.mkdir(parents=True, exist_ok=True)
+    suffix = {"flamegraph": "svg", "raw": "txt", "speedscope": "json"}[args.profile_format]
+    for target in targets:
+        for workload in target.workloads:
+            if workload.bare:
+                continue
+            out = directory / f"{target.loop}-{workload.name}.{suffix}"
+            async with profiling(target.server.pid, out, args.duration, args.profile_format):
+                await run_wrk(target.server, workload, args)
+            print(f"  profile of {workload.name} on {target.loop}: {out}")
 
 
 def median(results: list[WrkResult], figure: str) -> float:
@@ -330,6 +349,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--boards", type=int, default=4)
     parser.add_argument("--items", type=int, default=50, help="items per board")
+    parser.add_argument("--profile", metavar="DIR",
+                        help="after the measured runs, one more run per workload with a py-spy profile of obeya "
+                             "serve into DIR (needs ptrace rights, e.g. root)")
+    parser.add_argument("--profile-format", choices=["flamegraph", "raw", "speedscope"], default="flamegraph")
     parser.add_argument("--server-core", type=int, default=0)
     parser.add_argument("--client-core", type=int, default=1)
     args = parser.parse_args(argv)
@@ -351,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         args.server_core = args.client_core = None
     else:
         os.sched_setaffinity(0, {args.client_core})
-    runs = len(args.loops) * len(args.workloads) * args.repetitions
+    runs = len(args.loops) * len(args.workloads) * (args.repetitions + (1 if args.profile else 0))
     deadline = SET_UP_SECONDS * len(args.loops) + runs * (args.duration + 3)
     try:
         asyncio.run(asyncio.wait_for(run(args), deadline))
