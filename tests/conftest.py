@@ -113,7 +113,10 @@ def pytest_asyncio_loop_factories(config: pytest.Config,
     the asyncio loop with `OBEYA_EVENT_LOOP=asyncio`."""
     from server.event_loop import event_loop_from, new_event_loop
 
-    name = event_loop_from(os.environ)
+    try:
+        name = event_loop_from(os.environ)
+    except SystemExit as refused:
+        raise pytest.UsageError(str(refused)) from None
     return {name: lambda: new_event_loop(name)}
 
 
