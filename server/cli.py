@@ -17,6 +17,7 @@ from actors.kernel.node import Node
 from protocol.errors import ApiError
 from server.config import Settings
 from server.embedded_db import embedded_postgres
+from server.event_loop import new_event_loop
 from server.logging_setup import configure_logging
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
@@ -53,7 +54,8 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     with database(settings) as url:
         app = create_app(settings, url)
         app.on_startup.append(_settle_garbage_collector)
-        web.run_app(app, host=args.host, port=args.port, print=None, **runner_options(settings))
+        web.run_app(app, host=args.host, port=args.port, print=None, loop=new_event_loop(settings.event_loop),
+                    **runner_options(settings))
     return 0
 
 

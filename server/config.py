@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from server.event_loop import default_event_loop, event_loop_from
+
 # The background workers server/app.py can start (Settings.workers selects among them).
 WORKERS = frozenset({"idempotency-purge", "trash-sweeper", "mail-sender", "webhook-sender", "automations",
                      "action-escalation", "last-used-flusher", "approval-expiry", "approval-actions",
@@ -88,6 +90,8 @@ class Settings:
     # How long a node's claim on an actor outlives the node (renewed every third of it while alive): the time a
     # dead node's boards wait before another node serves them.
     actor_lease: float = 10.0
+    # The event loop `obeya serve` runs on (server/event_loop.py): uvloop when installed.
+    event_loop: str = field(default_factory=default_event_loop)
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -129,6 +133,7 @@ class Settings:
             shutdown_timeout=_seconds(env, "OBEYA_SHUTDOWN_TIMEOUT", 20.0),
             node_id=_node_id(env),
             actor_lease=_seconds(env, "OBEYA_ACTOR_LEASE", 10.0),
+            event_loop=event_loop_from(env),
         )
 
 

@@ -12,7 +12,7 @@ import os
 import secrets
 import tempfile
 import warnings
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -105,6 +105,19 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "workers(*names): the background workers this test's servers run "
                                        "(server/config.py WORKERS); none without the marker")
     config.addinivalue_line("markers", "bcrypt_rounds(n): the bcrypt cost of this test's servers (4 without)")
+
+
+def pytest_asyncio_loop_factories(config: pytest.Config,
+                                  item: pytest.Item) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
+    """Async tests run on the event loop `obeya serve` runs on (server/event_loop.py): uvloop when installed,
+    the asyncio loop with `OBEYA_EVENT_LOOP=asyncio`."""
+    from server.event_loop import event_loop_from, new_event_loop
+
+    try:
+        name = event_loop_from(os.environ)
+    except SystemExit as refused:
+        raise pytest.UsageError(str(refused)) from None
+    return {name: lambda: new_event_loop(name)}
 
 
 def server_settings(request: pytest.FixtureRequest, **environ: str) -> Any:
