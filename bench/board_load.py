@@ -248,12 +248,35 @@ async def run(args: argparse.Namespace) -> None:
             database = urlsplit(database_url).path.lstrip("/")
             env = {**os.environ, "OBEYA_DATABASE_URL": database_url, "OBEYA_DATA_DIR": scratch}
             env.pop("OBEYA_REDIS_URL", None)
-            # The fan-out phase opens its 1,000 screens as one user from one address: lift the per-user and
-            # per-address socket caps (50 and 200 by default) for this server only.
-            env.update(OBEYA_SOCKET_MAX_PER_USER="5000", OBEYA_SOCKET_MAX_PER_ADDRESS="5000")
+            # The fan-out phase opens its 1,000 (--subscribers) screens as one user from one address, next to
+            # phase 2's followers: lift the per-user and per-address socket caps (50 and 200 by default) for
+            # this server only.
+            caps = str(max(5000, args.subscribers + args.boards + 10))
+            env.update(OBEYA_SOCKET_MAX_PER_USER=caps, OBEYA_SOCKET_MAX_PER_ADDRESS=caps)
             slug, email = create_org(env)
             async with running_server(env, args.server_core, Path(scratch)) as server:
                 await measure(server, admin, database, slug, email, args, Path(scratch))
+
+
+async def fanout_phase(base: str, fixture: Fixture, server_pid: int, args: argparse.Namespace,
+                       profile: Path | None) -> FanoutResult:
+    """Phase 3 with its printed figures."""
+    fixture.keys = await new_keys([base], fixture, args.keys)
+    cpu = CpuWindow((server_pid,))
+    fanout = await fan_out(base, fixture, args, cpu, profile)
+    print(f"3. fan-out: {fanout.subscribers} subscribers on board 1 (connected in {fanout.connect_seconds:.1f} s), "
+          f"items.setValue at {args.fanout_rate:g}/s open loop on that board, {fanout.sent} mutations measured")
+    print(f"  delivered         {fanout.complete} of {fanout.sent} reached every subscriber; "
+          f"{fanout.missing} deliveries missing; {fanout.replied} answered 200")
+    print(f"  send->last  p50   {ms(fanout.send_to_last, 0.5)}   p99 {ms(fanout.send_to_last, 0.99)}   "
+          f"max {ms(fanout.send_to_last, 1.0)}")
+    print(f"  reply->last p50   {ms(fanout.reply_to_last, 0.5)}   p99 {ms(fanout.reply_to_last, 0.99)}")
+    print(f"  send->first p50   {ms(fanout.send_to_first, 0.5)}   p99 {ms(fanout.send_to_first, 0.99)}")
+    print(f"  send->reply p50   {ms(fanout.reply, 0.5)}   p99 {ms(fanout.reply, 0.99)}")
+    print(f"  CPU               {cpu.describe()}")
+    print(f"  server CPU        {cpu_ms(cpu, fanout.sent):7.2f} ms per mutation with its fan-out = "
+          f"{cpu_ms(cpu, fanout.sent * fanout.subscribers) * 1000:.1f} us per delivery")
+    return fanout
 
 
 async def measure(server: Any, admin_url: str, database: str, slug: str, email: str,
@@ -271,6 +294,13 @@ async def measure(server: Any, admin_url: str, database: str, slug: str, email: 
 
     def profile_path(name: str) -> Path | None:
         return profile_dir / f"{name}.{suffix}" if profile_dir else None
+
+    if args.fanout_only:
+        fanout = await fanout_phase(base, fixture, server.pid, args, profile_path("fan_out"))
+        fan_p99 = percentile(fanout.send_to_last, 0.99)
+        print(f"\n  commit->last subscriber p99 ({fanout.subscribers} subs) {fan_p99:8.2f} ms   (upper bound: "
+              "measured from the mutation's send)")
+        return
 
     print(f"\n{args.connections} keep-alive connections, {args.warmup:.0f} s warm-up + {args.duration:.0f} s "
           "measured per phase\n")
@@ -325,21 +355,7 @@ async def measure(server: Any, admin_url: str, database: str, slug: str, email: 
         print("  WARNING: the rate limiter refused requests: raise --keys")
 
     print()
-    fixture.keys = await new_keys([base], fixture, args.keys)
-    cpu = CpuWindow((server.pid,))
-    fanout = await fan_out(base, fixture, args, cpu, profile_path("fan_out"))
-    print(f"3. fan-out: {fanout.subscribers} subscribers on board 1 (connected in {fanout.connect_seconds:.1f} s), "
-          f"items.setValue at {args.fanout_rate:g}/s open loop on that board, {fanout.sent} mutations measured")
-    print(f"  delivered         {fanout.complete} of {fanout.sent} reached every subscriber; "
-          f"{fanout.missing} deliveries missing; {fanout.replied} answered 200")
-    print(f"  send->last  p50   {ms(fanout.send_to_last, 0.5)}   p99 {ms(fanout.send_to_last, 0.99)}   "
-          f"max {ms(fanout.send_to_last, 1.0)}")
-    print(f"  reply->last p50   {ms(fanout.reply_to_last, 0.5)}   p99 {ms(fanout.reply_to_last, 0.99)}")
-    print(f"  send->first p50   {ms(fanout.send_to_first, 0.5)}   p99 {ms(fanout.send_to_first, 0.99)}")
-    print(f"  send->reply p50   {ms(fanout.reply, 0.5)}   p99 {ms(fanout.reply, 0.99)}")
-    print(f"  CPU               {cpu.describe()}")
-    print(f"  server CPU        {cpu_ms(cpu, fanout.sent):7.2f} ms per mutation with its fan-out = "
-          f"{cpu_ms(cpu, fanout.sent * fanout.subscribers) * 1000:.1f} us per delivery")
+    fanout = await fanout_phase(base, fixture, server.pid, args, profile_path("fan_out"))
 
     ratio = result.throughput / bare.throughput if bare.throughput else float("nan")
     ours = result.throughput / baseline.throughput if baseline.throughput else float("nan")
@@ -378,6 +394,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--subscribers", type=int, default=1000, help="subscribers on one board (fan-out)")
     parser.add_argument("--fanout-rate", type=float, default=5.0,
                         help="mutations per second in the fan-out phase (open loop)")
+    parser.add_argument("--fanout-only", action="store_true",
+                        help="run the fan-out phase alone (with --subscribers 5000: the 5,000-screen figure)")
     parser.add_argument("--server-core", type=int, default=0)
     parser.add_argument("--client-core", type=int, default=1)
     parser.add_argument("--profile", metavar="DIR", help="record a py-spy profile of the server per phase into DIR")
