@@ -84,6 +84,8 @@ REPLAY_PAGE = 500
 BUS_CAPACITY = 4096
 # The safety net for access changed on another node: every socket's access is checked this often.
 RECHECK_SECONDS = 1.0
+# Sockets the safety net checks between two turns of the event loop.
+RECHECK_BATCH = 100
 # The event a socket gets when it leaves a room (room set) or is disconnected (room null) for lost access.
 ACCESS_REVOKED = "access.revoked"
 # Organization events after which the named member's sockets are re-checked.
@@ -605,7 +607,11 @@ class LiveGateway:
         """The safety net: access changed on another node (whose signals do not reach this one)."""
         while True:
             await self.node.clock.sleep(RECHECK_SECONDS)
-            for sid, connection in list(self._connections.items()):
+            for number, (sid, connection) in enumerate(list(self._connections.items()), 1):
+                if number % RECHECK_BATCH == 0:
+                    # A check answered from the caches never waits: without this, thousands of sockets would
+                    # hold the loop (deliveries, requests) for tens of milliseconds each second.
+                    await asyncio.sleep(0)
                 if connection.checking or self._connections.get(sid) is not connection:
                     continue
                 connection.checking = True
