@@ -27,6 +27,7 @@ import socketio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._raw_subscriber import RawSubscriber  # noqa: E402
 from bench._setup import (  # noqa: E402
     Fixture,
     bearer,
@@ -159,9 +160,12 @@ async def fan_out(base_url: str, fixture: Fixture, args: argparse.Namespace, cpu
     async with aiohttp.ClientSession(connector=connector) as ws_session, \
             aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=16),
                                   cookie_jar=aiohttp.DummyCookieJar()) as http:
-        subscribers = [LiveSubscriber(ws_session, base_url, fixture.host, fixture.keys[n % len(fixture.keys)],
-                                      f"board:{board.id}", "item.updated", _marker)
-                       for n in range(args.subscribers)]
+        subscribers: list[Any] = [
+            LiveSubscriber(ws_session, base_url, fixture.host, fixture.keys[n % len(fixture.keys)],
+                           f"board:{board.id}", "item.updated", _marker) if args.aiohttp_subscribers else
+            RawSubscriber(base_url, fixture.host, fixture.keys[n % len(fixture.keys)], f"board:{board.id}",
+                          "item.updated", _marker)
+            for n in range(args.subscribers)]
         began = time.monotonic()
         await connect_all(subscribers)
         connect_seconds = time.monotonic() - began
@@ -394,6 +398,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--subscribers", type=int, default=1000, help="subscribers on one board (fan-out)")
     parser.add_argument("--fanout-rate", type=float, default=5.0,
                         help="mutations per second in the fan-out phase (open loop)")
+    parser.add_argument("--aiohttp-subscribers", action="store_true",
+                        help="fan-out subscribers on aiohttp websockets (bench/_support.py) instead of bare "
+                             "protocols (bench/_raw_subscriber.py): heavier on the load generator")
     parser.add_argument("--fanout-only", action="store_true",
                         help="run the fan-out phase alone (with --subscribers 5000: the 5,000-screen figure)")
     parser.add_argument("--server-core", type=int, default=0)
