@@ -6,16 +6,19 @@ writer task, which waits on the queue under a timer (one per wake-up) and writes
 websocket frame. For one event to 1,000 screens that is 1,000 task wake-ups, timers and encodings of the same
 text. Here the event's frame is built once per broadcast and written to the connection of every socket whose
 writer is idle: nothing queued and the writer waiting for the next packet, so everything sent to that socket
-before has been written already and the frame follows it in order. Any other socket (its writer busy, or a
-slow reader whose connection has a full send buffer, or one on long-polling or with per-message compression)
-gets the packet through its queue as before, which keeps its order too: once a packet is queued, later ones
-are queued behind it until the writer is idle again.
+before has been written already and the frame follows it in order. Any other socket (its writer busy, a
+slow reader whose connection has a full send buffer, or one on long-polling) gets the packet through its
+queue as before, which keeps its order too: once a packet is queued, later ones are queued behind it until
+the writer is idle again.
+
+So that one frame serves every socket, Engine.IO's websockets decline per-message compression (which
+browsers offer): with it each socket has its own compressor, and each event would be compressed once per
+screen.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
 from typing import Any
 
 from aiohttp.web import WebSocketResponse
@@ -46,7 +49,7 @@ class _Open:
 
     __slots__ = ("socket", "ws", "transport")
 
-    def __init__(self, socket: AsyncSocket, ws: WebSocketResponse, transport: asyncio.Transport) -> None:
+    def __init__(self, socket: AsyncSocket, ws: WebSocketResponse, transport: asyncio.Transport | None) -> None:
         self.socket = socket
         self.ws = ws
         self.transport = transport
@@ -60,24 +63,24 @@ class DirectFrames:
         opened = self._open
 
         class Tracked(WebSocket):  # type: ignore[misc]  # engine.io ships no types
-            """engine.io's aiohttp websocket, noted in `opened` while its Engine.IO handler runs."""
+            """engine.io's aiohttp websocket, uncompressed, and noted in `opened` while its Engine.IO handler runs."""
 
-            def __init__(self, handler: Callable[[WebSocket], Coroutine[Any, Any, None]], server: Any) -> None:
-                async def tracked(wrapper: WebSocket) -> None:
-                    socket: AsyncSocket = handler.__self__  # type: ignore[attr-defined]  # the bound handler's socket
-                    ws: WebSocketResponse = wrapper._sock
-                    transport = wrapper.environ["aiohttp.request"].transport
-                    if ws.compress or transport is None:  # each socket's frames differ: queued
-                        await handler(wrapper)
-                        return
-                    entry = opened[socket.sid] = _Open(socket, ws, transport)
-                    try:
-                        await handler(wrapper)
-                    finally:
-                        if opened.get(socket.sid) is entry:
-                            del opened[socket.sid]
-
-                super().__init__(tracked, server)
+            async def __call__(self, environ: dict[str, Any]) -> WebSocketResponse:
+                # engine.io's own, but declining per-message compression: with it every socket's frame of the
+                # same event differs (each has its own compressor), and compressing one event once per screen
+                # costs more CPU than sending it; events are a few hundred bytes.
+                request = environ["aiohttp.request"]
+                ws = self._sock = WebSocketResponse(max_msg_size=self.server.max_http_buffer_size, compress=False)
+                await ws.prepare(request)
+                self.environ = environ
+                socket: AsyncSocket = self.handler.__self__  # the bound handler's Engine.IO socket
+                entry = opened[socket.sid] = _Open(socket, ws, request.transport)
+                try:
+                    await self.handler(self)
+                finally:
+                    if opened.get(socket.sid) is entry:
+                        del opened[socket.sid]
+                return ws
 
         # The driver table is the engine.io module's, shared by every server of the process: this one gets a copy.
         eio._async = {**eio._async, "websocket": Tracked}
@@ -99,7 +102,8 @@ class DirectFrames:
         if not getters or getters[-1].done() or not queue.empty():
             return False
         transport = entry.transport
-        if entry.ws.closed or transport.is_closing() or transport.get_write_buffer_size() > MAX_BUFFERED:
+        if (transport is None or entry.ws.closed or transport.is_closing()
+                or transport.get_write_buffer_size() > MAX_BUFFERED):
             return False
         transport.write(frame)
         return True

@@ -1,7 +1,8 @@
 """A board's changes reach every kind of screen once and in seq order, whichever way the gateway sends them
-(web/socket_frames.py): plain websockets get one prebuilt frame written straight to their connection, a
-websocket that asked for per-message compression (as browsers do) gets its packets through its Engine.IO
-queue, and a screen busy replaying what it missed goes live with neither a gap nor a repeat."""
+(web/socket_frames.py): websockets get one prebuilt frame written straight to their connection (also one
+that offered per-message compression, as browsers do: it is declined), a long-polling screen gets its
+packets through its Engine.IO queue, and a screen busy replaying what it missed goes live with neither a
+gap nor a repeat."""
 
 from __future__ import annotations
 
@@ -15,13 +16,14 @@ from tests.harness import Api, Org
 from tests.integration.boards.conftest import Board, make_board
 from tests.integration.live.conftest import WAIT, Screen, follow
 from tests.integration.live.test_board_live import board_seq
+from web.socket_gateway import GATEWAY
 
 CHANGES = 20
 
 
-class CompressedScreen:
-    """An Engine.IO 4 / Socket.IO 5 client on a raw aiohttp websocket that offers permessage-deflate (the
-    python-socketio client does not); it records the seq of every `item.updated` it is sent, in order."""
+class BrowserLikeScreen:
+    """An Engine.IO 4 / Socket.IO 5 client on a raw aiohttp websocket that offers permessage-deflate as browsers
+    do (the python-socketio client does not); it records the seq of every `item.updated` it is sent, in order."""
 
     def __init__(self) -> None:
         self.seqs: list[int] = []
@@ -66,7 +68,7 @@ class CompressedScreen:
         await self._session.close()
 
 
-async def test_plain_compressed_and_resuming_screens_each_get_every_change_once_in_order(
+async def test_websocket_browser_polling_and_resuming_screens_each_get_every_change_once_in_order(
         org: Org, screens: Any) -> None:
     board = await make_board(org, columns=[{"name": "Count", "type": "number"}])
     item = await board.add_item("Parts made")
@@ -79,10 +81,18 @@ async def test_plain_compressed_and_resuming_screens_each_get_every_change_once_
 
     plain: list[Screen] = [screens() for _ in range(3)]
     starts = [await follow(screen, org.owner, board) for screen in plain]
-    compressed = CompressedScreen()
+    polling = screens()
+    await polling.client.connect(f"http://127.0.0.1:{org.owner.client.server.port}", transports=["polling"],
+                                 headers={"Host": org.owner.host, "Cookie": org.owner.headers()["Cookie"]},
+                                 wait_timeout=WAIT)
+    polling_ack = await polling.call("subscribe", {"room": f"board:{board.id}"})
+    assert polling_ack["ok"] is True, polling_ack
+    plain.append(polling)
+    starts.append(int(polling_ack["seq"]))
+    browser = BrowserLikeScreen()
     try:
-        compressed_start = await compressed.follow(org.owner, board)
-        assert compressed.compressed, "the server accepted no per-message compression"
+        browser_start = await browser.follow(org.owner, board)
+        assert not browser.compressed, "per-message compression was accepted"
         await count_to(0)
         # A screen that resumes from before all of it while changes keep coming: its replay goes through
         # its queue while the others are written to directly.
@@ -94,8 +104,11 @@ async def test_plain_compressed_and_resuming_screens_each_get_every_change_once_
         for screen, start in zip([*plain, resumed], [*starts, starts[0]], strict=True):
             await screen.wait_for_seq(final)
             assert screen.seqs("item.updated") == list(range(start + 1, final + 1))
-        await compressed.wait_for_seq(final)
-        assert compressed.seqs == list(range(compressed_start + 1, final + 1))
+        await browser.wait_for_seq(final)
+        assert browser.seqs == list(range(browser_start + 1, final + 1))
         assert starts[0] <= resumed_start <= final
+        # Closed by the server: the client's own disconnect of a long-polling socket would wait for the poll it
+        # has pending to time out (half a minute).
+        await org.owner.client.server.app[GATEWAY].sio.disconnect(polling.client.get_sid())
     finally:
-        await compressed.close()
+        await browser.close()
