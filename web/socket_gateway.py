@@ -55,6 +55,7 @@ from web.context import SESSION_COOKIE, host_name, org_slug
 from web.inputs import decode_input
 from web.keys import NODE
 from web.socket_fanout import RedisFanout
+from web.socket_frames import DirectFrames, text_frame
 from web.socket_limits import (
     FLOOD_STRIKES,
     MALFORMED,
@@ -83,6 +84,8 @@ REPLAY_PAGE = 500
 BUS_CAPACITY = 4096
 # The safety net for access changed on another node: every socket's access is checked this often.
 RECHECK_SECONDS = 1.0
+# Sockets the safety net checks between two turns of the event loop.
+RECHECK_BATCH = 100
 # The event a socket gets when it leaves a room (room set) or is disconnected (room null) for lost access.
 ACCESS_REVOKED = "access.revoked"
 # Organization events after which the named member's sockets are re-checked.
@@ -143,6 +146,7 @@ class LiveGateway:
         # our own Redis channel), so python-socketio's own manager needs no message queue.
         self.sio = socketio.AsyncServer(async_mode="aiohttp", client_manager=socketio.AsyncManager(),
                                         serializer=BoundedPacket, max_http_buffer_size=MAX_MESSAGE_BYTES)
+        self._frames = DirectFrames(self.sio.eio)
         self._fanout = RedisFanout(redis_url, self._deliver) if redis_url is not None else None
         self._node: Node | None = None
         self._connections: dict[str, Connection] = {}
@@ -513,13 +517,16 @@ class LiveGateway:
                       if sid not in skip]
         if not recipients:
             return
-        # Encoded once and queued on each recipient's Engine.IO socket (public API: `AsyncServer.send_packet`
-        # sends a raw packet). `sio.emit` would make one task per recipient (measured with
-        # bench/board_load.py: a fifth more server CPU per delivery to 1,000 screens).
+        # Encoded once; written as one prebuilt frame to each recipient whose Engine.IO writer is idle, else
+        # queued on its Engine.IO socket (web/socket_frames.py). `sio.emit` would make one task per recipient
+        # (measured with bench/board_load.py: a fifth more server CPU per delivery to 1,000 screens).
         encoded = self.sio.packet_class(socketio.packet.EVENT, namespace="/", data=[name, payload]).encode()
-        packets = [engineio.packet.Packet(engineio.packet.MESSAGE, part)
-                   for part in (encoded if isinstance(encoded, list) else [encoded])]
+        parts = encoded if isinstance(encoded, list) else [encoded]
+        packets = [engineio.packet.Packet(engineio.packet.MESSAGE, part) for part in parts]
+        frame = text_frame(packets[0].encode()) if isinstance(encoded, str) else None
         for eio_sid in recipients:
+            if frame is not None and self._frames.write(eio_sid, frame):
+                continue
             for packet in packets:
                 await self.sio.eio.send_packet(eio_sid, packet)
 
@@ -600,7 +607,11 @@ class LiveGateway:
         """The safety net: access changed on another node (whose signals do not reach this one)."""
         while True:
             await self.node.clock.sleep(RECHECK_SECONDS)
-            for sid, connection in list(self._connections.items()):
+            for number, (sid, connection) in enumerate(list(self._connections.items()), 1):
+                if number % RECHECK_BATCH == 0:
+                    # A check answered from the caches never waits: without this, thousands of sockets would
+                    # hold the loop (deliveries, requests) for tens of milliseconds each second.
+                    await asyncio.sleep(0)
                 if connection.checking or self._connections.get(sid) is not connection:
                     continue
                 connection.checking = True

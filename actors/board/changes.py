@@ -89,9 +89,11 @@ def apply_change(state: BoardState, change: BoardChange) -> BoardState:
             maps[attribute] = getattr(state, attribute).mutate()
         return maps[attribute]
 
+    in_place = True  # no item entered, left or moved in board order, and no group changed
     for op in change.ops:
         row_type = type(op.row) if isinstance(op, Put) else op.row_type
         attribute, _ = TABLES[row_type]
+        in_place = in_place and attribute != "groups"
         if attribute == "board":
             board = op.row if isinstance(op, Put) else None  # type: ignore[assignment]
             continue
@@ -99,19 +101,23 @@ def apply_change(state: BoardState, change: BoardChange) -> BoardState:
         if isinstance(op, Put) and isinstance(op.row, ItemRow | CommentRow) and board is not None \
                 and op.row.board_id != board.id:
             _drop(table, op.row.id, rows if row_type is ItemRow else None, state)  # moved to another board
+            in_place = in_place and row_type is not ItemRow
         elif isinstance(op, Put) and isinstance(op.row, ItemRow) and (op.row.deleted_at is not None
                                                                      or op.row.moving_to is not None):
             # Into the trash or leaving: out of memory (its comments with it); `prepare` reads it back on demand.
             _drop(table, op.row.id, rows, state)
+            in_place = False
         elif isinstance(op, Put):
             old = table.get(op.row.id)
             table[op.row.id] = op.row
             if isinstance(op.row, ItemRow):
+                in_place = in_place and old is not None and _same_place(old, op.row)
                 _index_item(rows, old, op.row)
                 if op.row.id in state.arriving:  # taken from another board: no longer arriving
                     rows("arriving").pop(op.row.id, None)
         else:
             _drop(table, op.id, rows if row_type is ItemRow else None, state)
+            in_place = in_place and row_type is not ItemRow
     fields: dict[str, Any] = {attribute: mutation.finish() for attribute, mutation in maps.items()}
     if board is not state.board:
         fields["board"] = board
@@ -120,7 +126,20 @@ def apply_change(state: BoardState, change: BoardChange) -> BoardState:
         kept = frozenset(i for i in state.comments_of if i in fields["items"])
         if kept != state.comments_of:
             fields["comments_of"] = kept
-    return replace(state, **fields) if fields else state
+    if not fields:
+        return state
+    applied = replace(state, **fields)
+    if in_place and None in state.orders:
+        # Board order is unchanged (values, names, archiving): the next `items.list` need not sort the board again.
+        applied.orders[None] = state.orders[None]
+    return applied
+
+
+def _same_place(old: ItemRow, new: ItemRow) -> bool:
+    """Whether the item keeps its place in board order (and stays in it: a trashed item read back for a restore
+    is in memory but not in the order)."""
+    return (old.group_id == new.group_id and old.parent_id == new.parent_id and old.position == new.position
+            and old.board_id == new.board_id and old.deleted_at == new.deleted_at)
 
 
 def _index_item(rows: Any, old: ItemRow | None, item: ItemRow) -> None:

@@ -89,16 +89,17 @@ def list_items(state: BoardState, data: spec.ListItemsInput) -> Page:
                              details=[FieldError(f"filters.{index}.columnId", "no such column")])
     if data.sortBy is not None and data.sortBy not in state.columns and data.sortBy not in _BUILT_IN:
         raise BadRequest("unknown sort column", details=[FieldError("sortBy", "no such column")])
-    keys, rows = _ordered(state, data.sortBy)
+    keys, ids = _ordered(state, data.sortBy)
+    items = state.items
     after = decode_cursor(data.cursor, 3)
     descending = data.sortDir == "desc"
     try:
         if descending:
-            start = len(rows) if after is None else bisect_left(keys, tuple(after))
-            candidates = (rows[index] for index in range(start - 1, -1, -1))
+            start = len(ids) if after is None else bisect_left(keys, tuple(after))
+            candidates = (items[ids[index]] for index in range(start - 1, -1, -1))
         else:
             start = 0 if after is None else bisect_right(keys, tuple(after))
-            candidates = (rows[index] for index in range(start, len(rows)))
+            candidates = (items[ids[index]] for index in range(start, len(ids)))
     except TypeError:  # a cursor of another list or sort order, or tampered with
         raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")]) from None
 
@@ -122,12 +123,14 @@ def _key(state: BoardState, item: ItemRow, sort_by: str | None) -> tuple[Any, ..
     return (*_sort_value(_field(state, item, sort_by)), item.id)
 
 
-def _ordered(state: BoardState, sort_by: str | None) -> tuple[list[tuple[Any, ...]], list[ItemRow]]:
-    """The board's top-level items (trash excluded) sorted by `sort_by` (board order when None), with their
-    keys; computed once per state and order, so later pages and other readers of this version reuse it."""
+def _ordered(state: BoardState, sort_by: str | None) -> tuple[list[tuple[Any, ...]], list[str]]:
+    """The board's top-level items (trash excluded) sorted by `sort_by` (board order when None): their keys and
+    ids. Computed once per state and order, so later pages and other readers of this version reuse it; a
+    change that moves no item hands the board order on to the next state (actors/board/changes.py), which is
+    why it holds ids, looked up in the state that reads them, and not rows."""
     cached = state.orders.get(sort_by)
     if cached is None:
         rows = state.board_order if sort_by is None else sorted(
             state.board_order, key=lambda item: _key(state, item, sort_by))
-        cached = state.orders[sort_by] = ([_key(state, item, sort_by) for item in rows], rows)
+        cached = state.orders[sort_by] = ([_key(state, item, sort_by) for item in rows], [item.id for item in rows])
     return cached

@@ -170,7 +170,8 @@ class BoardState:
 
     @cached_property
     def orders(self) -> dict[str | None, Any]:
-        """Sorted views of this state's items by sort key (filled by `items.list`); a new state starts empty."""
+        """Sorted views of this state's items by sort key, as keys and item ids (filled by `items.list`); a new
+        state starts empty, but for the board order that `apply_change` hands on when no item changed place."""
         return {}
 
     def items_of_group(self, group_id: str) -> list[ItemRow]:

@@ -231,3 +231,36 @@ async def test_references_to_other_columns_and_items_are_checked(board: Board) -
     wrong_lookup = await board.api.mutate("columns.create", {"boardId": board.id, "name": "L", "type": "lookup",
                                                              "config": {"dependencyColumnId": score["id"]}})
     assert wrong_lookup.status == 400
+
+
+async def test_a_list_after_each_change_shows_the_changed_rows_in_board_order(board: Board) -> None:
+    """Each list below reads a state whose board order an earlier list computed: changes that keep every item in
+    place (values, names, archiving) reuse it, any other (create, reorder, move, trash, restore, groups) must
+    not."""
+    status = board.column("status")
+
+    async def listed(**extra: object) -> list[tuple[str, str, str | None]]:
+        reply = await board.api.query("items.list", {"boardId": board.id, **extra})
+        return [(i["id"], i["name"], (i["values"].get(status["id"]) or {}).get("label")) for i in reply.data["items"]]
+
+    ids = [(await board.add_item(f"Item {n}"))["id"] for n in range(3)]
+    assert await listed() == [(i, f"Item {n}", None) for n, i in enumerate(ids)]
+    await board.api.mutate("items.setValue", {"itemId": ids[1], "columnId": status["id"], "value": "Done"})
+    await board.api.mutate("items.update", {"id": ids[2], "name": "Renamed"})
+    assert await listed() == [(ids[0], "Item 0", None), (ids[1], "Item 1", "Done"), (ids[2], "Renamed", None)]
+    added = (await board.add_item("Item 3"))["id"]
+    assert [row[0] for row in await listed()] == [*ids, added]
+    assert (await board.api.mutate("items.reorder", {"groupId": board.group_id,
+                                                     "itemIds": [added, *ids[::-1]]})).status == 200
+    assert [row[0] for row in await listed()] == [added, *ids[::-1]]
+    assert (await board.api.mutate("items.delete", {"id": ids[0]})).status == 200
+    assert [row[0] for row in await listed()] == [added, ids[2], ids[1]]
+    assert (await board.api.mutate("items.restore", {"id": ids[0]})).status == 200
+    assert ids[0] in [row[0] for row in await listed()]
+    await board.api.mutate("items.archive", {"id": ids[1]})
+    assert ids[1] not in [row[0] for row in await listed()]
+    assert ids[1] in [row[0] for row in await listed(includeArchived=True)]
+    later = (await board.api.mutate("boards.groups.create", {"boardId": board.id, "name": "Later"})).data
+    moved = await board.api.mutate("items.move", {"id": added, "groupId": later["id"]})
+    assert moved.status == 200, moved.body
+    assert [row[0] for row in await listed()][-1] == added
