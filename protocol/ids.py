@@ -6,15 +6,21 @@ milliseconds (`2026-11-21T10:00:00.000Z`).
 
 from __future__ import annotations
 
-import base64
-import secrets
+import os
 from datetime import UTC, datetime
+
+import msgspec
+
+# Each random byte becomes the base32 character of its low 5 bits (256 is a multiple of 32, so every
+# character is equally likely): one C-level translate instead of base64.b32encode's Python loop, which
+# cost several per cent of a write request (an id per request, event and activity row).
+_BASE32 = b"abcdefghijklmnopqrstuvwxyz234567" * 8
+_encode_json = msgspec.json.Encoder().encode
 
 
 def new_id(prefix: str) -> str:
     """`<prefix>_` + 20 lowercase base32 characters (100 random bits)."""
-    raw = base64.b32encode(secrets.token_bytes(15)).decode("ascii").lower()
-    return f"{prefix}_{raw[:20]}"
+    return f"{prefix}_{os.urandom(20).translate(_BASE32).decode('ascii')}"
 
 
 def utcnow() -> datetime:
@@ -25,8 +31,10 @@ def iso(moment: datetime | None) -> str | None:
     """Render a datetime as ISO 8601 UTC with milliseconds and a `Z`; None stays None."""
     if moment is None:
         return None
-    moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    # msgspec writes an aware datetime in C (`"YYYY-MM-DDTHH:MM:SS[.ffffff]Z"` in UTC), ten times faster
+    # than strftime, which made up most of the cost of items.list (two timestamps per item).
+    text = _encode_json(moment.astimezone(UTC))
+    return text[1:24].decode("ascii") + "Z" if len(text) > 22 else text[1:20].decode("ascii") + ".000Z"
 
 
 def parse_iso(text: str) -> datetime:
