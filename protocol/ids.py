@@ -7,6 +7,7 @@ milliseconds (`2026-11-21T10:00:00.000Z`).
 from __future__ import annotations
 
 import os
+import threading
 from datetime import UTC, datetime
 
 import msgspec
@@ -18,9 +19,34 @@ _BASE32 = b"abcdefghijklmnopqrstuvwxyz234567" * 8
 _encode_json = msgspec.json.Encoder().encode
 
 
+# Random bytes are drawn from the OS a few KB at a time: one getrandom() call per id cost as much as the
+# rest of new_id. The lock keeps two threads from taking the same bytes; a forked child starts afresh.
+_POOL_BYTES = 4000
+_pool = b""
+_taken = _POOL_BYTES
+_pool_lock = threading.Lock()
+
+
+def _drop_pool() -> None:
+    global _taken
+    _taken = _POOL_BYTES
+
+
+os.register_at_fork(after_in_child=_drop_pool)
+
+
+def _random_bytes(count: int) -> bytes:
+    global _pool, _taken
+    with _pool_lock:
+        if _taken + count > _POOL_BYTES:
+            _pool, _taken = os.urandom(_POOL_BYTES), 0
+        _taken += count
+        return _pool[_taken - count:_taken]
+
+
 def new_id(prefix: str) -> str:
     """`<prefix>_` + 20 lowercase base32 characters (100 random bits)."""
-    return f"{prefix}_{os.urandom(20).translate(_BASE32).decode('ascii')}"
+    return f"{prefix}_{_random_bytes(20).translate(_BASE32).decode('ascii')}"
 
 
 def utcnow() -> datetime:
