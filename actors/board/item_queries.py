@@ -112,7 +112,9 @@ def list_items(state: BoardState, data: spec.ListItemsInput) -> Page:
     more = len(page) > limit
     page = page[:limit]
     next_cursor = encode_cursor(*_key(state, page[-1], data.sortBy)) if more else None
-    return Page([item_view(state, item) for item in page], next_cursor, limit, key="items")
+    views = state.item_views
+    return Page([views.get(item.id) or views.setdefault(item.id, item_view(state, item)) for item in page],
+                next_cursor, limit, key="items")
 
 
 def _key(state: BoardState, item: ItemRow, sort_by: str | None) -> tuple[Any, ...]:
