@@ -52,7 +52,9 @@ def forget_organization(node: Node, slug: str) -> None:
 
 async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: str) -> VerifiedCredential | None:
     for row in await credential_repo.active_by_prefix(node.pool, kind, prefix):
-        if await verify_secret(token, row["secret_hash"]):
+        secret_hash = row["secret_hash"]
+        if node.credentials.proven(digest, secret_hash) or await verify_secret(token, secret_hash):
+            node.credentials.prove(digest, secret_hash)
             credential = VerifiedCredential(row["id"], row["kind"], row["organization_id"], row["user_id"],
                                             tuple(row["scopes"]), row["expires_at"])
             node.credentials.put(digest, credential)
