@@ -6,15 +6,47 @@ milliseconds (`2026-11-21T10:00:00.000Z`).
 
 from __future__ import annotations
 
-import base64
-import secrets
+import os
+import threading
 from datetime import UTC, datetime
+
+import msgspec
+
+# Each random byte becomes the base32 character of its low 5 bits (256 is a multiple of 32, so every
+# character is equally likely): one C-level translate instead of base64.b32encode's Python loop, which
+# cost several per cent of a write request (an id per request, event and activity row).
+_BASE32 = b"abcdefghijklmnopqrstuvwxyz234567" * 8
+_encode_json = msgspec.json.Encoder().encode
+
+
+# Random bytes are drawn from the OS a few KB at a time: one getrandom() call per id cost as much as the
+# rest of new_id. The lock keeps two threads from taking the same bytes; a forked child starts afresh.
+_POOL_BYTES = 4000
+_pool = b""
+_taken = _POOL_BYTES
+_pool_lock = threading.Lock()
+
+
+def _drop_pool() -> None:
+    global _taken
+    _taken = _POOL_BYTES
+
+
+os.register_at_fork(after_in_child=_drop_pool)
+
+
+def _random_bytes(count: int) -> bytes:
+    global _pool, _taken
+    with _pool_lock:
+        if _taken + count > _POOL_BYTES:
+            _pool, _taken = os.urandom(_POOL_BYTES), 0
+        _taken += count
+        return _pool[_taken - count:_taken]
 
 
 def new_id(prefix: str) -> str:
     """`<prefix>_` + 20 lowercase base32 characters (100 random bits)."""
-    raw = base64.b32encode(secrets.token_bytes(15)).decode("ascii").lower()
-    return f"{prefix}_{raw[:20]}"
+    return f"{prefix}_{_random_bytes(20).translate(_BASE32).decode('ascii')}"
 
 
 def utcnow() -> datetime:
@@ -25,8 +57,10 @@ def iso(moment: datetime | None) -> str | None:
     """Render a datetime as ISO 8601 UTC with milliseconds and a `Z`; None stays None."""
     if moment is None:
         return None
-    moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    # msgspec writes an aware datetime in C (`"YYYY-MM-DDTHH:MM:SS[.ffffff]Z"` in UTC), ten times faster
+    # than strftime, which made up most of the cost of items.list (two timestamps per item).
+    text = _encode_json(moment.astimezone(UTC))
+    return text[1:24].decode("ascii") + "Z" if len(text) > 22 else text[1:20].decode("ascii") + ".000Z"
 
 
 def parse_iso(text: str) -> datetime:

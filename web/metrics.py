@@ -50,6 +50,7 @@ class Metrics:
         self.requests = Histogram("obeya_request_duration_seconds",
                                   "HTTP requests by procedure (or route) and status, and how long they took",
                                   ["procedure", "status"], buckets=LATENCY_BUCKETS, registry=r)
+        self._request_series: dict[tuple[str, int], Histogram] = {}
         self.refusals = Counter("obeya_refusals", "Responses asking the client to come back (429, 503)",
                                 ["status", "procedure"], registry=r)
         self.turn_size = Histogram("obeya_actor_turn_messages", "Messages handled in one actor turn",
@@ -73,7 +74,12 @@ class Metrics:
                              ["kind"], registry=r)
 
     def observe_request(self, procedure: str, status: int, seconds: float) -> None:
-        self.requests.labels(procedure, str(status)).observe(seconds)
+        # `labels` validates and locks on every call; a request should cost a dict lookup (routes and
+        # statuses are few, so the series are too).
+        series = self._request_series.get((procedure, status))
+        if series is None:
+            series = self._request_series[procedure, status] = self.requests.labels(procedure, str(status))
+        series.observe(seconds)
         if status in REFUSALS:
             self.refusals.labels(str(status), procedure).inc()
 

@@ -185,13 +185,13 @@ def index_items(items: Any) -> tuple[Map[Any, float], Map[str, frozenset[str]]]:
     return Map(ends), Map({k: frozenset(v) for k, v in children.items()})
 
 
-def _upsert_sql(row_type: type[Any], table: str) -> tuple[str, list[str]]:
-    names = list(row_type.__struct_fields__)
-    columns = [_QUOTED.get(name, name) for name in names]
-    placeholders = ", ".join(f"${index}" for index in range(1, len(names) + 1))
-    updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in columns if column != "id")
-    return (f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders}) "
-            f"ON CONFLICT (id) DO UPDATE SET {updates}", names)
+def _upsert_sql(row_type: type[Any], table: str) -> str:
+    """One statement for any number of rows: they travel as one jsonb array (msgspec encodes the row structs
+    in C), read back as the table's own row type, so each column keeps its type without listing any."""
+    columns = ", ".join(_QUOTED.get(name, name) for name in row_type.__struct_fields__)
+    updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in columns.split(", ") if column != "id")
+    return (f"INSERT INTO {table} ({columns}) SELECT {columns} FROM jsonb_populate_recordset(NULL::{table}, $1) "
+            f"ON CONFLICT (id) DO UPDATE SET {updates}")
 
 
 _UPSERTS = {row_type: _upsert_sql(row_type, table) for row_type, (_, table) in TABLES.items()}
@@ -210,8 +210,8 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
             return
         kind, row_type = batch_key
         if kind == "put":
-            sql, names = _UPSERTS[row_type]
-            await conn.executemany(sql, [[getattr(row, name) for name in names] for row in batch])
+            # One statement may not upsert a row twice: a row put twice in the turn goes once, as last put.
+            await conn.execute(_UPSERTS[row_type], list({row.id: row for row in batch}.values()))
         else:
             await conn.execute(f"DELETE FROM {TABLES[row_type][1]} WHERE id = ANY($1::text[])", batch)
         batch.clear()
@@ -231,11 +231,14 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
                                change.comments_to[0], list(change.comments_to[1]), organization_id)
     entries = [entry for change in changes for entry in change.activity]
     if entries:
-        await conn.executemany(
+        # One statement, rows in the turn's order (each row's created_at is its own clock_timestamp()).
+        await conn.execute(
             """INSERT INTO activity (id, organization_id, entity_type, entity_id, action, metadata, actor_id)
-               VALUES ($1, $2, $3, $4, $5, $6, $7)""",
-            [(new_id("atv"), organization_id, e.entity_type, e.entity_id, e.action, e.metadata, e.actor_id)
-             for e in entries])
+               SELECT e.id, $1, e.entity_type, e.entity_id, e.action, e.metadata, e.actor_id
+                 FROM jsonb_populate_recordset(NULL::activity, $2) WITH ORDINALITY AS e ORDER BY e.ordinality""",
+            organization_id, [{"id": new_id("atv"), "entity_type": e.entity_type, "entity_id": e.entity_id,
+                               "action": e.action, "metadata": e.metadata, "actor_id": e.actor_id}
+                              for e in entries])
     notes = [note for change in changes for note in change.notifications]
     if notes:
         await conn.executemany(

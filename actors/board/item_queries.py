@@ -108,12 +108,19 @@ def list_items(state: BoardState, data: spec.ListItemsInput) -> Page:
                 and (data.groupId is None or item.group_id == data.groupId)
                 and all(_matches(_field(state, item, f.columnId), f.operator, f.value) for f in data.filters))
 
+    # The plain first call of a board (no filter, group or archived items) keeps every live row: no test per row.
+    if not data.filters and data.groupId is None and not data.includeArchived:
+        candidates = (item for item in candidates if item.archived_at is None)
+    else:
+        candidates = (item for item in candidates if wanted(item))
     # Walks from the cursor until one row past the page: a page costs its rows, not the board's.
-    page = list(islice((item for item in candidates if wanted(item)), limit + 1))
+    page = list(islice(candidates, limit + 1))
     more = len(page) > limit
     page = page[:limit]
     next_cursor = encode_cursor(*_key(state, page[-1], data.sortBy)) if more else None
-    return Page([item_view(state, item) for item in page], next_cursor, limit, key="items")
+    views = state.item_views
+    return Page([views.get(item.id) or views.setdefault(item.id, item_view(state, item)) for item in page],
+                next_cursor, limit, key="items")
 
 
 def _key(state: BoardState, item: ItemRow, sort_by: str | None) -> tuple[Any, ...]:

@@ -174,5 +174,11 @@ class BoardState:
         state starts empty, but for the board order that `apply_change` hands on when no item changed place."""
         return {}
 
+    @cached_property
+    def item_views(self) -> dict[str, dict[str, Any]]:
+        """The wire views `items.list` rendered from this state, by item id (a new state starts empty), so a
+        board read again and again renders each item once per change. Shared by the replies: never mutated."""
+        return {}
+
     def items_of_group(self, group_id: str) -> list[ItemRow]:
         return [i for i in self.board_order if i.group_id == group_id]

@@ -52,7 +52,9 @@ def forget_organization(node: Node, slug: str) -> None:
 
 async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: str) -> VerifiedCredential | None:
     for row in await credential_repo.active_by_prefix(node.pool, kind, prefix):
-        if await verify_secret(token, row["secret_hash"]):
+        secret_hash = row["secret_hash"]
+        if node.credentials.proven(digest, secret_hash) or await verify_secret(token, secret_hash):
+            node.credentials.prove(digest, secret_hash)
             credential = VerifiedCredential(row["id"], row["kind"], row["organization_id"], row["user_id"],
                                             tuple(row["scopes"]), row["expires_at"])
             node.credentials.put(digest, credential)
@@ -60,11 +62,11 @@ async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: s
     return None
 
 
-async def verify_bearer(node: Node, token: str) -> VerifiedCredential:
+async def verify_bearer(node: Node, token: str, digest: str) -> VerifiedCredential:
+    """The credential `token` (whose `secret_digest` is `digest`) names, verified."""
     parsed = bearer_kind(token)
     if parsed is None:
         raise Unauthorized("invalid credential")
-    digest = secret_digest(token)
     credential = node.credentials.get(digest)
     if credential is None:
         pending = node.verifying.get(digest)
@@ -96,12 +98,13 @@ async def verify_bearer(node: Node, token: str) -> VerifiedCredential:
 async def _throttled_bearer(node: Node, token: str, address: str | None) -> VerifiedCredential:
     """`verify_bearer`, guarded by the address's guessing throttle: a credential this node already verified
     passes at once; any other is refused 429 while the address is locked, and a refused one counts."""
-    if address is None or node.credentials.get(secret_digest(token)) is not None:
-        return await verify_bearer(node, token)
+    digest = secret_digest(token)
+    if address is None or node.credentials.get(digest) is not None:
+        return await verify_bearer(node, token, digest)
     key = throttle.address_key(address)
     await throttle.check(node, throttle.ADDRESS, key)
     try:
-        return await verify_bearer(node, token)
+        return await verify_bearer(node, token, digest)
     except Unauthorized:
         await throttle.failed(node, throttle.ADDRESS, key)
         raise

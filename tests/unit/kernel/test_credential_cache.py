@@ -4,6 +4,7 @@ began before the revoke finishes after it."""
 from __future__ import annotations
 
 from actors.kernel.credential_cache import (
+    CACHE_SECONDS,
     SESSION_CACHE_SECONDS,
     SESSIONS_PRUNED_FROM,
     CredentialCache,
@@ -52,3 +53,15 @@ def test_sessions_that_never_come_back_are_not_kept_for_good() -> None:
         clock.advance(1.0)  # each one stale a few puts later
     assert len(cache._sessions) <= 2 * SESSIONS_PRUNED_FROM
     assert cache.get_session(f"session_{10 * SESSIONS_PRUNED_FROM - 1}") == ("usr_1", "u@example.test")
+
+
+def test_a_secret_stays_proven_against_its_hash_only() -> None:
+    clock = ManualClock()
+    cache = CredentialCache(clock)
+    cache.prove("digest", "hash_1")
+    cache.put("digest", KEY)
+    clock.advance(CACHE_SECONDS + 1)
+    assert cache.get("digest") is None  # the entry expired: the row is read again
+    assert cache.proven("digest", "hash_1")  # but bcrypt need not run again for the same hash
+    assert not cache.proven("digest", "hash_2")  # a rotated key's new hash is verified anew
+    assert not cache.proven("other", "hash_1")
