@@ -52,7 +52,7 @@ class RawSubscriber(asyncio.Protocol):
     async def connect(self) -> int:
         """Open, authenticate and subscribe; returns the room's seq the server answered."""
         loop = asyncio.get_running_loop()
-        await loop.create_connection(lambda: self, self._address.hostname, self._address.port)
+        await loop.create_connection(lambda: self, self._address.hostname or "127.0.0.1", self._address.port or 80)
         assert self._transport is not None
         key = base64.b64encode(os.urandom(16)).decode()
         self._transport.write((f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: {self._host}\r\n"

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -551,3 +551,12 @@ def print_http(title: str, result: LoadResult, cpu: CpuWindow) -> None:
 def cpu_ms(cpu: CpuWindow, count: int) -> float:
     """Server CPU time per unit of work over the window: steadier than throughput on a shared machine."""
     return cpu.server_share * cpu.wall * 1000 / max(1, count)
+
+
+def run_bounded(main: Coroutine[Any, Any, int | None], seconds: float) -> int:
+    """Run a benchmark's coroutine, cut off after `seconds`; its exit code (1 when cut off, its own or 0 else)."""
+    try:
+        return asyncio.run(asyncio.wait_for(main, seconds)) or 0
+    except TimeoutError:
+        print(f"stopped: the run took longer than {seconds:.0f} s")
+        return 1

@@ -53,6 +53,7 @@ from bench._support import (  # noqa: E402
     percentile,
     print_http,
     profiling,
+    run_bounded,
     running_server,
     verdict,
 )
@@ -420,12 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"warning: cores {args.server_core} and {args.client_core} are not both available; not pinning")
         args.server_core = None
-    try:
-        asyncio.run(asyncio.wait_for(run(args), DEADLINE_SECONDS))
-    except TimeoutError:
-        print(f"stopped: the run took longer than {DEADLINE_SECONDS} s")
-        return 1
-    return 0
+    return run_bounded(run(args), DEADLINE_SECONDS)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ from bench._support import (  # noqa: E402
     percentile,
     print_http,
     redis_unreachable,
+    run_bounded,
     verdict,
 )
 
@@ -453,11 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"warning: cores {args.node_core} and {args.client_core} are not both available; not pinning")
         args.node_core = None
-    try:
-        return asyncio.run(asyncio.wait_for(run(args), DEADLINE_SECONDS))
-    except TimeoutError:
-        print(f"stopped: the run took longer than {DEADLINE_SECONDS} s")
-        return 1
+    return run_bounded(run(args), DEADLINE_SECONDS)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ from bench._support import (  # noqa: E402
     fresh_database,
     percentile,
     profiling,
+    run_bounded,
     running_server,
 )
 
@@ -238,12 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         args.server_core = None
     print(f"database server: {urlsplit(args.database_url).netloc if args.database_url else 'embedded'}")
-    try:
-        asyncio.run(asyncio.wait_for(run(args), DEADLINE_SECONDS))
-    except TimeoutError:
-        print(f"stopped: the run took longer than {DEADLINE_SECONDS} s")
-        return 1
-    return 0
+    return run_bounded(run(args), DEADLINE_SECONDS)
 
 
 if __name__ == "__main__":

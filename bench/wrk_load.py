@@ -44,6 +44,7 @@ from bench._support import (  # noqa: E402
     admin_database,
     fresh_database,
     profiling,
+    run_bounded,
     running_server,
 )
 
@@ -376,12 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         os.sched_setaffinity(0, {args.client_core})
     runs = len(args.loops) * len(args.workloads) * (args.repetitions + (1 if args.profile else 0))
     deadline = SET_UP_SECONDS * len(args.loops) + runs * (args.duration + 3)
-    try:
-        asyncio.run(asyncio.wait_for(run(args), deadline))
-    except TimeoutError:
-        print(f"stopped: the run took longer than {deadline:.0f} s")
-        return 1
-    return 0
+    return run_bounded(run(args), deadline)
 
 
 if __name__ == "__main__":
