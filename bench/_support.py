@@ -560,3 +560,14 @@ def run_bounded(main: Coroutine[Any, Any, int | None], seconds: float) -> int:
     except TimeoutError:
         print(f"stopped: the run took longer than {seconds:.0f} s")
         return 1
+
+
+def pin_client(server_core: int | None, client_core: int | None) -> int | None:
+    """Move this process (the load generator) to `client_core`; the core to pin the servers to, or None (with a
+    warning) when the two are not distinct cores of this machine."""
+    if server_core is None or client_core is None or server_core == client_core \
+            or not {server_core, client_core} <= os.sched_getaffinity(0):
+        print(f"warning: cores {server_core} and {client_core} are not both available; not pinning")
+        return None
+    os.sched_setaffinity(0, {client_core})
+    return server_core

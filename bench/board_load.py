@@ -51,6 +51,7 @@ from bench._support import (  # noqa: E402
     fresh_database,
     ms,
     percentile,
+    pin_client,
     print_http,
     profiling,
     run_bounded,
@@ -415,12 +416,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    cores = os.sched_getaffinity(0)
-    if {args.server_core, args.client_core} <= cores and args.server_core != args.client_core:
-        os.sched_setaffinity(0, {args.client_core})
-    else:
-        print(f"warning: cores {args.server_core} and {args.client_core} are not both available; not pinning")
-        args.server_core = None
+    args.server_core = pin_client(args.server_core, args.client_core)
     return run_bounded(run(args), DEADLINE_SECONDS)
 
 

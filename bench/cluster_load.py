@@ -54,6 +54,7 @@ from bench._support import (  # noqa: E402
     fresh_database,
     ms,
     percentile,
+    pin_client,
     print_http,
     redis_unreachable,
     run_bounded,
@@ -448,12 +449,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    cores = os.sched_getaffinity(0)
-    if {args.node_core, args.client_core} <= cores and args.node_core != args.client_core:
-        os.sched_setaffinity(0, {args.client_core})
-    else:
-        print(f"warning: cores {args.node_core} and {args.client_core} are not both available; not pinning")
-        args.node_core = None
+    args.node_core = pin_client(args.node_core, args.client_core)
     return run_bounded(run(args), DEADLINE_SECONDS)
 
 

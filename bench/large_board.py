@@ -51,6 +51,7 @@ from bench._support import (  # noqa: E402
     cpu_ms,
     fresh_database,
     percentile,
+    pin_client,
     profiling,
     run_bounded,
     running_server,
@@ -234,10 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
-    if {args.server_core, args.client_core} <= os.sched_getaffinity(0) and args.server_core != args.client_core:
-        os.sched_setaffinity(0, {args.client_core})
-    else:
-        args.server_core = None
+    args.server_core = pin_client(args.server_core, args.client_core)
     print(f"database server: {urlsplit(args.database_url).netloc if args.database_url else 'embedded'}")
     return run_bounded(run(args), DEADLINE_SECONDS)
 

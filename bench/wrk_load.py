@@ -43,6 +43,7 @@ from bench._support import (  # noqa: E402
     Server,
     admin_database,
     fresh_database,
+    pin_client,
     profiling,
     run_bounded,
     running_server,
@@ -369,12 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("wrk") is None:
         print("wrk is not installed: `apt-get install wrk` (Debian, Ubuntu), then run this again")
         return 2
-    cores = os.sched_getaffinity(0)
-    if not ({args.server_core, args.client_core} <= cores and args.server_core != args.client_core):
-        print(f"warning: cores {args.server_core} and {args.client_core} are not both available; not pinning")
-        args.server_core = args.client_core = None
-    else:
-        os.sched_setaffinity(0, {args.client_core})
+    args.server_core = pin_client(args.server_core, args.client_core)
+    if args.server_core is None:
+        args.client_core = None
     runs = len(args.loops) * len(args.workloads) * (args.repetitions + (1 if args.profile else 0))
     deadline = SET_UP_SECONDS * len(args.loops) + runs * (args.duration + 3)
     return run_bounded(run(args), deadline)
