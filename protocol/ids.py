@@ -20,7 +20,8 @@ _encode_json = msgspec.json.Encoder().encode
 
 
 # Random bytes are drawn from the OS a few KB at a time: one getrandom() call per id cost as much as the
-# rest of new_id. The lock keeps two threads from taking the same bytes; a forked child starts afresh.
+# rest of new_id. The lock keeps two threads from taking the same bytes; a forked child starts afresh, with a
+# new lock too (one another thread held at the fork would stay held in the child, whose every id would wait).
 _POOL_BYTES = 4000
 _pool = b""
 _taken = _POOL_BYTES
@@ -28,8 +29,8 @@ _pool_lock = threading.Lock()
 
 
 def _drop_pool() -> None:
-    global _taken
-    _taken = _POOL_BYTES
+    global _taken, _pool_lock
+    _taken, _pool_lock = _POOL_BYTES, threading.Lock()
 
 
 os.register_at_fork(after_in_child=_drop_pool)
