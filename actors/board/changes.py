@@ -231,10 +231,14 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
                                change.comments_to[0], list(change.comments_to[1]), organization_id)
     entries = [entry for change in changes for entry in change.activity]
     if entries:
-        # One statement, rows in the turn's order (each row's created_at is its own clock_timestamp()).
+        # One statement, rows in the turn's order. The trail sorts by created_at: a row more than the one before
+        # (a microsecond per row), rather than each row's own clock reading, which rows inserted within the
+        # same microsecond would share (and random ids would then order).
         await conn.execute(
-            """INSERT INTO activity (id, organization_id, entity_type, entity_id, action, metadata, actor_id)
-               SELECT e.id, $1, e.entity_type, e.entity_id, e.action, e.metadata, e.actor_id
+            """INSERT INTO activity (id, organization_id, entity_type, entity_id, action, metadata, actor_id,
+                                     created_at)
+               SELECT e.id, $1, e.entity_type, e.entity_id, e.action, e.metadata, e.actor_id,
+                      clock_timestamp() + (e.ordinality - 1) * interval '1 microsecond'
                  FROM jsonb_populate_recordset(NULL::activity, $2) WITH ORDINALITY AS e ORDER BY e.ordinality""",
             organization_id, [{"id": new_id("atv"), "entity_type": e.entity_type, "entity_id": e.entity_id,
                                "action": e.action, "metadata": e.metadata, "actor_id": e.actor_id}

@@ -3,6 +3,8 @@ order, trash and restore, archive, bulk operations, paging, sorting and filters,
 
 from __future__ import annotations
 
+import asyncpg
+
 from tests.harness import Org
 from tests.integration.boards.conftest import Board, make_board
 from web.keys import NODE
@@ -264,3 +266,17 @@ async def test_a_list_after_each_change_shows_the_changed_rows_in_board_order(bo
     moved = await board.api.mutate("items.move", {"id": added, "groupId": later["id"]})
     assert moved.status == 200, moved.body
     assert [row[0] for row in await listed()][-1] == added
+
+
+async def test_the_activity_of_one_call_is_listed_in_the_order_it_happened(board: Board, pool: asyncpg.Pool) -> None:
+    """A turn writes its activity rows in one statement: their times still follow the order they were logged in,
+    so the trail (newest first by time) lists them in reverse of that order, never shuffled by equal times."""
+    status = board.column("status")
+    ids = [(await board.add_item(f"Item {n}"))["id"] for n in range(60)]
+    updated = await board.api.mutate("items.bulkUpdate", {"itemIds": ids, "changes": {status["id"]: "Done"}})
+    assert updated.status == 200, updated.body
+
+    rows = await pool.fetch("""SELECT entity_id, created_at FROM activity WHERE entity_id = ANY($1::text[])
+                                 AND action = 'item.updated' ORDER BY created_at, id""", ids)
+    assert [row["entity_id"] for row in rows] == ids
+    assert len({row["created_at"] for row in rows}) == len(ids)  # no two share a time
