@@ -74,6 +74,12 @@ class DirectFrames:
                 await ws.prepare(request)
                 self.environ = environ
                 socket: AsyncSocket = self.handler.__self__  # the bound handler's Engine.IO socket
+                if socket.sid in opened:
+                    # A second websocket for one session (two upgrade requests at once): which of them Engine.IO
+                    # keeps is not known here, so neither is written to directly; the socket's queue serves it.
+                    del opened[socket.sid]
+                    await self.handler(self)
+                    return ws
                 entry = opened[socket.sid] = _Open(socket, ws, request.transport)
                 try:
                     await self.handler(self)
