@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import secrets
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
@@ -13,6 +14,7 @@ from urllib.parse import quote
 from aiohttp.test_utils import TestClient
 
 from actors.identity.accounts import create_organization, create_user
+from actors.kernel.node import Node
 from web.keys import NODE
 
 PASSWORD = "correct horse battery"
@@ -122,13 +124,18 @@ async def login(api: Api, email: str, password: str = PASSWORD) -> Api:
 
 
 async def make_org(client: TestClient, plan: str = "business") -> Org:
+    return await open_org(client.server.app[NODE], lambda host: Api(client, host), plan)
+
+
+async def open_org(node: Node, reach: Callable[[str], Api], plan: str = "business") -> Org:
+    """A new organization on `plan`, created through `node`, its owner signed in through `reach(host)` (the
+    in-process server, or one node of a cluster)."""
     slug = f"org-{secrets.token_hex(5)}"
     email = f"owner@{slug}.test"
-    node = client.server.app[NODE]
     org_id, owner_id = await create_organization(node, slug=slug, name=f"Org {slug}", owner_email=email,
                                                  owner_password=PASSWORD, owner_name="Olga Owner", plan=plan)
     host = f"{slug}.localhost"
-    anonymous = Api(client, host)
+    anonymous = reach(host)
     return Org(org_id, slug, host, owner_id, email, await login(anonymous, email), anonymous)
 
 

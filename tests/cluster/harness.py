@@ -23,9 +23,9 @@ import aiohttp
 import asyncpg
 import redis.asyncio as redis
 
-from actors.identity.accounts import create_organization, create_user
+from actors.identity.accounts import create_user
 from actors.kernel.node import Node
-from tests.harness import PASSWORD, Api, Org, free_port, login
+from tests.harness import PASSWORD, Api, Org, free_port, login, open_org
 
 ROOT = Path(__file__).resolve().parents[2]
 # A node on this machine is ready within a couple of seconds; two cores shared with the other test worker.
@@ -152,12 +152,7 @@ class Cluster:
 async def make_org(pool: asyncpg.Pool, node: ClusterNode, plan: str = "business") -> Org:
     """A new organization on `plan`, its owner signed in on `node` (an `Org`, so that the board helpers of
     tests/integration take it; its `add_user` needs an in-process server: use `add_user` below)."""
-    slug = f"org-{secrets.token_hex(5)}"
-    email = f"owner@{slug}.test"
-    org_id, owner_id = await create_organization(Node(pool=pool, bcrypt_rounds=4), slug=slug, name=f"Org {slug}",
-                                                 owner_email=email, owner_password=PASSWORD, plan=plan)
-    anonymous = node.api(f"{slug}.localhost")
-    return Org(org_id, slug, anonymous.host, owner_id, email, await login(anonymous, email), anonymous)
+    return await open_org(Node(pool=pool, bcrypt_rounds=4), node.api, plan)
 
 
 async def add_user(pool: asyncpg.Pool, org: Org, node: ClusterNode, role: str = "member") -> tuple[str, Api]:
