@@ -19,7 +19,6 @@ from typing import Any, Literal, Protocol
 import msgspec
 import redis.asyncio as redis
 import structlog
-from redis.exceptions import RedisError
 
 from actors.runtime.redis_errors import REDIS_AWAY, unavailable_without_redis
 from protocol import errors
@@ -162,7 +161,7 @@ class NodeInbox:
                 # rather than published to a connection Redis has not yet seen close.
                 await self._pubsub.unsubscribe(self.channel)
                 await self._confirmed("unsubscribe")
-            except (RedisError, TimeoutError) as exc:
+            except (*REDIS_AWAY, TimeoutError) as exc:
                 log.warning("inbox.unsubscribe_failed", node=self.node_id, error=repr(exc))
         for task in list(self._handling):
             task.cancel()
@@ -229,7 +228,7 @@ class NodeInbox:
         while True:
             try:
                 message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
-            except RedisError as exc:
+            except REDIS_AWAY as exc:
                 log.warning("inbox.disconnected", node=self.node_id, error=repr(exc), retry_in=delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RECONNECT_MAX)
@@ -276,7 +275,7 @@ class NodeInbox:
             reply = Reply(request.id, error=describe(InternalError("internal error")))
         try:
             await self._client.publish(self._prefix + request.reply_to, _encoder.encode(reply))
-        except RedisError as exc:
+        except REDIS_AWAY as exc:
             log.warning("inbox.reply_failed", node=self.node_id, error=repr(exc))
 
 

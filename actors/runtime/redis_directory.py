@@ -20,7 +20,6 @@ from typing import Any
 
 import redis.asyncio as redis
 import structlog
-from redis.exceptions import RedisError
 
 from actors.runtime.redis_errors import REDIS_AWAY, unavailable_without_redis
 
@@ -161,7 +160,7 @@ class RedisDirectory:
             for start in range(0, len(held), RENEW_BATCH):
                 batch = held[start:start + RENEW_BATCH]
                 await self._release(keys=[self._prefix + key for key in batch], args=[self.node_id])
-        except RedisError as exc:
+        except REDIS_AWAY as exc:
             # The leases lapse on their own: other nodes wait at most one lease for these actors.
             log.warning("directory.release_failed", node=self.node_id, keys=len(held), error=repr(exc))
 
