@@ -25,9 +25,13 @@ _AT_PATH = re.compile(r"\s*- at `\$(?P<path>[^`]*)`$")
 # Pagination fields are checked with 400 in both styles (spec 7.3), not as schema failures.
 _PAGINATION_FIELDS = {"limit", "cursor", "offset"}
 _decode = msgspec.json.Decoder().decode
-# The text of an integer outside 64 bits: INT_MAX and INT_MIN have 19 digits.
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+# The text of an integer outside 64 bits holds 19 digits in a row (INT_MAX and INT_MIN have 19): found as a run of
+# "0" in the text with every digit made "0" and every other byte " " (a third of a regular expression's time).
+_DIGITS_AS_ZEROS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_DIGITS = b"0" * 19
 
+# A batch's input, each call's left as its text.
+_batch_parts = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 T = TypeVar("T")
 
 
@@ -88,6 +92,22 @@ def _decoders(struct_type: type[msgspec.Struct]) -> tuple[msgspec.json.Decoder[A
     return msgspec.json.Decoder(_Wrapped[struct_type]), msgspec.json.Decoder(struct_type)  # type: ignore[valid-type]
 
 
+def _nests_within(data: bytes) -> bool:
+    """Whether the JSON `data` certainly nests at most MAX_DEPTH levels: it cannot nest deeper than it has
+    brackets (those in its strings only make the count safer)."""
+    return data.count(b"{") + data.count(b"[") <= MAX_DEPTH
+
+
+def batch_texts(text: bytes | str) -> dict[str, bytes] | None:
+    """A tRPC batch's input (`{"0": <input>, "1": ...}`) as the text of each call's input, for `typed_input`,
+    when the batch nests within MAX_DEPTH with its own level; None when not, or when it is no such object."""
+    try:
+        data = text.encode() if isinstance(text, str) else text
+        return {key: bytes(part) for key, part in _batch_parts(data).items()} if _nests_within(data) else None
+    except (msgspec.DecodeError, ValueError):  # ValueError: not UTF-8
+        return None
+
+
 def typed_input(struct_type: type[msgspec.Struct], text: bytes | str) -> Any:
     """An RPC call's input text (`{"json": <input>}`, or the bare input) decoded straight into `struct_type`, when
     it certainly passes every check of the general way and decodes alike; None when not (the caller takes the
@@ -97,8 +117,8 @@ def typed_input(struct_type: type[msgspec.Struct], text: bytes | str) -> Any:
     no key can be `json` or `meta` (no such text, no `\\u` escape), as `unwrap_input` would unwrap one."""
     try:
         data = text.encode() if isinstance(text, str) else text
-        if (data.count(b"{") + data.count(b"[") > MAX_DEPTH or b"\\u0000" in data
-                or _LONG_DIGITS.search(data) is not None):
+        if (not _nests_within(data) or b"\\u0000" in data
+                or _LONG_DIGITS in data.translate(_DIGITS_AS_ZEROS)):
             return None
         wrapped, bare = _decoders(struct_type)
         if b'"json"' in data:

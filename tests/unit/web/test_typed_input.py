@@ -13,7 +13,7 @@ import pytest
 
 from protocol import items as spec
 from protocol.errors import ApiError
-from web.inputs import decode_input, decode_json, typed_input
+from web.inputs import batch_texts, decode_input, decode_json, typed_input
 from web.rpc import unwrap_input
 
 
@@ -114,3 +114,22 @@ def test_procedure_inputs_decode_alike() -> None:
 def test_decode_input_takes_a_decoded_struct_as_it_is() -> None:
     value = Sample(name="ab", when=datetime(2026, 1, 1, tzinfo=UTC))
     assert decode_input(Sample, value) is value
+
+
+def test_a_batch_is_split_into_the_texts_of_its_calls() -> None:
+    parts = batch_texts('{"0": {"json": {"name": "ab"}}, "1": {"name": "cd", "limit": 3}}')
+    assert parts is not None
+    assert [typed_input(Sample, parts[key]) for key in ("0", "1")] == [Sample(name="ab"), Sample(name="cd", limit=3)]
+    for text in ("[1]", '{"0": 1'):
+        assert batch_texts(text) is None
+    not_utf8 = batch_texts(b'{"0": {"name": "a\xffb"}}')
+    assert not_utf8 is not None and typed_input(Sample, not_utf8["0"]) is None
+
+
+def test_a_batch_counts_its_own_level_against_the_depth_bound() -> None:
+    """A call nesting exactly MAX_DEPTH levels is taken alone; inside a batch it is one level too deep."""
+    call = '{"json": {"name": "ab", "value": ' + "[" * 62 + "]" * 62 + "}}"
+    assert typed_input(Sample, call) is not None
+    with pytest.raises(ApiError):
+        decode_json('{"0": ' + call + "}", "input")
+    assert batch_texts('{"0": ' + call + "}") is None
