@@ -1,5 +1,6 @@
 """Both wire styles' bodies: the tRPC envelope (`result.data.json`, `error{...,json}`) and the REST one
-(`data`/`meta`, `error{code,status,message,details}`). Encoding happens once, with msgspec."""
+(`data`/`meta`, `error{code,status,message,details}`). Encoding happens once, with msgspec; a page's items
+already encoded (protocol/encoded.py) are copied as bytes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
+from protocol.encoded import as_encoded
 from protocol.errors import TRPC_NUMBERS, ApiError
 from protocol.pagination import Page
 
@@ -21,7 +23,7 @@ def json_response(body: Any, status: int = 200) -> web.Response:
 
 def rpc_payload(value: Any) -> Any:
     if isinstance(value, Page):
-        return {value.key: value.items, "nextCursor": value.next_cursor}
+        return {value.key: as_encoded(value.items), "nextCursor": value.next_cursor}
     return value
 
 
@@ -41,7 +43,7 @@ def rpc_error(error: ApiError, path: str | None) -> dict[str, Any]:
 
 def rest_body(value: Any) -> dict[str, Any]:
     if isinstance(value, Page):
-        return {"data": value.items,
+        return {"data": as_encoded(value.items),
                 "meta": {"cursor": value.next_cursor, "has_more": value.next_cursor is not None,
                          "limit": value.limit}}
     return {"data": value}

@@ -17,7 +17,7 @@ from web.context import note_retry_after
 from web.dispatch import call_procedure
 from web.envelopes import json_response, rpc_error, rpc_result
 from web.errors import unexpected_error
-from web.inputs import decode_json
+from web.inputs import batch_texts, decode_json, typed_input
 
 # A batch may name at most this many procedures: tRPC's default `maxItems` is unlimited, but one
 # request must not fan out into an unbounded amount of work.
@@ -84,17 +84,49 @@ def unwrap_input(value: Any) -> Any:
     return value
 
 
-async def _raw_input(request: web.Request) -> Any:
+async def _input_text(request: web.Request) -> bytes | str | None:
     if request.method == "GET":
-        text = request.query.get("input")
-    else:
-        text = (await request.read()).decode("utf-8", "replace") or None
+        return request.query.get("input")
+    return await request.read() or None
+
+
+def _decoded(text: bytes | str | None) -> Any:
     if text is None:
         return None
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
     return decode_json(text, "input")  # before unwrap_input, which walks superjson's meta recursively
 
 
+def _typed(request: web.Request, name: str, text: bytes | str | None) -> Any:
+    """The call's input decoded by its procedure's typed decoder (web/inputs.py `typed_input`), or None where
+    the general way decides: no input, an unknown procedure, the wrong method, or input it does not take."""
+    procedure = REGISTRY.get(name)
+    if text is None or procedure is None or request.method != ("GET" if procedure.is_query else "POST"):
+        return None
+    return typed_input(procedure.input, text)
+
+
+def _typed_batch(request: web.Request, names: list[str], text: bytes | str | None) -> list[Any] | None:
+    """Every call's input of a batch by `_typed`, or None when any one goes the general way (then all do, so
+    that a batch is refused as a whole where it was)."""
+    parts = batch_texts(text) if text is not None else None
+    if parts is None:
+        return None
+    typed = [_typed(request, name, parts.get(str(index))) for index, name in enumerate(names)]
+    return None if any(data is None for data in typed) else typed
+
+
+def _batch_inputs(text: bytes | str | None, calls: int) -> list[Any]:
+    """Each call's input of a batch, decoded the general way."""
+    inputs = _decoded(text) or {}
+    if not isinstance(inputs, dict):
+        raise BadRequest('batch input must be an object keyed "0", "1", ...')
+    return [inputs.get(str(index)) for index in range(calls)]
+
+
 async def _one(request: web.Request, name: str, raw: Any) -> tuple[int, dict[str, Any]]:
+    """One call; `raw` is its decoded JSON, or its input Struct already (`_typed`)."""
     try:
         procedure = REGISTRY.get(name)
         if procedure is None:
@@ -118,14 +150,15 @@ async def handle_rpc(request: web.Request) -> web.Response:
     if not batch:
         if len(names) != 1:
             raise BadRequest("several procedures need ?batch=1")
-        status, body = await _one(request, names[0], await _raw_input(request))
+        text = await _input_text(request)
+        typed = _typed(request, names[0], text)
+        status, body = await _one(request, names[0], typed if typed is not None else _decoded(text))
         return json_response(body, status)
     if len(names) > MAX_BATCH:
         raise BadRequest(f"a batch holds at most {MAX_BATCH} calls")
-    inputs = await _raw_input(request) or {}
-    if not isinstance(inputs, dict):
-        raise BadRequest('batch input must be an object keyed "0", "1", ...')
-    results = [await _one(request, name, inputs.get(str(index))) for index, name in enumerate(names)]
+    text = await _input_text(request)
+    inputs = _typed_batch(request, names, text) or _batch_inputs(text, len(names))
+    results = [await _one(request, name, raw) for name, raw in zip(names, inputs, strict=True)]
     statuses = {status for status, _ in results}
     status = statuses.pop() if len(statuses) == 1 else 207
     return json_response([body for _, body in results], status)

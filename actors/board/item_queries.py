@@ -13,13 +13,20 @@ from bisect import bisect_left, bisect_right
 from itertools import islice
 from typing import Any
 
+import msgspec
+
 from actors.board.state import BoardState, ItemRow
 from actors.board.views import item_view
 from protocol import items as spec
+from protocol.encoded import EncodedList
 from protocol.errors import BadRequest, FieldError
 from protocol.pagination import Page, decode_cursor, encode_cursor, page_limit
 
 _BUILT_IN = {"name", "createdAt", "updatedAt"}
+# Pages kept per board state, by query: a state is read again and again until the board's next change, so each
+# page is listed and encoded once. Callers paging or filtering differently add pages; the oldest leaves first.
+MAX_PAGES = 16
+_query_key = msgspec.json.Encoder().encode
 
 
 def _field(state: BoardState, item: ItemRow, column_id: str) -> Any:
@@ -82,6 +89,20 @@ def _sort_value(value: Any) -> list[Any]:
 
 
 def list_items(state: BoardState, data: spec.ListItemsInput) -> Page:
+    """The page `data` asks for, its items encoded (protocol/encoded.py); the same Page again while the state
+    lasts. Shared by the replies: never mutated."""
+    key = _query_key(data)
+    pages = state.item_pages
+    page = pages.get(key)
+    if page is None:
+        page = _list_page(state, data)
+        if len(pages) >= MAX_PAGES:
+            del pages[next(iter(pages))]
+        pages[key] = page
+    return page
+
+
+def _list_page(state: BoardState, data: spec.ListItemsInput) -> Page:
     limit = page_limit(data.limit)
     for index, condition in enumerate(data.filters):
         if condition.columnId not in state.columns and condition.columnId not in _BUILT_IN:
@@ -119,8 +140,8 @@ def list_items(state: BoardState, data: spec.ListItemsInput) -> Page:
     page = page[:limit]
     next_cursor = encode_cursor(*_key(state, page[-1], data.sortBy)) if more else None
     views = state.item_views
-    return Page([views.get(item.id) or views.setdefault(item.id, item_view(state, item)) for item in page],
-                next_cursor, limit, key="items")
+    rendered = (views.get(item.id) or views.setdefault(item.id, item_view(state, item)) for item in page)
+    return Page(EncodedList(rendered), next_cursor, limit, key="items")
 
 
 def _key(state: BoardState, item: ItemRow, sort_by: str | None) -> tuple[Any, ...]:

@@ -180,5 +180,11 @@ class BoardState:
         board read again and again renders each item once per change. Shared by the replies: never mutated."""
         return {}
 
+    @cached_property
+    def item_pages(self) -> dict[bytes, Any]:
+        """The `items.list` pages listed from this state, by query, at most MAX_PAGES of them (filled by
+        actors/board/item_queries.py); a new state starts empty."""
+        return {}
+
     def items_of_group(self, group_id: str) -> list[ItemRow]:
         return [i for i in self.board_order if i.group_id == group_id]

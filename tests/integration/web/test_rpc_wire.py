@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 from urllib.parse import quote
 
 from tests.harness import Org
+from tests.integration.boards.conftest import make_board
 
 
 async def test_query_returns_result_data_json(org: Org) -> None:
@@ -75,3 +77,40 @@ async def test_malformed_input_json_is_bad_request(org: Org) -> None:
                                     headers=org.owner.headers()) as response:
         assert response.status == 400
         assert (await response.json())["error"]["data"]["code"] == "BAD_REQUEST"
+
+
+async def _raw_call(org: Org, name: str, text: str, *, post: bool) -> dict[str, Any]:
+    api = org.owner
+    if post:
+        request = api.client.post(f"/api/trpc/{name}", data=text,
+                                  headers=api.headers({"Content-Type": "application/json"}))
+    else:
+        request = api.client.get(f"/api/trpc/{name}?input={quote(text)}", headers=api.headers())
+    async with request as response:
+        body: dict[str, Any] = await response.json()
+        assert response.status == 200, body
+    return body["result"]["data"]["json"]
+
+
+async def test_each_input_form_reaches_the_procedure_alike(org: Org) -> None:
+    """`{"json": x}`, the bare input, and superjson's `meta` marking a field undefined: the typed decoder takes the
+    first two (web/inputs.py `typed_input`), the general way the third; all three are the same call."""
+    board = await make_board(org)
+    status = board.column("status")
+    item = await board.add_item("Pump")
+    call = {"itemId": item["id"], "columnId": status["id"]}
+    forms = [
+        {"json": {**call, "value": "Done"}},
+        {**call, "value": "Stuck"},
+        {"json": {**call, "value": "Working on it", "expectedVersion": None},
+         "meta": {"values": {"expectedVersion": ["undefined"]}}},
+    ]
+    for form in forms:
+        label = (form.get("json") or form)["value"]
+        updated = await _raw_call(org, "items.setValue", json.dumps(form), post=True)
+        assert updated["values"][status["id"]]["label"] == label
+    listed = [await _raw_call(org, "items.list", json.dumps(form), post=False) for form in (
+        {"json": {"boardId": board.id}}, {"boardId": board.id},
+        {"json": {"boardId": board.id, "cursor": None}, "meta": {"values": {"cursor": ["undefined"]}}})]
+    assert listed[0] == listed[1] == listed[2]
+    assert [i["values"][status["id"]]["label"] for i in listed[0]["items"]] == ["Working on it"]
