@@ -51,6 +51,28 @@ async def test_a_kpi_of_a_deleted_board_is_gone(board: Board) -> None:
     assert await pool_of(board.org).fetchval("SELECT count(*) FROM kpis WHERE id = $1", kpi["id"]) == 0
 
 
+async def test_changes_of_a_kpi_find_its_board_without_a_query_and_refuse_once_the_board_is_gone(
+        board: Board) -> None:
+    node = board.api.client.app[NODE]
+    kpi = await define(board)
+    assert node.board_locations[kpi["id"]] == board.id, "a KPI's changes find its board on the node"
+    recorded = await board.api.mutate("kpis.setValue", {"kpiId": kpi["id"], "value": 1})
+    assert recorded.status == 200, recorded.body
+
+    stream = f"kpi:{kpi['id']}"
+    logged = await pool_of(board.org).fetchval("SELECT count(*) FROM events WHERE stream = $1", stream)
+
+    deleted = await board.api.mutate("boards.delete", {"id": board.id})
+    assert deleted.status == 200, deleted.body
+    for procedure, data in (("kpis.setValue", {"kpiId": kpi["id"], "value": 2}),
+                            ("kpis.setTarget", {"kpiId": kpi["id"], "value": 1, "deadline": "2030-01-01"}),
+                            ("kpis.update", {"id": kpi["id"], "name": "Renamed"}),
+                            ("kpis.delete", {"id": kpi["id"]})):
+        refused = await board.api.mutate(procedure, data)
+        assert refused.status == 404, (procedure, refused.status, refused.body)
+    assert await pool_of(board.org).fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == logged
+
+
 async def test_one_statement_writes_a_kpi_with_its_first_values_alert_target_and_activity(board: Board) -> None:
     """A turn that defines a KPI and records on it writes all in one statement: the values' and alert's
     foreign keys are checked once the KPI row is in."""
