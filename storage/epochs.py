@@ -3,8 +3,20 @@ activation checks it, so an activation that was superseded can never overwrite n
 
 from __future__ import annotations
 
+import contextlib
+import re
+from collections.abc import AsyncIterator
+
+import asyncpg
+
 from protocol.errors import ServiceUnavailable
 from storage.connection import Connection
+
+# What `actor_fence` (migration 0039) raises when the epoch is no longer the current one.
+STALE_SQLSTATE = "OB001"
+# Actor keys that may be written into the statement as a literal: `kind:id` of generated ids. Another key (none
+# today) is checked with one more round trip, as a parameter.
+_LITERAL_KEY = re.compile(r"[A-Za-z0-9_:.-]+")
 
 
 class StaleEpoch(ServiceUnavailable):
@@ -24,14 +36,39 @@ async def take_epoch(conn: Connection, actor_key: str) -> int:
     return epoch
 
 
-async def check_epoch(conn: Connection, actor_key: str, epoch: int) -> None:
-    """Raise StaleEpoch unless `epoch` is still the current one.
+@contextlib.asynccontextmanager
+async def fenced(conn: asyncpg.Connection, actor_key: str, epoch: int) -> AsyncIterator[None]:
+    """A transaction that commits only while `epoch` is still the current one: StaleEpoch otherwise, before the
+    body runs. Rolled back when the body raises.
 
-    Run inside the commit's transaction: FOR UPDATE holds the row until commit, so a newer activation
-    taking its epoch waits for this commit and then loads what it wrote.
+    The check is the transaction's first statement, sent with its BEGIN in one round trip (the simple protocol
+    takes no parameters: the key and epoch go in as literals). It locks the epoch row until the transaction
+    ends, so a newer activation taking its epoch waits for this commit and then loads what it wrote.
     """
-    current = await conn.fetchval("SELECT epoch FROM actor_epochs WHERE actor_key = $1 FOR UPDATE",
-                                  actor_key)
-    if current != epoch:
-        # What the caller sees names no actor and no epoch (the runtime logs them: actor.stale_epoch).
-        raise StaleEpoch("moved to another node; retry")
+    if _LITERAL_KEY.fullmatch(actor_key):
+        opening = [f"BEGIN; SELECT actor_fence('{actor_key}', {int(epoch)})"]
+    else:
+        opening = ["BEGIN", "SELECT actor_fence($1, $2)"]
+    try:
+        await conn.execute(opening[0])
+        if len(opening) > 1:
+            await conn.execute(opening[1], actor_key, epoch)
+    except BaseException as exc:
+        await _rollback(conn)
+        if isinstance(exc, asyncpg.PostgresError) and exc.sqlstate == STALE_SQLSTATE:
+            # What the caller sees names no actor and no epoch (the runtime logs them: actor.stale_epoch).
+            raise StaleEpoch("moved to another node; retry") from None
+        raise
+    try:
+        yield
+    except BaseException:
+        await _rollback(conn)
+        raise
+    await conn.execute("COMMIT")
+
+
+async def _rollback(conn: asyncpg.Connection) -> None:
+    # A broken connection cannot roll back; the pool discards it on release and the server rolled back.
+    with contextlib.suppress(Exception):
+        if conn.is_in_transaction():
+            await conn.execute("ROLLBACK")

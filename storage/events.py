@@ -37,31 +37,57 @@ class Writer(msgspec.Struct, frozen=True):
     epoch: int
 
 
-async def append(conn: Connection, organization_id: str, stream: str,
-                 events: Sequence[tuple[str, Any]], writer: Writer | None = None) -> list[StoredEvent]:
-    """Append `(name, payload)` events to `stream` with consecutive sequence numbers, naming the activation
-    that wrote them when an actor did.
+# An event to append: (organization id, stream, name, stored payload). A stream belongs to one organization.
+Pending = tuple[str, str, str, Any]
 
-    Call inside the transaction that commits the change: the upsert on `event_streams` locks the
-    stream's row until commit, so concurrent appenders to one stream get disjoint, gap-free ranges.
+# One statement for any number of streams: reserve each stream's seq range on its row, streams in sorted order
+# (the rows stay locked until commit, so appenders never interleave, and taking them in one global order means
+# two transactions never wait on each other's streams), and insert the events numbered from their ranges.
+_APPEND = """WITH counts AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) AS c(stream, organization_id, n)),
+     reserved AS (
+         INSERT INTO event_streams (stream, organization_id, last_seq)
+         SELECT stream, organization_id, n FROM counts ORDER BY stream COLLATE "C"
+         ON CONFLICT (stream) DO UPDATE SET last_seq = event_streams.last_seq + EXCLUDED.last_seq
+         RETURNING stream, last_seq)
+INSERT INTO events (id, organization_id, stream, seq, name, payload, node_id, epoch)
+SELECT e.id, c.organization_id, e.stream, r.last_seq - c.n + e.k, e.name, e.payload, $9, $10
+  FROM unnest($4::text[], $5::text[], $6::text[], $7::jsonb[], $8::bigint[]) AS e(id, stream, name, payload, k)
+  JOIN counts c USING (stream) JOIN reserved r USING (stream)
+RETURNING id, organization_id, stream, seq, name, payload, created_at"""
+
+
+async def append_all(conn: Connection, events: Sequence[Pending], writer: Writer | None = None) -> list[StoredEvent]:
+    """Append `events` to their streams, each stream's with consecutive sequence numbers in the order given,
+    naming the activation that wrote them when an actor did; the stored events come back in the order given.
+
+    Call inside the transaction that commits the change: the upsert on `event_streams` locks each stream's row
+    until commit, so concurrent appenders to one stream get disjoint, gap-free ranges.
     """
     if not events:
         return []
-    # One statement (one round trip per turn): reserve the seq range on the stream's row, insert the
-    # events numbered from it. The row stays locked until commit, so appenders never interleave.
+    counts: dict[str, int] = {}
+    organization_of: dict[str, str] = {}
+    ids: list[str] = []
+    numbers: list[int] = []
+    for organization_id, stream, _, _ in events:
+        counts[stream] = counts.get(stream, 0) + 1
+        organization_of.setdefault(stream, organization_id)
+        ids.append(new_id("evt"))
+        numbers.append(counts[stream])
     rows = await conn.fetch(
-        """WITH reserved AS (
-               INSERT INTO event_streams (stream, organization_id, last_seq) VALUES ($3, $2, $7)
-               ON CONFLICT (stream) DO UPDATE SET last_seq = event_streams.last_seq + EXCLUDED.last_seq
-               RETURNING last_seq)
-           INSERT INTO events (id, organization_id, stream, seq, name, payload, node_id, epoch)
-           SELECT e.id, $2, $3, reserved.last_seq - $7 + e.n, e.name, e.payload, $8, $9
-             FROM reserved, unnest($1::text[], $4::text[], $5::jsonb[], $6::bigint[]) AS e(id, name, payload, n)
-           RETURNING id, organization_id, stream, seq, name, payload, created_at""",
-        [new_id("evt") for _ in events], organization_id, stream, [name for name, _ in events],
-        [payload for _, payload in events], list(range(1, len(events) + 1)), len(events),
+        _APPEND, list(counts), [organization_of[stream] for stream in counts], list(counts.values()),
+        ids, [stream for _, stream, _, _ in events], [name for _, _, name, _ in events],
+        [payload for _, _, _, payload in events], numbers,
         writer.node_id if writer else None, writer.epoch if writer else None)
-    return sorted((_from_row(row) for row in rows), key=lambda event: event.seq)
+    by_id = {row["id"]: _from_row(row) for row in rows}
+    return [by_id[event_id] for event_id in ids]
+
+
+async def append(conn: Connection, organization_id: str, stream: str,
+                 events: Sequence[tuple[str, Any]], writer: Writer | None = None) -> list[StoredEvent]:
+    """Append `(name, payload)` events to `stream` (`append_all` for one stream)."""
+    return await append_all(conn, [(organization_id, stream, name, payload) for name, payload in events], writer)
 
 
 async def read(conn: Conn, organization_id: str, stream: str, since: int = 0,

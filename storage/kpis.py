@@ -9,6 +9,7 @@ from typing import Any
 
 import asyncpg
 
+from storage.activity import insert_entries_sql
 from storage.connection import Conn, Connection
 
 KPI_COLUMNS = ("id", "organization_id", "board_id", "name", "category", "unit", "direction", "frequency",
@@ -21,14 +22,6 @@ TARGET_COLUMNS = ("id", "kpi_id", "value", "deadline", "milestones", "set_by", "
 
 def _list(columns: Sequence[str], alias: str = "") -> str:
     return ", ".join(f"{alias}{column}" for column in columns)
-
-
-def _placeholders(count: int, start: int = 1) -> str:
-    return ", ".join(f"${index}" for index in range(start, start + count))
-
-
-def _rows(rows: Sequence[Any], columns: Sequence[str], *extra: Any) -> list[list[Any]]:
-    return [[*extra, *(getattr(row, column) for column in columns)] for row in rows]
 
 
 # --- the actor's state -------------------------------------------------------------------------------------
@@ -57,37 +50,65 @@ async def current_target(conn: Conn, org_id: str, kpi_id: str) -> asyncpg.Record
              ORDER BY set_at DESC, position DESC LIMIT 1""", org_id, kpi_id)
 
 
-async def upsert_kpis(conn: Connection, rows: Sequence[Any]) -> None:
-    updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in KPI_COLUMNS if column != "id")
-    await conn.executemany(
-        f"""INSERT INTO kpis ({_list(KPI_COLUMNS)}) VALUES ({_placeholders(len(KPI_COLUMNS))})
-            ON CONFLICT (id) DO UPDATE SET {updates}""", _rows(rows, KPI_COLUMNS))
+def _updates(columns: Sequence[str]) -> str:
+    return ", ".join(f"{column} = EXCLUDED.{column}" for column in columns if column != "id")
+
+
+# What a turn writes, by part: (table, columns, whether rows carry the organization id themselves, the conflict
+# clause, whether rows go in the order given). Rows travel as one jsonb array each (msgspec encodes the row
+# structs in C), read back as the table's own row type, so each column keeps its type without listing any. Values
+# and targets go in order: their `position` orders those recorded in one turn.
+_PARTS: dict[str, tuple[str, Sequence[str], bool, str, bool]] = {
+    "kpis": ("kpis", KPI_COLUMNS, True, f"ON CONFLICT (id) DO UPDATE SET {_updates(KPI_COLUMNS)}", False),
+    "values": ("kpi_values", VALUE_COLUMNS, False, "", True),
+    "alerts": ("kpi_alerts", ALERT_COLUMNS, False,
+               f"ON CONFLICT (id) DO UPDATE SET {_updates(ALERT_COLUMNS)}", False),
+    "targets": ("kpi_targets", TARGET_COLUMNS, False, "", True),
+}
+
+
+def _part_sql(part: str, organization: str, rows: str) -> str:
+    table, columns, own_org, conflict, ordered = _PARTS[part]
+    names = _list(columns) if own_org else f"organization_id, {_list(columns)}"
+    selected = _list(columns) if own_org else f"{organization}, {_list(columns)}"
+    order = "WITH ORDINALITY AS r ORDER BY r.ordinality" if ordered else ""
+    return (f"INSERT INTO {table} ({names}) SELECT {selected} FROM jsonb_populate_recordset(NULL::{table}, {rows}) "
+            f"{order} {conflict}")
+
+
+async def write_turn(conn: Connection, org_id: str, *, kpis: Sequence[Any] = (), values: Sequence[Any] = (),
+                     alerts: Sequence[Any] = (), targets: Sequence[Any] = (),
+                     activity: Sequence[dict[str, Any]] = ()) -> None:
+    """A KPI turn's rows (and its activity entries, `storage.activity.insert_entries_sql` rows) in one statement:
+    each table's rows in one part, the parts as CTEs of one another. A row may appear once per table (a
+    statement cannot upsert one row twice). Foreign keys are checked when the statement ends, so values may
+    refer to the KPI defined by the same statement."""
+    given = [(part, rows) for part, rows in (("kpis", kpis), ("values", values), ("alerts", alerts),
+                                             ("targets", targets), ("activity", activity)) if rows]
+    if not given:
+        return
+    args: list[Any] = []
+
+    def placeholder(value: Any) -> str:
+        args.append(value)
+        return f"${len(args)}"
+
+    organization = ""
+    statements = []
+    for part, rows in given:
+        if part != "kpis" and not organization:
+            organization = placeholder(org_id)
+        rows_param = placeholder(list(rows))
+        statements.append(insert_entries_sql(organization, rows_param) if part == "activity"
+                          else _part_sql(part, organization, rows_param))
+    ctes = ", ".join(f"w{index} AS ({sql})" for index, sql in enumerate(statements[:-1]))
+    await conn.execute(f"WITH {ctes} {statements[-1]}" if ctes else statements[-1], *args)
 
 
 async def delete_kpis(conn: Connection, org_id: str, kpi_ids: Sequence[str]) -> None:
     """Deletes the KPIs with their values, alerts and targets (ON DELETE CASCADE)."""
     await conn.execute("DELETE FROM kpis WHERE organization_id = $1 AND id = ANY ($2::text[])", org_id,
                        list(kpi_ids))
-
-
-async def insert_values(conn: Connection, org_id: str, rows: Sequence[Any]) -> None:
-    await conn.executemany(
-        f"""INSERT INTO kpi_values (organization_id, {_list(VALUE_COLUMNS)})
-            VALUES ({_placeholders(len(VALUE_COLUMNS) + 1)})""", _rows(rows, VALUE_COLUMNS, org_id))
-
-
-async def upsert_alerts(conn: Connection, org_id: str, rows: Sequence[Any]) -> None:
-    updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in ALERT_COLUMNS if column != "id")
-    await conn.executemany(
-        f"""INSERT INTO kpi_alerts (organization_id, {_list(ALERT_COLUMNS)})
-            VALUES ({_placeholders(len(ALERT_COLUMNS) + 1)}) ON CONFLICT (id) DO UPDATE SET {updates}""",
-        _rows(rows, ALERT_COLUMNS, org_id))
-
-
-async def insert_targets(conn: Connection, org_id: str, rows: Sequence[Any]) -> None:
-    await conn.executemany(
-        f"""INSERT INTO kpi_targets (organization_id, {_list(TARGET_COLUMNS)})
-            VALUES ({_placeholders(len(TARGET_COLUMNS) + 1)})""", _rows(rows, TARGET_COLUMNS, org_id))
 
 
 # --- reads -------------------------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ class Node:
     rules: TtlCache[tuple[str, str], list[asyncpg.Record]] = field(init=False)  # (org, board) -> rules
     profiles: TtlCache[str, dict[str, Any]] = field(init=False)  # org -> user id -> comment Profile
     webhook_orgs: TtlCache[str, frozenset[str]] = field(init=False)  # WEBHOOK_ORGS_KEY -> org ids
-    board_locations: dict[str, str] = field(init=False)  # group/column/item/comment id -> board id
+    board_locations: dict[str, str] = field(init=False)  # group/column/item/comment/KPI id -> board id
     # Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
     verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = field(init=False)
     idempotency: IdempotencyRecords = field(init=False)

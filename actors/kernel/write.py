@@ -3,17 +3,16 @@ collects its events (`uow.emit`), activity entries (`uow.activity`) and notifica
 clean exit it appends the events, commits, and only then hands them to the bus; on failure it rolls back
 and raises one typed error (actors/kernel/db_errors.py), so a rolled-back change is never published.
 
-Events are appended grouped per stream, streams in sorted order. Appending locks the stream's row in
+Events are appended in one statement that takes their streams in sorted order. Appending locks the stream's row in
 `event_streams` until commit; two transactions that lock the same streams in opposite orders (two boards
 notifying the same two users, a move from board A to B while another goes from B to A) deadlock and one of
-them is aborted. Taking them in one global order makes that impossible. The actor runtime's commit uses
-`append_sorted` too.
+them is aborted. Taking them in one global order makes that impossible. The actor runtime's commit appends
+its events the same way (storage/events.py `append_all`).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any
@@ -28,31 +27,7 @@ from protocol.errors import ApiError
 from storage import activity as activity_log
 from storage import events as event_log
 from storage import notifications as notification_repo
-from storage.events import StoredEvent
-
-# An event waiting for its commit: (organization id, stream, name, stored payload). A stream belongs to
-# one organization.
-Pending = tuple[str, str, str, Any]
-
-
-async def append_sorted(conn: asyncpg.Connection, events: Sequence[Pending],
-                        writer: event_log.Writer | None = None) -> list[StoredEvent]:
-    """Append `events` inside the caller's transaction, one statement per stream, streams in sorted order
-    (see the module docstring), by `writer` when an actor's activation commits them; the stored events come
-    back in the order given."""
-    by_stream: dict[str, list[tuple[int, str, Any]]] = {}
-    organization_of: dict[str, str] = {}
-    for index, (organization_id, stream, name, payload) in enumerate(events):
-        by_stream.setdefault(stream, []).append((index, name, payload))
-        organization_of.setdefault(stream, organization_id)
-    stored: list[StoredEvent | None] = [None] * len(events)
-    for stream in sorted(by_stream):
-        group = by_stream[stream]
-        appended = await event_log.append(conn, organization_of[stream], stream,
-                                          [(name, payload) for _, name, payload in group], writer)
-        for (index, _, _), event in zip(group, appended, strict=True):
-            stored[index] = event
-    return [event for event in stored if event is not None]
+from storage.events import Pending, StoredEvent
 
 
 class UnitOfWork:
@@ -94,7 +69,7 @@ class UnitOfWork:
         try:
             if exc is None:
                 try:
-                    committed = await append_sorted(self.conn, self._pending)
+                    committed = await event_log.append_all(self.conn, self._pending)
                     await self._transaction.commit()
                 except BaseException as failure:
                     await self._rollback()

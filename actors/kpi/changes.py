@@ -1,6 +1,6 @@
 """What a KPI decision changes: the definition, values recorded, alerts raised or moved, a target set, the
 activity entries and notifications. `apply_change` folds a change into the state (pure); `persist_changes`
-writes a turn's changes with one batched statement per table."""
+writes a turn's changes in one statement (two when it deletes the KPI or notifies)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from actors.board.changes import ActivityEntry, BoardChange, NotificationEntry
+from actors.board.changes import ActivityEntry, BoardChange, NotificationEntry, activity_rows
 from actors.board.changes import persist_changes as persist_trail
 from actors.kpi.state import AlertRow, KpiRow, KpiState, TargetRow, ValueRow
 from storage import kpis as repo
@@ -54,18 +54,15 @@ def merge(changes: Sequence[KpiChange]) -> KpiChange:
 
 
 async def persist_changes(conn: asyncpg.Connection, organization_id: str, changes: Sequence[KpiChange]) -> None:
-    """The definition first (values refer to it), then values, alerts and targets, deletion last (a turn
-    decides nothing after a delete); the activity trail and notifications as the board actor writes them."""
+    """The turn's definition, values, alerts, targets and activity entries in one statement, deletion after it
+    (a turn decides nothing after a delete); notifications as the board actor writes them."""
     turn = merge(changes)
-    if turn.kpi is not None:
-        await repo.upsert_kpis(conn, [c.kpi for c in changes if c.kpi is not None])
-    if turn.values:
-        await repo.insert_values(conn, organization_id, turn.values)
-    if turn.alerts:
-        await repo.upsert_alerts(conn, organization_id, turn.alerts)
-    if turn.target is not None:
-        await repo.insert_targets(conn, organization_id, [c.target for c in changes if c.target is not None])
+    await repo.write_turn(
+        conn, organization_id, kpis=[turn.kpi] if turn.kpi is not None else [], values=turn.values,
+        # An alert raised and moved in one turn is written once, as it ends the turn.
+        alerts=list({alert.id: alert for alert in turn.alerts}.values()),
+        targets=[c.target for c in changes if c.target is not None], activity=activity_rows(turn.activity))
     if turn.deleted and turn.kpi is not None:
         await repo.delete_kpis(conn, organization_id, [turn.kpi.id])
-    if turn.activity or turn.notifications:
-        await persist_trail(conn, organization_id, [BoardChange((), turn.activity, turn.notifications)])
+    if turn.notifications:
+        await persist_trail(conn, organization_id, [BoardChange((), (), turn.notifications)])

@@ -16,7 +16,7 @@ from actors.board.changes import row_from_record
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
-from actors.kpi.routing import ask_kpi, kpi_board, read_kpi
+from actors.kpi.routing import ask_kpi, kpi_board, read_kpi, writable_kpi_board
 from actors.kpi.state import AlertRow, KpiRow, TargetRow, ValueRow
 from actors.kpi.views import alert_view, kpi_view, target_view, value_view
 from protocol import kpis as spec
@@ -62,13 +62,14 @@ async def define(node: Node, caller: Caller, data: spec.DefineInput) -> dict[str
     await require_board_access(node, caller, data.boardId)
     await _check_responsible(node, caller, data.responsibleUserId)
     kpi_id = new_id("kpi")
-    return await _named(node, caller, await ask_kpi(node, caller, kpi_id, spec.DEFINE.name, data,
-                                                   check_access=False))
+    defined = await ask_kpi(node, caller, kpi_id, spec.DEFINE.name, data, check_access=False)
+    node.remember_board(kpi_id, data.boardId)
+    return await _named(node, caller, defined)
 
 
 @implement(spec.UPDATE)
 async def update(node: Node, caller: Caller, data: spec.UpdateInput) -> dict[str, Any]:
-    await kpi_board(node, caller, data.id)
+    await writable_kpi_board(node, caller, data.id)
     if data.responsibleUserId is not msgspec.UNSET:
         await _check_responsible(node, caller, data.responsibleUserId)
     return await _named(node, caller, await ask_kpi(node, caller, data.id, spec.UPDATE.name, data,
@@ -219,7 +220,7 @@ async def _move_alert(node: Node, caller: Caller, data: spec.AlertIdInput, proce
     if stored is None:
         raise NotFound("alert not found")
     try:
-        await kpi_board(node, caller, stored["kpi_id"])
+        await writable_kpi_board(node, caller, stored["kpi_id"])
     except NotFound:
         raise NotFound("alert not found") from None
     moved: dict[str, Any] | None = await ask_kpi(node, caller, stored["kpi_id"], procedure.name, data,

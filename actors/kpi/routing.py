@@ -18,11 +18,32 @@ from storage import kpis as repo
 async def kpi_board(node: Node, caller: Caller, kpi_id: str) -> str:
     """The board of a KPI the caller may see; NotFound otherwise (also for another organization's KPI).
 
-    Read on every call, not cached: a KPI also goes when its board, project or workspace is deleted, which
-    its actor does not hear of; the lookup is one primary-key read."""
+    Read from the database on every call: a KPI also goes when its board, project or workspace is deleted, which
+    its actor does not hear of, and a read answered from the actor's memory would not notice. Writes use
+    `writable_kpi_board`."""
     board_id = await repo.board_of(node.pool, caller.org_id, kpi_id)
     if board_id is None:
         raise NotFound("KPI not found")
+    return await _visible(node, caller, kpi_id, board_id)
+
+
+async def writable_kpi_board(node: Node, caller: Caller, kpi_id: str) -> str:
+    """`kpi_board` for a change of the KPI, from the node's row -> board cache once the KPI was seen on this node
+    (a KPI never moves to another board, and ids are not reused).
+
+    A KPI gone with its board is still refused at once, on every node: every change of a KPI writes a row that
+    refers to the KPI or its board, so the turn's statement fails its foreign key (404) and the actor reloads."""
+    board_id = node.board_locations.get(kpi_id)
+    if board_id is None:
+        board_id = await repo.board_of(node.pool, caller.org_id, kpi_id)
+        if board_id is None:
+            raise NotFound("KPI not found")
+        node.remember_board(kpi_id, board_id)
+    return await _visible(node, caller, kpi_id, board_id)
+
+
+async def _visible(node: Node, caller: Caller, kpi_id: str, board_id: str) -> str:
+    # The access check is scoped by the caller's organization: another organization's KPI is not found here.
     try:
         await require_board_access(node, caller, board_id)
     except NotFound:
@@ -32,8 +53,10 @@ async def kpi_board(node: Node, caller: Caller, kpi_id: str) -> str:
 
 async def ask_kpi(node: Node, caller: Caller, kpi_id: str, procedure: str, data: Any, *,
                   with_members: bool = False, check_access: bool = True) -> Any:
+    """A change of the KPI by its actor; unless `check_access` is off (the caller checked), the caller must see
+    the KPI's board."""
     if check_access:
-        await kpi_board(node, caller, kpi_id)
+        await writable_kpi_board(node, caller, kpi_id)
     if node.actors is None:
         raise ServiceUnavailable("the actor system is not running")
     members = await org_members(node, caller.org_id) if with_members else frozenset()

@@ -14,15 +14,14 @@ import asyncpg
 import structlog
 
 from actors.kernel.db_errors import as_api_error
-from actors.kernel.write import Pending, append_sorted
 from actors.runtime.actor import Actor, C, Decision, Event, M, S
 from actors.runtime.directory import Directory
 from actors.runtime.forwarding import ActorCodec
 from actors.runtime.mailbox import Envelope, Mailbox
 from protocol.errors import ApiError, InternalError, ServiceUnavailable
 from storage import actor_replies
-from storage.epochs import StaleEpoch, check_epoch, take_epoch
-from storage.events import StoredEvent, Writer
+from storage.epochs import StaleEpoch, fenced, take_epoch
+from storage.events import Pending, StoredEvent, Writer, append_all
 
 log = structlog.get_logger(__name__)
 
@@ -254,12 +253,12 @@ class Activation(Generic[S, M, C]):
         org = actor.organization_id
         pending: list[Pending] = [(org, actor.stream, *event) if len(event) == 2 else (org, *event)
                                   for event in events]
-        async with self._pool.acquire() as conn, conn.transaction():
-            await check_epoch(conn, actor.key, self.epoch)
+        # BEGIN with the epoch check, the actor's statements, the kept replies, the events of every stream, COMMIT.
+        async with self._pool.acquire() as conn, fenced(conn, actor.key, self.epoch):
             await actor.persist(conn, changes)
             if kept:
                 await actor_replies.keep(conn, actor.key, kept)
-            return await append_sorted(conn, pending, Writer(self._directory.node_id, self.epoch))
+            return await append_all(conn, pending, Writer(self._directory.node_id, self.epoch))
 
     async def _after_failed_commit(self, answered: list[Envelope], exc: Exception) -> None:
         # Refusals fail with the commit's error too: the state they were decided against never existed.

@@ -10,6 +10,8 @@ import asyncpg
 
 from tests.cluster.harness import Cluster, add_user, make_org
 from tests.harness import Reply
+from tests.integration.boards.conftest import make_board
+from tests.integration.kpis.conftest import kpi_input
 
 DEADLINE_SECONDS = 1.0
 
@@ -54,3 +56,25 @@ async def test_a_role_changed_on_one_node_is_seen_on_the_other(cluster: Cluster,
     assert removed.status == 200, removed.body
     gone = await _seen_within(lambda: member_b.query("apiKeys.list"), 403)
     assert gone < DEADLINE_SECONDS
+
+
+async def test_a_kpi_of_a_board_deleted_through_one_node_is_gone_through_the_other_at_once(
+        cluster: Cluster, pool: asyncpg.Pool) -> None:
+    """The other node knows the KPI's board (it wrote to the KPI) and may still hold the board's access answer:
+    its next change and read of the KPI are refused all the same, not within a second but at once."""
+    a, b = await cluster.start(2)
+    org = await make_org(pool, a)
+    board = await make_board(org)
+    kpi = await org.owner.mutate("kpis.define", kpi_input(board.id))
+    assert kpi.status == 200, kpi.body
+    owner_on_b = b.reach(org.owner)
+    for value in (1, 2):  # the KPI's board and the board's access are now cached on B
+        written = await owner_on_b.mutate("kpis.setValue", {"kpiId": kpi.data["id"], "value": value})
+        assert written.status == 200, written.body
+
+    deleted = await org.owner.mutate("boards.delete", {"id": board.id})
+    assert deleted.status == 200, deleted.body
+    refused = await owner_on_b.mutate("kpis.setValue", {"kpiId": kpi.data["id"], "value": 3})
+    assert refused.status == 404, refused.body
+    assert (await owner_on_b.query("kpis.get", {"id": kpi.data["id"]})).status == 404
+    assert await pool.fetchval("SELECT count(*) FROM kpi_values WHERE kpi_id = $1", kpi.data["id"]) == 0

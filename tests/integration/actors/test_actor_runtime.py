@@ -18,6 +18,7 @@ from protocol.ids import new_id
 from storage import events as event_log
 from storage.epochs import StaleEpoch
 from storage.events import StoredEvent
+from storage.pool import create_pool
 from tests.integration.actors.ledger_actor import PROBES, SCHEMA, Add, Get, Ledger, LedgerActor, stored
 
 ORG = "org_actorruntimetests0"
@@ -321,3 +322,33 @@ async def test_an_actor_is_not_reachable_from_another_organization(make_system: 
     with pytest.raises(Exception) as raised:
         await system.ask(LedgerActor, actor_id, "org_someoneelse0000000", Get())
     assert getattr(raised.value, "code", None) == "NOT_FOUND"
+
+
+async def test_a_turn_is_fenced_with_its_begin_and_appends_its_events_in_one_statement(
+        database_url: str, clock: ManualClock) -> None:
+    """A turn's commit costs no round trip for its epoch check (sent with BEGIN) and one for its events."""
+    statements: list[str] = []
+
+    def log_query(record: Any) -> None:
+        statements.append(record.query)
+
+    async def log_queries(conn: asyncpg.Connection) -> None:
+        conn.add_query_logger(log_query)  # on every checkout: a set, so added once per connection
+
+    logged_pool = await create_pool(database_url, min_size=1, max_size=2, setup=log_queries)
+    system = ActorSystem(logged_pool, clock=clock, settings=RuntimeSettings())
+    system.start()
+    try:
+        await logged_pool.execute(SCHEMA)
+        actor_id = new_id("led")
+        await ask_add(system, actor_id, 1)  # activates
+        statements.clear()
+        await ask_add(system, actor_id, 2)
+    finally:
+        await system.stop()
+        await logged_pool.close()
+
+    assert statements[0] == f"BEGIN; SELECT actor_fence('{LedgerActor.key_for(actor_id)}', 1)"
+    assert statements[-1] == "COMMIT"
+    assert not any("actor_epochs" in statement for statement in statements)
+    assert sum("INSERT INTO events" in statement for statement in statements) == 1

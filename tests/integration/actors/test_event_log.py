@@ -33,6 +33,22 @@ async def test_append_assigns_consecutive_seq_per_stream_and_read_returns_the_re
     assert await event_log.last_seq(pool, org, board) == 5
 
 
+async def test_one_append_to_several_streams_numbers_each_stream_and_keeps_the_order_given(
+        pool: asyncpg.Pool) -> None:
+    org = new_id("org")
+    board, kpi = f"board:{new_id('brd')}", f"kpi:{new_id('kpi')}"
+    async with pool.acquire() as conn, conn.transaction():
+        await event_log.append(conn, org, kpi, [("kpi.defined", {"v": 0})])
+        appended = await event_log.append_all(conn, [(org, kpi, "kpi.value", {"v": 1}),
+                                                     (org, board, "kpi.value", {"v": 1}),
+                                                     (org, kpi, "kpi.value", {"v": 2}),
+                                                     (org, board, "kpi.value", {"v": 2})])
+
+    assert [(event.stream, event.seq, event.payload) for event in appended] == [
+        (kpi, 2, {"v": 1}), (board, 1, {"v": 1}), (kpi, 3, {"v": 2}), (board, 2, {"v": 2})]
+    assert [event.seq for event in await event_log.read(pool, org, kpi)] == [1, 2, 3]
+
+
 async def test_concurrent_appenders_get_disjoint_gap_free_ranges(pool: asyncpg.Pool) -> None:
     org, stream = new_id("org"), f"board:{new_id('brd')}"
 

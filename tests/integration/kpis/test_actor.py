@@ -4,8 +4,12 @@ what a fresh activation loads from PostgreSQL; a KPI whose board was deleted is 
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 from actors.kpi.actor import KpiActor
+from actors.kpi.state import AlertRow, KpiRow, TargetRow, ValueRow
+from protocol.ids import new_id
+from storage import kpis as repo
 from tests.integration.boards.conftest import Board
 from tests.integration.kpis.conftest import define, pool_of
 from web.keys import NODE
@@ -45,3 +49,54 @@ async def test_a_kpi_of_a_deleted_board_is_gone(board: Board) -> None:
     assert (await board.api.query("kpis.get", {"id": kpi["id"]})).status == 404
     assert (await board.api.mutate("kpis.setValue", {"kpiId": kpi["id"], "value": 1})).status == 404
     assert await pool_of(board.org).fetchval("SELECT count(*) FROM kpis WHERE id = $1", kpi["id"]) == 0
+
+
+async def test_changes_of_a_kpi_find_its_board_without_a_query_and_refuse_once_the_board_is_gone(
+        board: Board) -> None:
+    node = board.api.client.app[NODE]
+    kpi = await define(board)
+    assert node.board_locations[kpi["id"]] == board.id, "a KPI's changes find its board on the node"
+    recorded = await board.api.mutate("kpis.setValue", {"kpiId": kpi["id"], "value": 1})
+    assert recorded.status == 200, recorded.body
+
+    stream = f"kpi:{kpi['id']}"
+    logged = await pool_of(board.org).fetchval("SELECT count(*) FROM events WHERE stream = $1", stream)
+
+    deleted = await board.api.mutate("boards.delete", {"id": board.id})
+    assert deleted.status == 200, deleted.body
+    for procedure, data in (("kpis.setValue", {"kpiId": kpi["id"], "value": 2}),
+                            ("kpis.setTarget", {"kpiId": kpi["id"], "value": 1, "deadline": "2030-01-01"}),
+                            ("kpis.update", {"id": kpi["id"], "name": "Renamed"}),
+                            ("kpis.delete", {"id": kpi["id"]})):
+        refused = await board.api.mutate(procedure, data)
+        assert refused.status == 404, (procedure, refused.status, refused.body)
+    assert await pool_of(board.org).fetchval("SELECT count(*) FROM events WHERE stream = $1", stream) == logged
+
+
+async def test_one_statement_writes_a_kpi_with_its_first_values_alert_target_and_activity(board: Board) -> None:
+    """A turn that defines a KPI and records on it writes all in one statement: the values' and alert's
+    foreign keys are checked once the KPI row is in."""
+    org_id, now = board.org.id, datetime.now(UTC)
+    kpi = KpiRow(id=new_id("kpi"), organization_id=org_id, board_id=board.id, name="Scrap", category="quality",
+                 unit="%", direction="lower_is_better", frequency="daily", thresholds=None,
+                 responsible_user_id=None, version=1, created_by=board.org.owner_id, created_at=now, updated_at=now)
+    values = [ValueRow(id=new_id("kpv"), kpi_id=kpi.id, value=float(n), status="red", recorded_at=now,
+                       recorded_by=None, source="api", comment=None) for n in (3, 1, 2)]
+    alert = AlertRow(id=new_id("alt"), kpi_id=kpi.id, board_id=board.id, value_id=values[0].id, value=3.0,
+                     threshold="red", status="active", triggered_at=now)
+    target = TargetRow(id=new_id("tgt"), kpi_id=kpi.id, value=1.0, deadline=now.date(), milestones=[],
+                       set_by=None, set_at=now)
+    entry = {"id": new_id("atv"), "entity_type": "kpi", "entity_id": kpi.id, "action": "kpi.created",
+             "metadata": {"name": "Scrap"}, "actor_id": None}
+    async with pool_of(board.org).acquire() as conn, conn.transaction():
+        await repo.write_turn(conn, org_id, kpis=[kpi], values=values, alerts=[alert], targets=[target],
+                              activity=[entry])
+
+    pool = pool_of(board.org)
+    latest = await repo.latest_value(pool, org_id, kpi.id)
+    assert latest is not None and latest["id"] == values[-1].id, "values keep the order given"
+    assert [row["id"] for row in await repo.open_alerts(pool, org_id, kpi.id)] == [alert.id]
+    current = await repo.current_target(pool, org_id, kpi.id)
+    assert current is not None and current["id"] == target.id
+    assert await pool.fetchval("SELECT thresholds IS NULL FROM kpis WHERE id = $1", kpi.id)
+    assert await pool.fetchval("SELECT action FROM activity WHERE id = $1", entry["id"]) == "kpi.created"
