@@ -11,6 +11,8 @@ from typing import Any
 import msgspec
 import structlog
 
+from web.access_log import Render, write_directly
+
 
 class _StderrLogger:
     """Writes to whatever `sys.stderr` is at the time of the call, so a redirected stream is honoured."""
@@ -47,7 +49,7 @@ class _UtcStamp:
         return f"{self._prefix}.{micros:06d}Z" if micros else f"{self._prefix}Z"
 
 
-def _renderer() -> structlog.types.Processor:
+def _renderer() -> Render:
     """The last processor: level, timestamp and traceback added, then the line encoded. One processor for
     what were four (a request's access line went through each: issue 13)."""
     stamp = _UtcStamp()
@@ -66,16 +68,19 @@ def configure_logging(level: int = logging.INFO, *, node_id: str | None = None) 
     """JSON lines on stderr; each names `node_id` when given (several nodes log to one place)."""
     logging.basicConfig(format="%(message)s", stream=sys.stderr, level=level)
     static: list[structlog.types.Processor] = [] if node_id is None else [_named(node_id)]
+    render = _renderer()
+    processors = [*static, structlog.contextvars.merge_contextvars, render]
     structlog.configure(
-        processors=[
-            *static,
-            structlog.contextvars.merge_contextvars,
-            _renderer(),
-        ],
+        processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=_stderr_logger,
         cache_logger_on_first_use=True,
     )
+    # The edge writes its access lines (level info) itself while this configuration holds (web/access_log.py).
+    if level <= logging.INFO:
+        write_directly(processors, node_id, render, _StderrLogger().msg)
+    else:
+        write_directly(None)
 
 
 def _named(node_id: str) -> structlog.types.Processor:

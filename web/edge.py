@@ -19,6 +19,7 @@ from aiohttp.typedefs import Middleware
 
 from protocol.caller import Caller
 from protocol.errors import ApiError
+from web.access_log import access_line
 from web.context import identify, render_error, request_id_of, style_of
 from web.idempotency import idempotent
 from web.idempotency_store import HEADER as IDEMPOTENCY_KEY
@@ -27,7 +28,6 @@ from web.metrics import observe
 from web.rate_limit import add_headers, count, count_refused
 from web.slow_clients import body_deadline
 
-log = structlog.get_logger("obeya.request")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -89,7 +89,7 @@ def _finish(request: web.Request, response: web.StreamResponse, request_id: str,
     seconds = time.perf_counter() - started
     observe(request, procedure, status, seconds)
     caller: Caller | None = request.get(CALLER)
-    log.info("request", method=request.method, path=request.path, status=status,
-             duration_ms=round(seconds * 1000, 2),
-             organization=caller.organization.slug if caller and caller.organization else None,
-             user=caller.user_id if caller else None, procedure=procedure)
+    access_line(request_id, method=request.method, path=request.path, status=status,
+                duration_ms=round(seconds * 1000, 2),
+                organization=caller.organization.slug if caller and caller.organization else None,
+                user=caller.user_id if caller else None, procedure=procedure)
