@@ -40,7 +40,6 @@ from web.keys import NODE
 from web.metrics import METRICS, Metrics, MetricsSettings
 from web.rate_limit import RATE_LIMITER
 from web.rate_limiter import InProcessLimiter, RedisLimiter
-from web.slow_clients import body_deadline
 from web.socket_gateway import LiveGateway
 
 log = structlog.get_logger("obeya.server")
@@ -99,10 +98,9 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     missing = unimplemented()
     if missing:
         raise RuntimeError(f"procedures declared but not implemented: {', '.join(missing)}")
-    app = build_web_app()
+    app = build_web_app(body_timeout=settings.body_timeout)
     metrics = Metrics(MetricsSettings(production=settings.production, token=settings.metrics_token))
     app[METRICS] = metrics
-    app.middlewares.insert(1, body_deadline(settings.body_timeout))  # inside request_context, which renders 408
 
     async def database(app: web.Application) -> AsyncIterator[None]:
         # Migrations on a connection of their own: they may wait for another node's migrations (an advisory

@@ -1,4 +1,4 @@
-"""The aiohttp application of the edge: middleware order and every route."""
+"""The aiohttp application of the edge: its middleware and every route."""
 
 from __future__ import annotations
 
@@ -6,12 +6,10 @@ from aiohttp import web
 
 import actors.domains  # noqa: F401  (registers every procedure implementation)
 from web.auth_routes import add_auth_routes
-from web.context import request_context, resolve_identity
+from web.edge import edge
 from web.health import healthz, readyz
-from web.idempotency import idempotent_writes
 from web.metrics import metrics_endpoint
 from web.openapi import add_openapi_route
-from web.rate_limit import rate_limit, rate_limit_refusals
 from web.rest import add_rest_routes
 from web.routes_actions import ACTION_ROUTES
 from web.routes_approvals import add_approval_routes
@@ -32,10 +30,10 @@ from web.ui.form_page import add_form_page_routes
 MAX_BODY_BYTES = 11 * 1024 * 1024
 
 
-def build_web_app() -> web.Application:
-    app = web.Application(client_max_size=MAX_BODY_BYTES,
-                          middlewares=[request_context, rate_limit_refusals, resolve_identity, rate_limit,
-                                       idempotent_writes])
+def build_web_app(*, body_timeout: float) -> web.Application:
+    """Every route behind the edge middleware (web/edge.py); request bodies are due `body_timeout` seconds
+    after their headers."""
+    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[edge(body_timeout)])
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics_endpoint)

@@ -1,11 +1,9 @@
-"""Per-request context: request id, wire style, structured log line, error rendering, and the caller
-(organization from the Host header, user from the session cookie or bearer credential, CSRF checks)."""
+"""Per-request context: request id, wire style, error rendering, and the caller (organization from the
+Host header, user from the session cookie or bearer credential, CSRF checks). web/edge.py runs them."""
 
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 import structlog
@@ -26,12 +24,7 @@ from protocol.ids import new_id
 from protocol.slugs import ROUTED_HOST_LABELS
 from web.envelopes import error_response
 from web.errors import unexpected_error
-from web.keys import CALLER, FORM_SESSION, NODE, PROCEDURE, REQUEST_ID, RETRY_AFTER, STYLE
-from web.metrics import observe
-from web.rate_limit import RATE_LIMIT_HEADERS
-
-log = structlog.get_logger("obeya.request")
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+from web.keys import CALLER, FORM_SESSION, NODE, PROCEDURE, REQUEST_ID, RETRY_AFTER
 
 SESSION_COOKIE = "authjs.session-token"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -131,45 +124,26 @@ def note_retry_after(request: web.Request, error: ApiError) -> None:
         request[RETRY_AFTER] = max(request.get(RETRY_AFTER, 0), error.retry_after)
 
 
-@web.middleware
-async def request_context(request: web.Request, handler: Handler) -> web.StreamResponse:
+def request_id_of(request: web.Request) -> str:
+    """The client's `X-Request-Id` when it is a sane one, else a new id."""
     incoming = request.headers.get("X-Request-Id", "")
-    request_id = incoming if _REQUEST_ID.match(incoming) else new_id("req")
-    style = style_of(request.path)
-    request[STYLE] = style
-    request[REQUEST_ID] = request_id
-    structlog.contextvars.clear_contextvars()
-    structlog.contextvars.bind_contextvars(request_id=request_id)
-    started = time.perf_counter()
-    try:
-        response = await handler(request)
-    except ApiError as error:
-        response = error_response(error, style, request.get(PROCEDURE))
-        note_retry_after(request, error)
-    except web.HTTPException as exc:
-        if exc.status < 400:
-            exc.headers["X-Request-Id"] = request_id
-            raise
-        response = error_response(http_error(exc), style, request.get(PROCEDURE))
-    except Exception as exc:
-        response = error_response(unexpected_error(request, exc), style, request.get(PROCEDURE))
-    response.headers.update(request.get(RATE_LIMIT_HEADERS, {}))  # on errors too (web/rate_limit.py)
-    response.headers["X-Request-Id"] = request_id
-    if RETRY_AFTER in request:
-        response.headers["Retry-After"] = str(request[RETRY_AFTER])
-    observe(request, request.get(PROCEDURE), response.status, started)
-    caller: Caller | None = request.get(CALLER)
-    log.info("request", method=request.method, path=request.path, status=response.status,
-             duration_ms=round((time.perf_counter() - started) * 1000, 2),
-             organization=caller.organization.slug if caller and caller.organization else None,
-             user=caller.user_id if caller else None, procedure=request.get(PROCEDURE))
-    return response
+    return incoming if _REQUEST_ID.match(incoming) else new_id("req")
 
 
-@web.middleware
-async def resolve_identity(request: web.Request, handler: Handler) -> web.StreamResponse:
-    if not request.path.startswith("/api/"):
-        return await handler(request)
+def render_error(request: web.Request, exc: Exception, style: str) -> web.StreamResponse:
+    """The response for whatever a request raised: an ApiError as itself, aiohttp's refusals in our error
+    tree, anything else a logged 500 (or 503/409 as web/errors.py maps it)."""
+    if isinstance(exc, ApiError):
+        note_retry_after(request, exc)
+        return error_response(exc, style, request.get(PROCEDURE))
+    if isinstance(exc, web.HTTPException):
+        return error_response(http_error(exc), style, request.get(PROCEDURE))
+    return error_response(unexpected_error(request, exc), style, request.get(PROCEDURE))
+
+
+async def identify(request: web.Request) -> Caller:
+    """The caller of an `/api/` request, kept under `CALLER` and in the log context; a cookie-authenticated
+    write (or one opening a session) is checked against cross-site requests."""
     node = request.app[NODE]
     bearer, session_token = _bearer(request), request.cookies.get(SESSION_COOKIE)
     if bearer is not None and bearer.startswith(FORM_SESSION_PREFIX) and request.path.startswith(FORM_PATHS):
@@ -185,4 +159,4 @@ async def resolve_identity(request: web.Request, handler: Handler) -> web.Stream
     if request.method in _WRITES and (caller.credential is CredentialKind.SESSION
                                       or request.path in SESSION_OPENING):
         check_csrf(request, node.production)
-    return await handler(request)
+    return caller

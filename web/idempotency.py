@@ -1,4 +1,4 @@
-"""Idempotency-Key middleware: a write under `/api/` (RPC POST, REST POST/PUT/PATCH/DELETE) that names
+"""Idempotency keys (run by web/edge.py): a write under `/api/` (RPC POST, REST POST/PUT/PATCH/DELETE) that names
 a key runs once per credential and key; a retry gets the stored response byte for byte, marked with
 `Idempotent-Replayed: true`. Only responses below 400 are kept: a refused or failed write changed
 nothing, so its key is released and a retry runs again. A reply that holds a shown-once secret (a procedure
@@ -28,16 +28,16 @@ def _replay(stored: idempotency.StoredResponse) -> web.Response:
     return web.Response(body=stored.body, status=stored.status, headers=headers)
 
 
-@web.middleware
-async def idempotent_writes(request: web.Request, handler: Handler) -> web.StreamResponse:
+async def idempotent(request: web.Request, handler: Handler, caller: Caller) -> web.StreamResponse:
+    """`handler(request)` for an identified `/api/` request, run once per credential and key when it is a
+    write that names one."""
     key = request.headers.get(idempotency.HEADER)
-    caller: Caller | None = request.get(CALLER)
     # Anonymous writes have no credential to scope a key to (a client address is shared by strangers),
     # so their key is ignored.
     # Multipart bodies are uploads their route streams under its own cap (web/routes_files.py); reading one
     # whole here to hash it would defeat that, so an upload's key is ignored.
-    if key is None or request.method not in _WRITES or not request.path.startswith("/api/") \
-            or caller is None or caller.credential_id is None or request.content_type.startswith("multipart/"):
+    if key is None or request.method not in _WRITES or caller.credential_id is None \
+            or request.content_type.startswith("multipart/"):
         return await handler(request)
     idempotency.check_key(key)
     node, scope = request.app[NODE], caller.credential_id

@@ -16,7 +16,7 @@ CALLS = web.RequestKey("calls", int)              # procedure calls run so far (
 RETURNS_SECRET = web.RequestKey("returns_secret", bool)
 REQUEST_ID = web.RequestKey("request_id", str)
 # Seconds a refused caller should wait (a TooManyRequests that says so, any ServiceUnavailable), sent as
-# `Retry-After` by request_context; an RPC batch keeps the longest of its calls'.
+# `Retry-After` by the edge (web/edge.py); an RPC batch keeps the longest of its calls'.
 RETRY_AFTER = web.RequestKey("retry_after", int)
 # A form-session bearer token (`svc_fst_…`, from forms.verifyOtp) sent to a public form path under /api/forms/;
 # the caller stays anonymous and the form paths check it against the form (actors/forms/respondents.py).

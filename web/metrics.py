@@ -1,7 +1,7 @@
 """`GET /metrics` in the Prometheus text format, and the node's metrics behind it.
 
 One `CollectorRegistry` per application (never prometheus_client's global one): two nodes in one test process
-share nothing. Requests are observed by `request_context` (web/context.py) by procedure (or route) and status;
+share nothing. Requests are observed by the edge (web/edge.py) by procedure (or route) and status;
 the actor runtime reports each turn's size and commit time, the live gateway each fan-out's duration; gauges
 (active actors, mailbox depth, pool use, delivery backlog) are read from the node when a scrape arrives.
 
@@ -13,7 +13,6 @@ configured there it does not exist (404), so a forgotten token never exposes it.
 from __future__ import annotations
 
 import hmac
-import time
 from dataclasses import dataclass
 
 import structlog
@@ -22,6 +21,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
 
 from actors.kernel.node import Node
+from web.context import host_name, org_slug
 from web.keys import NODE
 
 log = structlog.get_logger("obeya.metrics")
@@ -135,19 +135,18 @@ def route_label(request: web.Request, procedure: str | None) -> str:
     return resource.canonical if resource is not None else "unmatched"
 
 
-def observe(request: web.Request, procedure: str | None, status: int, started: float) -> None:
-    """Count a finished request (called by `request_context`); a refusal is also logged as a warning."""
+def observe(request: web.Request, procedure: str | None, status: int, seconds: float) -> None:
+    """Count a finished request that took `seconds` (called by web/edge.py); a refusal is also logged as a
+    warning."""
     metrics = request.app.get(METRICS)
     label = route_label(request, procedure)
     if metrics is not None:
-        metrics.observe_request(label, status, time.perf_counter() - started)
+        metrics.observe_request(label, status, seconds)
     if status in REFUSALS:
         log.warning("request_refused", status=status, method=request.method, path=request.path, procedure=label)
 
 
 async def metrics_endpoint(request: web.Request) -> web.Response:
-    from web.context import host_name, org_slug  # web/context.py imports this module
-
     node = request.app[NODE]
     metrics = request.app.get(METRICS)
     if metrics is None or org_slug(host_name(request), node.service_host) is not None:

@@ -1,30 +1,29 @@
 """Rate limits at the edge (spec platform 8): every `/api/` request is counted against its credential's
 bucket, limited by the organization's plan, and every `/api/` response carries `X-RateLimit-Limit`,
 `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix seconds). Over the limit: 429 TOO_MANY_REQUESTS
-with `Retry-After`.
+with `Retry-After`. Requests refused before they were counted (unknown organization, invalid credential,
+CSRF) are counted too, per client address: they carry the headers, and guessing credentials is limited.
 
-The headers are kept on the request under `RATE_LIMIT_HEADERS` and added by `request_context`, which
-renders every response, errors included.
+web/edge.py calls `count` once the caller is known, `count_refused` when a request was refused first, and
+`add_headers` on every response, errors included.
 """
 
 from __future__ import annotations
-
-from collections.abc import Awaitable, Callable
 
 import structlog
 from aiohttp import web
 
 from protocol.caller import Caller
-from protocol.errors import ApiError, TooManyRequests
+from protocol.errors import TooManyRequests
 from protocol.plans import PLANS, plan
 from web.keys import CALLER, NODE
-from web.rate_limiter import LimiterUnavailable, RateLimiter
+from web.rate_limiter import Decision, LimiterUnavailable, RateLimiter
 
 log = structlog.get_logger("obeya.rate_limit")
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 RATE_LIMITER = web.AppKey("rate_limiter", RateLimiter)
-RATE_LIMIT_HEADERS = web.RequestKey("rate_limit_headers", dict[str, str])
+# The limit a request was counted against and the limiter's decision, for the response's headers.
+COUNTED = web.RequestKey("rate_limit_counted", tuple[int, Decision])
 
 # The spec leaves public endpoints open; they are counted per client address at the smallest plan's rate.
 ANONYMOUS_LIMIT = PLANS["free"].requests_per_minute
@@ -38,40 +37,37 @@ def _bucket(request: web.Request, caller: Caller | None) -> tuple[str, int]:
     return f"credential:{caller.credential_id}", plan(plan_name).requests_per_minute
 
 
-async def _count(request: web.Request, caller: Caller | None) -> None:
+async def count(request: web.Request, caller: Caller | None) -> None:
+    """Count one request of `caller` (None: not identified); TooManyRequests past the limit."""
     key, limit = _bucket(request, caller)
-    now = request.app[NODE].clock.now().timestamp()
+    app = request.app
+    now = app[NODE].clock.now().timestamp()
     try:
-        decision = await request.app[RATE_LIMITER].hit(key, limit, now)
+        decision = await app[RATE_LIMITER].hit(key, limit, now)
     except LimiterUnavailable as error:
         # Counting is a guard, not a dependency: an unreachable counter must not take the API down.
         log.warning("rate_limiter_unavailable", error=str(error))
         return
-    headers = {"X-RateLimit-Limit": str(limit), "X-RateLimit-Remaining": str(decision.remaining),
-               "X-RateLimit-Reset": str(decision.reset_at)}
-    request[RATE_LIMIT_HEADERS] = headers
+    request[COUNTED] = limit, decision
     if not decision.allowed:
         retry_after = decision.retry_after(now)
-        headers["Retry-After"] = str(retry_after)
-        raise TooManyRequests(f"rate limit of {limit} requests per minute exceeded; retry in {retry_after} s")
+        raise TooManyRequests(f"rate limit of {limit} requests per minute exceeded; retry in {retry_after} s",
+                              retry_after=retry_after)
 
 
-@web.middleware
-async def rate_limit(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Counts an identified request against its credential (runs after `resolve_identity`)."""
-    if request.path.startswith("/api/"):
-        await _count(request, request[CALLER])
-    return await handler(request)
+async def count_refused(request: web.Request) -> None:
+    """Count an `/api/` request refused before `count` ran for it (or when the counter was away then)."""
+    if COUNTED not in request:
+        await count(request, request.get(CALLER))
 
 
-@web.middleware
-async def rate_limit_refusals(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Counts the requests that `resolve_identity` refused (unknown organization, invalid credential,
-    CSRF) and so never reached `rate_limit`: they carry the headers too, and guessing credentials is
-    limited per client address (runs before `resolve_identity`)."""
-    try:
-        return await handler(request)
-    except ApiError:
-        if request.path.startswith("/api/") and RATE_LIMIT_HEADERS not in request:
-            await _count(request, request.get(CALLER))
-        raise
+def add_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """The `X-RateLimit-*` headers of a counted request, and `Retry-After` when it was refused for it."""
+    counted = request.get(COUNTED)
+    if counted is None:
+        return
+    limit, decision = counted
+    headers = response.headers
+    headers["X-RateLimit-Limit"] = str(limit)
+    headers["X-RateLimit-Remaining"] = str(decision.remaining)
+    headers["X-RateLimit-Reset"] = str(decision.reset_at)

@@ -5,8 +5,7 @@ minute, behind one `RateLimiter` interface with an in-process implementation (on
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import redis.asyncio as redis
 from redis.exceptions import RedisError
@@ -19,8 +18,7 @@ WINDOW_SECONDS = 60
 REDIS_GRACE_SECONDS = 5
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):  # a tuple: made on every request, at a third of a frozen dataclass's cost
     allowed: bool
     remaining: int
     reset_at: int  # Unix time in seconds when the window ends and the count starts again

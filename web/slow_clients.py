@@ -10,15 +10,11 @@ handler that has read its body (or never reads it) runs as long as it needs.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 from aiohttp.streams import StreamReader
-from aiohttp.typedefs import Middleware
 
 from protocol.errors import ApiError
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 class RequestTimeout(ApiError, TimeoutError):
@@ -34,18 +30,9 @@ def _expire(content: StreamReader, seconds: float) -> None:
         content.set_exception(RequestTimeout(f"the request body did not arrive within {seconds:g} s"))
 
 
-def body_deadline(seconds: float) -> Middleware:
-    """Middleware (inside `request_context`, which renders the 408): the body is due `seconds` after the
-    headers."""
-
-    @web.middleware
-    async def deadline(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if not request.body_exists or request.content.is_eof():
-            return await handler(request)
-        timer = asyncio.get_running_loop().call_later(seconds, _expire, request.content, seconds)
-        try:
-            return await handler(request)
-        finally:
-            timer.cancel()
-
-    return deadline
+def body_deadline(request: web.Request, seconds: float) -> asyncio.TimerHandle | None:
+    """Start the timer of a request's body, due `seconds` after the headers (web/edge.py cancels it once
+    the handler is done, and renders the 408); None when there is no body to wait for."""
+    if not request.body_exists or request.content.is_eof():
+        return None
+    return asyncio.get_running_loop().call_later(seconds, _expire, request.content, seconds)

@@ -73,6 +73,8 @@ from web.socket_rooms import Cursor, Room, room_of
 
 log = structlog.get_logger("obeya.live")
 
+# Where clients reach Engine.IO (the client libraries' default path).
+SOCKET_IO_PATH = "/socket.io/"
 # A client more than this many events behind is told TOO_FAR_BEHIND and reloads the screen instead
 # (Zulip's "re-register"): a reload is one query, while replaying more would hold the socket for
 # seconds and a tier-meeting screen that far behind shows stale data anyway. 10,000 events is about a
@@ -165,19 +167,24 @@ class LiveGateway:
         self.sio.on("*", self._other_event)
 
     def attach(self, app: web.Application) -> None:
-        """Add the `/socket.io/` route; call while building the app (routes freeze at start-up)."""
-        self.sio.attach(app, socketio_path="socket.io")
-        app.middlewares.append(self._track_websockets)
+        """Add the `/socket.io/` routes (Engine.IO's: what `sio.attach` adds, GET kept track of); call while
+        building the app (routes freeze at start-up)."""
+        handle = self.sio.eio.handle_request
+        app.router.add_get(SOCKET_IO_PATH, self._track_websockets)
+        app.router.add_post(SOCKET_IO_PATH, handle)
+        app.router.add_route("OPTIONS", SOCKET_IO_PATH, handle)
         app[GATEWAY] = self
 
-    @web.middleware
-    async def _track_websockets(self, request: web.Request,
-                                handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
-        if request.headers.get("Upgrade", "").lower() != "websocket" or not request.path.startswith("/socket.io"):
-            return await handler(request)
+    async def _track_websockets(self, request: web.Request) -> web.StreamResponse:
+        """Engine.IO's GET, with an open WebSocket kept track of until it ends (closed on shutdown). A route
+        handler, not a middleware: every other request would pay for the check (issue 13)."""
+        if request.headers.get("Upgrade", "").lower() != "websocket":
+            response: web.StreamResponse = await self.sio.eio.handle_request(request)
+            return response
         self._websockets[id(request)] = request
         try:
-            return await handler(request)
+            response = await self.sio.eio.handle_request(request)
+            return response
         finally:
             del self._websockets[id(request)]
 

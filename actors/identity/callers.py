@@ -34,12 +34,13 @@ def bearer_kind(token: str) -> tuple[str, str] | None:
 
 async def organization_for_slug(node: Node, slug: str) -> Organization:
     key = slug.lower()
+    cached, org = node.organizations.peek(key)  # every request asks: no loader made when it is cached
+    if not cached:
+        async def load() -> Organization | None:
+            row = await repo.organization_by_slug(node.pool, key)
+            return Organization(row["id"], row["slug"], row["name"], row["plan"]) if row else None
 
-    async def load() -> Organization | None:
-        row = await repo.organization_by_slug(node.pool, key)
-        return Organization(row["id"], row["slug"], row["name"], row["plan"]) if row else None
-
-    org = await node.organizations.get(key, load)
+        org = await node.organizations.get(key, load)
     if org is None:
         raise NotFound(f"organization {slug} not found")
     return org
@@ -60,6 +61,15 @@ async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: s
             node.credentials.put(digest, credential)
             return credential
     return None
+
+
+def _usable(node: Node, credential: VerifiedCredential) -> VerifiedCredential:
+    """A verified credential, unless it expired; its use is noted (last used)."""
+    now = node.clock.now()
+    if credential.expires_at is not None and credential.expires_at <= now:
+        raise Unauthorized("credential expired")
+    node.credentials.touch(credential.id, now)
+    return credential
 
 
 async def verify_bearer(node: Node, token: str, digest: str) -> VerifiedCredential:
@@ -88,18 +98,18 @@ async def verify_bearer(node: Node, token: str, digest: str) -> VerifiedCredenti
         credential = await asyncio.shield(pending)
     if credential is None:
         raise Unauthorized("invalid credential")
-    now = node.clock.now()
-    if credential.expires_at is not None and credential.expires_at <= now:
-        raise Unauthorized("credential expired")
-    node.credentials.touch(credential.id, now)
-    return credential
+    return _usable(node, credential)
 
 
-async def _throttled_bearer(node: Node, token: str, address: str | None) -> VerifiedCredential:
-    """`verify_bearer`, guarded by the address's guessing throttle: a credential this node already verified
-    passes at once; any other is refused 429 while the address is locked, and a refused one counts."""
+async def _bearer_credential(node: Node, token: str, address: str | None) -> VerifiedCredential:
+    """The credential of a bearer token. One this node already verified passes at once (the hot path: a
+    digest and a dict lookup); any other is guarded by the address's guessing throttle: refused 429 while
+    the address is locked, and a refused one counts."""
     digest = secret_digest(token)
-    if address is None or node.credentials.get(digest) is not None:
+    cached = node.credentials.get(digest)
+    if cached is not None:
+        return _usable(node, cached)
+    if address is None:
         return await verify_bearer(node, token, digest)
     key = throttle.address_key(address)
     await throttle.check(node, throttle.ADDRESS, key)
@@ -118,7 +128,7 @@ async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, b
         address = None
     org = await organization_for_slug(node, org_slug) if org_slug else None
     if bearer is not None:
-        credential = await _throttled_bearer(node, bearer, address)
+        credential = await _bearer_credential(node, bearer, address)
         if org is None:
             row = await repo.organization_by_id(node.pool, credential.organization_id)
             assert row is not None

@@ -30,7 +30,7 @@ def manifests() -> dict[str, dict[str, Any]]:
 
 
 def server_routes() -> set[tuple[str, str]]:
-    return {(route.method, route.resource.canonical) for route in build_web_app().router.routes()
+    return {(route.method, route.resource.canonical) for route in build_web_app(body_timeout=1.0).router.routes()
             if route.resource is not None}
 
 
