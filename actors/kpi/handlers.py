@@ -69,7 +69,9 @@ async def define(node: Node, caller: Caller, data: spec.DefineInput) -> dict[str
 
 @implement(spec.UPDATE)
 async def update(node: Node, caller: Caller, data: spec.UpdateInput) -> dict[str, Any]:
-    await writable_kpi_board(node, caller, data.id)
+    # From the database, not the node's cache: an update that changes nothing writes no row, so no foreign key
+    # would refuse it once the board is gone, and the actor would answer the deleted KPI from its memory.
+    await kpi_board(node, caller, data.id)
     if data.responsibleUserId is not msgspec.UNSET:
         await _check_responsible(node, caller, data.responsibleUserId)
     return await _named(node, caller, await ask_kpi(node, caller, data.id, spec.UPDATE.name, data,

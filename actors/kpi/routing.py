@@ -31,8 +31,9 @@ async def writable_kpi_board(node: Node, caller: Caller, kpi_id: str) -> str:
     """`kpi_board` for a change of the KPI, from the node's row -> board cache once the KPI was seen on this node
     (a KPI never moves to another board, and ids are not reused).
 
-    A KPI gone with its board is still refused at once, on every node: every change of a KPI writes a row that
-    refers to the KPI or its board, so the turn's statement fails its foreign key (404) and the actor reloads."""
+    A KPI gone with its board is still refused at once, on every node: every change of a KPI taken this way writes
+    a row that refers to the KPI or its board, so the turn's statement fails its foreign key (404) and the actor
+    reloads. `kpis.update` may change nothing and write nothing: it checks with `kpi_board`."""
     board_id = node.board_locations.get(kpi_id)
     if board_id is None:
         board_id = await repo.board_of(node.pool, caller.org_id, kpi_id)

@@ -31,13 +31,13 @@ log = structlog.get_logger(__name__)
 MAX_OWNERS_KNOWN = 100_000
 
 
-
 def _no_answer_in_time(future: asyncio.Future[Any], actor_key: str) -> None:
     """The ask's deadline: a reply set before it wins (the caller gets what was decided, not a 503 for a change
     that was made); otherwise the caller is told to retry, and a message still queued is skipped by its turn."""
     if not future.done():
         log.warning("actor.ask_timed_out", actor=actor_key)
         future.set_exception(ServiceUnavailable("no answer in time; retry"))
+
 
 class ActorMoved(ServiceUnavailable):
     """The node asked no longer holds the actor and another does (it moved): the call was not run."""

@@ -352,3 +352,28 @@ async def test_a_turn_is_fenced_with_its_begin_and_appends_its_events_in_one_sta
     assert statements[-1] == "COMMIT"
     assert not any("actor_epochs" in statement for statement in statements)
     assert sum("INSERT INTO events" in statement for statement in statements) == 1
+
+
+async def test_an_abandoned_turn_rolls_back_and_releases_its_epoch_row(make_system: Build, clock: ManualClock,
+                                                                       pool: asyncpg.Pool) -> None:
+    """A turn cancelled inside its fenced transaction (storage/epochs.py `fenced`) leaves no transaction open: its
+    connection goes back to the pool rolled back, and the epoch row it locked is free for the next activation."""
+    system = await make_system(stop_timeout=5.0)
+    actor_id = new_id("led")
+    probe = PROBES[actor_id]
+    probe.gate = asyncio.Event()  # never set: the turn waits inside its transaction
+    stuck = asyncio.ensure_future(ask_add(system, actor_id, 1))
+    await probe.entered.wait()
+    stopping = asyncio.ensure_future(system.stop())
+    await asyncio.wait_for(clock.until_sleeping(), 1)
+    clock.advance(5)
+    await asyncio.wait_for(stopping, 1)
+    with pytest.raises(ServiceUnavailable):
+        await stuck
+
+    probe.gate = None
+    assert await asyncio.wait_for(ask_add(await make_system(), actor_id, 2), 5) == 2
+    assert await epoch_of(pool, actor_id) == 2
+    assert (await stored(pool, actor_id)).entries == (2,)
+    assert not await pool.fetchval("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                                   " AND state LIKE 'idle in transaction%'")

@@ -100,3 +100,17 @@ async def test_one_statement_writes_a_kpi_with_its_first_values_alert_target_and
     assert current is not None and current["id"] == target.id
     assert await pool.fetchval("SELECT thresholds IS NULL FROM kpis WHERE id = $1", kpi.id)
     assert await pool.fetchval("SELECT action FROM activity WHERE id = $1", entry["id"]) == "kpi.created"
+
+
+async def test_an_update_that_changes_nothing_is_refused_once_the_board_is_gone(board: Board) -> None:
+    """An update naming the KPI's own values writes no row, so no foreign key refuses it: its board is read from
+    the database, not from the node's cache, and the deleted KPI is not answered from the actor's memory."""
+    kpi = await define(board)
+    unchanged = await board.api.mutate("kpis.update", {"id": kpi["id"], "name": kpi["name"]})
+    assert unchanged.status == 200, unchanged.body
+
+    deleted = await board.api.mutate("boards.delete", {"id": board.id})
+    assert deleted.status == 200, deleted.body
+    for data in ({"id": kpi["id"], "name": kpi["name"]}, {"id": kpi["id"]}):
+        refused = await board.api.mutate("kpis.update", data)
+        assert refused.status == 404, (data, refused.body)
