@@ -132,13 +132,15 @@ def request_id_of(request: web.Request) -> str:
 
 def render_error(request: web.Request, exc: Exception, style: str) -> web.StreamResponse:
     """The response for whatever a request raised: an ApiError as itself, aiohttp's refusals in our error
-    tree, anything else a logged 500 (or 503/409 as web/errors.py maps it)."""
+    tree, anything else a logged 500 (or 503/409 as web/errors.py maps it). A 503 says when to retry."""
     if isinstance(exc, ApiError):
-        note_retry_after(request, exc)
-        return error_response(exc, style, request.get(PROCEDURE))
-    if isinstance(exc, web.HTTPException):
-        return error_response(http_error(exc), style, request.get(PROCEDURE))
-    return error_response(unexpected_error(request, exc), style, request.get(PROCEDURE))
+        error = exc
+    elif isinstance(exc, web.HTTPException):
+        error = http_error(exc)
+    else:
+        error = unexpected_error(request, exc)
+    note_retry_after(request, error)
+    return error_response(error, style, request.get(PROCEDURE))
 
 
 async def identify(request: web.Request) -> Caller:

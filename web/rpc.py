@@ -141,6 +141,7 @@ async def _one(request: web.Request, name: str, raw: Any) -> tuple[int, dict[str
         return error.status, rpc_error(error, name)
     except Exception as error:  # one failing call must not take the batch down
         failure = unexpected_error(request, error)
+        note_retry_after(request, failure)  # a dependency away (503) says when to retry
         return failure.status, rpc_error(failure, name)
 
 
