@@ -9,13 +9,12 @@ is a tool result with `isError`. Resources are `obeya://board/<id>` and `obeya:/
 from __future__ import annotations
 
 import json
-from functools import cache
 from typing import Any
 
 import msgspec
 from aiohttp import web
 
-from actors.identity.mcp_keys import split_grants, tool_name, tools_of
+from actors.identity.mcp_keys import may_be_tool, split_grants, tool_name, tools_of
 from protocol.caller import Caller, CredentialKind
 from protocol.errors import ApiError, Unauthorized
 from protocol.registry import REGISTRY, Procedure
@@ -39,8 +38,7 @@ class _RpcError(Exception):
         self.code, self.message = code, message
 
 
-@cache
-def input_schema(procedure: Procedure) -> dict[str, Any]:
+def _input_schema(procedure: Procedure) -> dict[str, Any]:
     """The procedure's input Struct as a JSON schema object (its own definition at the top)."""
     schema = msgspec.json.schema(procedure.input)
     ref = schema.get("$ref")
@@ -48,6 +46,18 @@ def input_schema(procedure: Procedure) -> dict[str, Any]:
         return schema
     defs = schema.get("$defs", {})
     return {**defs[ref.rsplit("/", 1)[-1]], "$defs": defs}
+
+
+# Made once when the routes are built (about 60 ms for the registry): made on the first `tools/list`, they
+# would block the event loop that long.
+_SCHEMAS: dict[str, dict[str, Any]] = {}
+
+
+def input_schema(procedure: Procedure) -> dict[str, Any]:
+    schema = _SCHEMAS.get(procedure.name)
+    if schema is None:
+        schema = _SCHEMAS[procedure.name] = _input_schema(procedure)
+    return schema
 
 
 def _text(value: Any) -> dict[str, Any]:
@@ -166,4 +176,7 @@ async def handle_mcp(request: web.Request) -> web.StreamResponse:
 
 
 def add_mcp_routes(app: web.Application) -> None:
+    for procedure in REGISTRY.values():
+        if may_be_tool(procedure):
+            input_schema(procedure)
     app.router.add_post(MCP_PATH, handle_mcp)
