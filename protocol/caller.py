@@ -13,6 +13,7 @@ class CredentialKind(enum.Enum):
     SESSION = "session"
     API_KEY = "api_key"
     PERSONAL_TOKEN = "personal_token"
+    MCP_KEY = "mcp_key"  # an assistant key: valid on /mcp only, its grants in `scopes` (actors/identity/mcp_keys.py)
 
 
 @dataclass(frozen=True)

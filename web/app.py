@@ -8,6 +8,7 @@ import actors.domains  # noqa: F401  (registers every procedure implementation)
 from web.auth_routes import add_auth_routes
 from web.edge import edge
 from web.health import healthz, readyz
+from web.mcp import add_mcp_routes
 from web.metrics import metrics_endpoint
 from web.openapi import add_openapi_route
 from web.rest import add_rest_routes
@@ -54,4 +55,5 @@ def build_web_app(*, body_timeout: float) -> web.Application:
     add_approval_routes(app)
     add_public_form_routes(app)
     add_form_page_routes(app)
+    add_mcp_routes(app)
     return app

@@ -19,6 +19,7 @@ from protocol.errors import (
     PayloadTooLarge,
     ServiceUnavailable,
     TooManyRequests,
+    Unauthorized,
 )
 from protocol.ids import new_id
 from protocol.slugs import ROUTED_HOST_LABELS
@@ -70,6 +71,7 @@ def _bearer(request: web.Request) -> str | None:
 
 
 FORM_SESSION_PREFIX = "svc_fst_"
+MCP_PATH = "/mcp"  # the assistants' endpoint (web/mcp.py), the one place an MCP key is valid
 FORM_PATHS = "/api/forms/"
 
 
@@ -155,6 +157,8 @@ async def identify(request: web.Request) -> Caller:
     caller = await resolve_caller(node, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
                                   node.service_host), bearer=bearer, session_token=session_token,
                                   address=request.remote)
+    if caller.credential is CredentialKind.MCP_KEY and request.path != MCP_PATH:
+        raise Unauthorized("an assistant (MCP) key is valid on /mcp only")
     request[CALLER] = caller
     structlog.contextvars.bind_contextvars(
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)

@@ -17,16 +17,23 @@ from protocol.errors import NotFound, Unauthorized
 from protocol.registry import Role
 from storage import accounts as repo
 from storage import credentials as credential_repo
+from storage import mcp_keys as mcp_key_repo
 
 API_KEY_PREFIX = "svc_sk_live_"
 PERSONAL_TOKEN_PREFIX = "svc_pat_"
+MCP_KEY_PREFIX = "svc_mcp_live_"
 # Clear lookup prefix: the first 8 hex characters after the scheme prefix (spec 5.1).
 LOOKUP_LENGTH = 8
 
 
+_KINDS = {"api_key": CredentialKind.API_KEY, "personal_token": CredentialKind.PERSONAL_TOKEN,
+          "mcp_key": CredentialKind.MCP_KEY}
+
+
 def bearer_kind(token: str) -> tuple[str, str] | None:
     """(credential kind, lookup prefix) of a bearer token, or None when it has no known scheme."""
-    for scheme, kind in ((API_KEY_PREFIX, "api_key"), (PERSONAL_TOKEN_PREFIX, "personal_token")):
+    for scheme, kind in ((API_KEY_PREFIX, "api_key"), (PERSONAL_TOKEN_PREFIX, "personal_token"),
+                         (MCP_KEY_PREFIX, "mcp_key")):
         if token.startswith(scheme) and len(token) > len(scheme) + LOOKUP_LENGTH:
             return kind, token[len(scheme):len(scheme) + LOOKUP_LENGTH]
     return None
@@ -52,7 +59,12 @@ def forget_organization(node: Node, slug: str) -> None:
 
 
 async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: str) -> VerifiedCredential | None:
-    for row in await credential_repo.active_by_prefix(node.pool, kind, prefix):
+    if kind == "mcp_key":  # its own table; its allowed tools and resources ride as the credential's scopes
+        rows = [{**row, "kind": kind, "scopes": [*row["allowed_tools"], *row["allowed_resources"]],
+                 "expires_at": None} for row in await mcp_key_repo.active_by_prefix(node.pool, prefix)]
+    else:
+        rows = [dict(row) for row in await credential_repo.active_by_prefix(node.pool, kind, prefix)]
+    for row in rows:
         secret_hash = row["secret_hash"]
         if node.credentials.proven(digest, secret_hash) or await verify_secret(token, secret_hash):
             node.credentials.prove(digest, secret_hash)
@@ -138,7 +150,7 @@ async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, b
         role = await member_role(node, org.id, credential.user_id)
         if role is None:
             raise Unauthorized("credential owner is no longer a member")
-        kind = CredentialKind.API_KEY if credential.kind == "api_key" else CredentialKind.PERSONAL_TOKEN
+        kind = _KINDS[credential.kind]
         return Caller(request_id=request_id, organization=org, user_id=credential.user_id,
                       role=Role.parse(role), credential=kind, credential_id=credential.id,
                       scopes=credential.scopes)

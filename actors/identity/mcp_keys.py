@@ -1,0 +1,105 @@
+"""Assistant (MCP) keys (DESIGN "Assistants (MCP)"): create, list and revoke, each written to the activity trail.
+
+A key is `svc_mcp_live_` + 40 hex characters, stored as API keys are (bcrypt hash plus the first 8 hex
+characters as lookup prefix, verification cached per node). It acts as the member who made it, limited to its
+allowed tools (registry procedures; none listed: the read procedures) and resources (boards and KPIs; none
+listed: every one the member may read). Revoking drops its cached verification on every node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from actors.identity.api_keys import mint_secret
+from actors.kernel.handlers import implement
+from actors.kernel.invalidation import CredentialRevoked
+from actors.kernel.node import Node
+from protocol import mcp_keys as proto
+from protocol.caller import Caller
+from protocol.errors import FieldError, NotFound, ValidationFailed
+from protocol.ids import iso, new_id
+from protocol.registry import REGISTRY, Access, EmptyInput, Procedure, Role
+from storage import mcp_keys as repo
+
+RESOURCE_SCHEME = "obeya://"
+
+
+def tool_name(procedure: Procedure) -> str:
+    """A procedure's MCP tool name: `items.setValue` is `items_setValue`."""
+    return procedure.name.replace(".", "_")
+
+
+def may_be_tool(procedure: Procedure) -> bool:
+    """Whether a key may ever call this procedure: never credential management or anonymous procedures."""
+    return procedure.access is not Access.PUBLIC and not procedure.session_only
+
+
+def tools_of(allowed: tuple[str, ...]) -> dict[str, Procedure]:
+    """The tools a key with these allowed procedure names may call, by tool name."""
+    chosen = [p for p in REGISTRY.values() if may_be_tool(p) and (p.name in allowed if allowed else p.is_query)]
+    return {tool_name(p): p for p in chosen}
+
+
+def split_grants(scopes: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(allowed tools, allowed resources) of a verified MCP key, whose grants ride in the caller's scopes."""
+    return (tuple(s for s in scopes if not s.startswith(RESOURCE_SCHEME)),
+            tuple(s for s in scopes if s.startswith(RESOURCE_SCHEME)))
+
+
+def _procedure_names(names: list[str]) -> list[str]:
+    by_tool = {tool_name(p): p.name for p in REGISTRY.values() if may_be_tool(p)}
+    resolved: list[str] = []
+    for index, name in enumerate(names):
+        dotted = by_tool.get(name) or by_tool.get(name.replace(".", "_"))
+        if dotted is None:
+            raise ValidationFailed(f"{name} is not a procedure an assistant may call",
+                                   details=[FieldError(f"allowedTools[{index}]", "unknown or not allowed tool")])
+        resolved.append(dotted)
+    return list(dict.fromkeys(resolved))
+
+
+def key_view(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A key as listed: never the secret or its hash."""
+    return {"id": row["id"], "name": row["name"], "prefix": row["prefix"],
+            "allowedTools": list(row["allowed_tools"]), "allowedResources": list(row["allowed_resources"]),
+            "status": row["status"], "createdAt": iso(row["created_at"]), "revokedAt": iso(row["revoked_at"])}
+
+
+def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"name": row["name"], "prefix": row["prefix"], "allowedTools": list(row["allowed_tools"]),
+            "allowedResources": list(row["allowed_resources"])}
+
+
+@implement(proto.CREATE_MCP_KEY)
+async def create(node: Node, caller: Caller, data: proto.CreateMcpKeyInput) -> dict[str, Any]:
+    tools = _procedure_names(data.allowedTools)
+    secret, prefix, secret_hash = await mint_secret(proto.MCP_KEY_PREFIX, node.bcrypt_rounds)
+    async with node.write(caller) as uow:
+        row = await repo.insert(uow.conn, key_id=new_id("mcp"), org_id=caller.org_id, user_id=caller.uid,
+                                name=data.name, prefix=prefix, secret_hash=secret_hash, allowed_tools=tools,
+                                allowed_resources=list(dict.fromkeys(data.allowedResources)))
+        await uow.activity("mcp_key", row["id"], "mcp_key.created", _audit(row))
+    return {"key": secret, "mcpKey": key_view(row)}
+
+
+@implement(proto.LIST_MCP_KEYS)
+async def list_keys(node: Node, caller: Caller, data: EmptyInput) -> list[dict[str, Any]]:
+    async with node.pool.acquire() as conn:
+        rows = await repo.list_for_user(conn, caller.org_id, caller.uid)
+    return [key_view(row) for row in rows]
+
+
+@implement(proto.REVOKE_MCP_KEY)
+async def revoke(node: Node, caller: Caller, data: proto.McpKeyIdInput) -> dict[str, Any]:
+    owner = None if caller.role is not None and caller.role >= Role.ADMIN else caller.uid
+    async with node.write(caller) as uow:
+        row = await repo.revoke(uow.conn, caller.org_id, data.id, node.clock.now(), owner)
+        if row is not None:
+            await uow.activity("mcp_key", row["id"], "mcp_key.revoked", _audit(row))
+        else:  # revoking twice answers the revoked key again: a retried revoke is not an error
+            row = await repo.get(uow.conn, caller.org_id, data.id, owner)
+            if row is None:
+                raise NotFound("MCP key not found")
+    node.invalidate(CredentialRevoked(data.id))  # on every node
+    return key_view(row)

@@ -1,0 +1,52 @@
+"""Assistant (MCP) keys: a clear lookup prefix plus a bcrypt hash, and the tools and resources allowed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import asyncpg
+
+from storage.connection import Conn
+
+# Everything a caller may see of a key: never `secret_hash`.
+VIEW_COLUMNS = ("id, organization_id, user_id, name, prefix, allowed_tools, allowed_resources, status, "
+                "created_at, revoked_at")
+
+
+async def active_by_prefix(conn: Conn, prefix: str) -> list[asyncpg.Record]:
+    """Active keys sharing a lookup prefix (almost always zero or one)."""
+    return await conn.fetch(
+        """SELECT id, organization_id, user_id, secret_hash, allowed_tools, allowed_resources
+             FROM mcp_keys WHERE prefix = $1 AND status = 'active'""", prefix)
+
+
+async def insert(conn: Conn, *, key_id: str, org_id: str, user_id: str, name: str, prefix: str,
+                 secret_hash: str, allowed_tools: list[str], allowed_resources: list[str]) -> asyncpg.Record:
+    return await conn.fetchrow(
+        f"""INSERT INTO mcp_keys (id, organization_id, user_id, name, prefix, secret_hash, allowed_tools,
+                                  allowed_resources)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {VIEW_COLUMNS}""",
+        key_id, org_id, user_id, name, prefix, secret_hash, allowed_tools, allowed_resources)
+
+
+async def list_for_user(conn: Conn, org_id: str, user_id: str) -> list[asyncpg.Record]:
+    """A member's keys in an organization, newest first."""
+    return await conn.fetch(
+        f"""SELECT {VIEW_COLUMNS} FROM mcp_keys WHERE organization_id = $1 AND user_id = $2
+             ORDER BY created_at DESC, id DESC""", org_id, user_id)
+
+
+async def get(conn: Conn, org_id: str, key_id: str, user_id: str | None) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        f"""SELECT {VIEW_COLUMNS} FROM mcp_keys
+             WHERE organization_id = $1 AND id = $2 AND ($3::text IS NULL OR user_id = $3)""",
+        org_id, key_id, user_id)
+
+
+async def revoke(conn: Conn, org_id: str, key_id: str, now: datetime,
+                 user_id: str | None) -> asyncpg.Record | None:
+    """Revoke an active key; None when there is no such active one (missing or already revoked)."""
+    return await conn.fetchrow(
+        f"""UPDATE mcp_keys SET status = 'revoked', revoked_at = $3
+             WHERE organization_id = $1 AND id = $2 AND status = 'active' AND ($4::text IS NULL OR user_id = $4)
+            RETURNING {VIEW_COLUMNS}""", org_id, key_id, now, user_id)
