@@ -17,16 +17,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
+from collections.abc import Mapping
 from typing import Any
 
-import asyncpg
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from actors.tenancy import billing_callbacks as callbacks
-from actors.tenancy.billing import current, included_seats
+from actors.tenancy.billing import included_seats, processor_session, subscription_of
 from protocol.errors import ApiError
-from storage import billing as repo
 from web.context import host_name, org_slug
 from web.keys import NODE
 
@@ -56,11 +55,11 @@ async def _csrf(request: web.Request, session_id: str) -> str:
     return hmac.new(secret.encode(), f"sandbox:{session_id}".encode(), hashlib.sha256).hexdigest()
 
 
-async def _session(request: web.Request, kind: str) -> asyncpg.Record | web.Response:
+async def _session(request: web.Request, kind: str) -> Mapping[str, Any] | web.Response:
     """The open session the URL names on its own organization's host, or the page that says why not."""
     node = request.app[NODE]
     session_id = request.match_info["session_id"]
-    row = await repo.session(node.pool, session_id[:64])
+    row = await processor_session(node, session_id[:64])
     slug = org_slug(host_name(request), node.service_host)
     if row is None or row["kind"] != kind or slug is None or row["slug"].lower() != slug.lower():
         return _page("Billing session not found", "", 404)
@@ -124,7 +123,7 @@ async def show_portal(request: web.Request) -> web.Response:
     if isinstance(row, web.Response):
         return row
     node = request.app[NODE]
-    subscription = await current(node.pool, node, row["organization_id"])
+    subscription = await subscription_of(node, row["organization_id"])
     included = included_seats(subscription["plan"], subscription["seats"])
     token = await _csrf(request, row["id"])
     seats = "unlimited" if included is None else str(included)
@@ -148,7 +147,7 @@ async def change_in_portal(request: web.Request) -> web.Response:
     if form is None or not hmac.compare_digest(str(form.get("csrf", "")), await _csrf(request, row["id"])):
         return _page("This form has expired", "<p>Open the billing portal again.</p>", 403)
     node = request.app[NODE]
-    subscription = await current(node.pool, node, row["organization_id"])
+    subscription = await subscription_of(node, row["organization_id"])
     change: dict[str, Any] = {"id": subscription["id"], "object": "subscription",
                               "metadata": {"organizationId": row["organization_id"]}}
     action = str(form.get("action", ""))

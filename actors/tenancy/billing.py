@@ -11,6 +11,7 @@ pages this server renders (web/routes_billing.py) that complete through the sign
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -148,3 +149,14 @@ async def create_portal_session(node: Node, caller: Caller, data: spec.PortalInp
     assert caller.organization is not None
     return {"portalUrl": f"{node.base_url(caller.organization.slug)}/billing/sandbox/portal/{session_id}",
             "sessionId": session_id, "expiresAt": iso(now + SESSION_LIFETIME)}
+
+
+async def processor_session(node: Node, session_id: str) -> Mapping[str, Any] | None:
+    """A checkout or portal session by its id, with its organization's slug (the sandbox's pages)."""
+    return await repo.session(node.pool, session_id)
+
+
+async def subscription_of(node: Node, org_id: str) -> Mapping[str, Any]:
+    """The organization's subscription, created from its plan when it has none yet (the sandbox's portal)."""
+    row: Mapping[str, Any] = await current(node.pool, node, org_id)
+    return row
