@@ -14,4 +14,4 @@ from actors.forms import pipeline as form_pipeline  # noqa: F401  (registers the
 from actors.identity import accounts, api_keys, mcp_keys, personal_tokens  # noqa: F401
 from actors.kpi import handlers as kpis  # noqa: F401
 from actors.problem_solving import handlers as problem_solving  # noqa: F401
-from actors.tenancy import activity, notifications, organizations, projects, workspaces  # noqa: F401
+from actors.tenancy import activity, billing, notifications, organizations, projects, workspaces  # noqa: F401

@@ -31,3 +31,16 @@ PLANS: dict[str, Plan] = {
 
 def plan(name: str) -> Plan:
     return PLANS.get(name, PLANS["free"])
+
+
+# The feature keys of `billing.checkFeatureGate` (spec 4.9), and the limits it also answers for (`seats`, `boards`).
+FEATURE_KEYS = ("kpis", "automations", "templates", "csv_import", "api_access", "sso", "audit_log", "custom_branding",
+                "webhooks", "advanced_permissions")
+LIMIT_KEYS = ("seats", "boards")
+# The plans a checkout may buy (spec 4.9: `free` is where an organization starts, never bought).
+PAID_PLANS = ("starter", "business", "enterprise")
+
+
+def allows(name: str, feature: str) -> bool:
+    """Whether plan `name` includes `feature` (a key of FEATURE_KEYS)."""
+    return feature in plan(name).features or (feature == "api_access" and plan(name).api_access)

@@ -15,6 +15,7 @@ from web.rest import add_rest_routes
 from web.routes_actions import ACTION_ROUTES
 from web.routes_approvals import add_approval_routes
 from web.routes_automation_hooks import add_automation_hook_routes
+from web.routes_billing import add_billing_routes
 from web.routes_credentials import add_credential_routes
 from web.routes_events import EVENT_ROUTES
 from web.routes_files import add_file_routes
@@ -53,6 +54,7 @@ def build_web_app(*, body_timeout: float) -> web.Application:
     add_automation_hook_routes(app)
     add_file_routes(app)
     add_approval_routes(app)
+    add_billing_routes(app)
     add_public_form_routes(app)
     add_form_page_routes(app)
     add_mcp_routes(app)

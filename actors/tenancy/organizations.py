@@ -18,15 +18,16 @@ from actors.kernel.handlers import implement
 from actors.kernel.mailer import queue_mail
 from actors.kernel.membership_cache import forget_member
 from actors.kernel.node import Node
+from actors.tenancy.billing import included_seats
 from actors.tenancy.reassignment import reassign_items
 from protocol import organizations as spec
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
-from protocol.plans import plan
 from protocol.registry import EmptyInput, Role
 from storage import accounts as account_repo
+from storage import billing as billing_repo
 from storage import organizations as repo
 from storage import workspaces as workspace_repo
 
@@ -92,15 +93,16 @@ async def list_members(node: Node, caller: Caller, data: spec.ListMembersInput) 
 
 
 async def _seat_check(conn: asyncpg.Connection, caller: Caller, node: Node) -> None:
-    seats = plan(caller.organization.plan).seats if caller.organization else None
+    if caller.organization is None:
+        return
+    # The seats bought with the subscription, else the plan's (actors/tenancy/billing.py).
+    seats = included_seats(caller.organization.plan, await billing_repo.purchased_seats(conn, caller.org_id))
     if seats is None:
         return
-    used = await conn.fetchval(
-        """SELECT (SELECT count(*) FROM memberships WHERE organization_id = $1 AND status = 'active')
-                + (SELECT count(*) FROM invitations WHERE organization_id = $1 AND status = 'pending'
-                      AND expires_at > $2)""", caller.org_id, node.clock.now())
+    used = await billing_repo.seats_used(conn, caller.org_id, node.clock.now())
     if used >= seats:
-        raise Forbidden(f"the {caller.organization.plan} plan includes {seats} seats, all in use")  # type: ignore[union-attr]
+        raise Forbidden(f"the {caller.organization.plan} plan includes {seats} seats, all in use",
+                        data={"limit": "seats", "max": seats})
 
 
 @implement(spec.MEMBERS_INVITE)

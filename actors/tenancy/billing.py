@@ -1,0 +1,162 @@
+"""Billing (platform 4.9): the organization's subscription, its feature gates, and the processor's checkout and
+portal sessions.
+
+The organization's plan stays where every gate already reads it (`organizations.plan`, cached per node as the
+caller's organization); the subscription row beside it holds what the processor says about the plan: status,
+interval, period, purchased seats and the processor's ids. It is created from the organization's plan on first
+read. The processor is the sandbox (DESIGN: `OBEYA_BILLING=sandbox`, the default): its checkout and portal are
+pages this server renders (web/routes_billing.py) that complete through the signed callback
+(actors/tenancy/billing_callbacks.py), which is where a plan actually changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+
+from actors.kernel.handlers import implement
+from actors.kernel.node import Node
+from protocol import billing as spec
+from protocol.caller import Caller
+from protocol.ids import iso, new_id
+from protocol.plans import allows, plan
+from protocol.registry import EmptyInput
+from storage import billing as repo
+
+# Spec 8: a checkout URL lives 24 hours; a portal session as long.
+SESSION_LIFETIME = timedelta(hours=24)
+
+
+def add_interval(start: datetime, interval: str) -> datetime:
+    """The end of a billing period: one calendar month (or year) later, on the last day of a shorter month."""
+    months = 12 if interval == "annual" else 1
+    month_index = start.month - 1 + months
+    year, month = start.year + month_index // 12, month_index % 12 + 1
+    for day in (start.day, 30, 29, 28):
+        try:
+            return start.replace(year=year, month=month, day=day)
+        except ValueError:
+            continue
+    raise AssertionError("unreachable: every month has 28 days")
+
+
+async def current(conn: asyncpg.Connection | asyncpg.Pool, node: Node, org_id: str) -> asyncpg.Record:
+    """The organization's subscription, created from its plan when it has none yet."""
+    row = await repo.subscription(conn, org_id)
+    if row is None:
+        now = node.clock.now()
+        await repo.ensure_subscription(conn, new_id("sub"), org_id, now, add_interval(now, "monthly"))
+        row = await repo.subscription(conn, org_id)
+        assert row is not None
+    return row
+
+
+def included_seats(plan_name: str, purchased: int | None) -> int | None:
+    """The seats an organization has: those bought with the subscription, else the plan's (None: unlimited)."""
+    seats = plan(plan_name).seats
+    if seats is None:
+        return None
+    return purchased if purchased is not None else seats
+
+
+def features_view(plan_name: str) -> dict[str, Any]:
+    rules = plan(plan_name)
+    return {"maxBoards": rules.boards, "maxItemsPerBoard": None, "automations": allows(plan_name, "automations"),
+            "automationsPerBoard": rules.automations_per_board if allows(plan_name, "automations") else 0,
+            "kpis": rules.kpis, "templates": allows(plan_name, "templates"),
+            "csvImport": allows(plan_name, "csv_import"), "apiAccess": rules.api_access,
+            "sso": allows(plan_name, "sso"), "auditLog": allows(plan_name, "audit_log"),
+            "customBranding": allows(plan_name, "custom_branding"), "webhooks": allows(plan_name, "webhooks"),
+            "advancedPermissions": allows(plan_name, "advanced_permissions")}
+
+
+def subscription_view(row: asyncpg.Record, used: int) -> dict[str, Any]:
+    included = included_seats(row["plan"], row["seats"])
+    return {"id": row["id"], "plan": row["plan"], "status": row["status"], "interval": row["billing_interval"],
+            "currentPeriodStart": iso(row["current_period_start"]),
+            "currentPeriodEnd": iso(row["current_period_end"]), "cancelAtPeriodEnd": row["cancel_at_period_end"],
+            "seats": {"included": included, "used": used,
+                      "available": None if included is None else max(included - used, 0)},
+            "features": features_view(row["plan"]), "stripeCustomerId": row["processor_customer_id"],
+            "stripeSubscriptionId": row["processor_subscription_id"]}
+
+
+@implement(spec.GET_SUBSCRIPTION)
+async def get_subscription(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
+    async with node.pool.acquire() as conn:
+        row = await current(conn, node, caller.org_id)
+        used = await repo.seats_used(conn, caller.org_id, node.clock.now())
+    return {"subscription": subscription_view(row, used)}
+
+
+@implement(spec.CHECK_FEATURE_GATE)
+async def check_feature_gate(node: Node, caller: Caller, data: spec.FeatureGateInput) -> dict[str, Any]:
+    """Read from the database, not the cached organization: right after a plan change this answers the new plan
+    on every node, as the gates do once the organization change has reached them."""
+    feature = data.feature
+    limit: int | None = None
+    usage: int | None = None
+    async with node.pool.acquire() as conn:
+        row = await current(conn, node, caller.org_id)
+        plan_name: str = row["plan"]
+        rules = plan(plan_name)
+        if feature == "seats":
+            limit = included_seats(plan_name, row["seats"])
+            usage = await repo.seats_used(conn, caller.org_id, node.clock.now())
+            allowed = limit is None or usage < limit
+        elif feature == "boards":
+            limit = rules.boards
+            usage = await repo.board_count(conn, caller.org_id)
+            allowed = limit is None or usage < limit
+        else:
+            allowed = allows(plan_name, feature)
+            if feature == "automations" and rules.automations_per_board is not None:
+                limit = rules.automations_per_board if allowed else 0
+                usage = await repo.busiest_board_automations(conn, caller.org_id)
+    return {"feature": feature, "allowed": allowed, "plan": plan_name, "limit": limit, "usage": usage}
+
+
+@implement(spec.CREATE_CHECKOUT)
+async def create_checkout_session(node: Node, caller: Caller, data: spec.CheckoutInput) -> dict[str, Any]:
+    now = node.clock.now()
+    session_id = new_id("cs")
+    async with node.write(caller) as uow:
+        await current(uow.conn, node, caller.org_id)
+        await repo.insert_session(uow.conn, id=session_id, organization_id=caller.org_id, kind="checkout",
+                                  plan=data.plan, billing_interval=data.interval, seats=data.seats,
+                                  success_url=data.successUrl, cancel_url=data.cancelUrl, created_by=caller.uid,
+                                  created_at=now, expires_at=now + SESSION_LIFETIME)
+        await uow.activity("subscription", caller.org_id, "billing.checkout_created",
+                           {"sessionId": session_id, "plan": data.plan, "interval": data.interval,
+                            "seats": data.seats})
+    assert caller.organization is not None
+    return {"checkoutUrl": f"{node.base_url(caller.organization.slug)}/billing/sandbox/checkout/{session_id}",
+            "sessionId": session_id, "expiresAt": iso(now + SESSION_LIFETIME)}
+
+
+@implement(spec.CREATE_PORTAL)
+async def create_portal_session(node: Node, caller: Caller, data: spec.PortalInput) -> dict[str, Any]:
+    now = node.clock.now()
+    session_id = new_id("bps")
+    async with node.write(caller) as uow:
+        await current(uow.conn, node, caller.org_id)
+        await repo.insert_session(uow.conn, id=session_id, organization_id=caller.org_id, kind="portal",
+                                  return_url=data.returnUrl, created_by=caller.uid, created_at=now,
+                                  expires_at=now + SESSION_LIFETIME)
+    assert caller.organization is not None
+    return {"portalUrl": f"{node.base_url(caller.organization.slug)}/billing/sandbox/portal/{session_id}",
+            "sessionId": session_id, "expiresAt": iso(now + SESSION_LIFETIME)}
+
+
+async def processor_session(node: Node, session_id: str) -> Mapping[str, Any] | None:
+    """A checkout or portal session by its id, with its organization's slug (the sandbox's pages)."""
+    return await repo.session(node.pool, session_id)
+
+
+async def subscription_of(node: Node, org_id: str) -> Mapping[str, Any]:
+    """The organization's subscription, created from its plan when it has none yet (the sandbox's portal)."""
+    row: Mapping[str, Any] = await current(node.pool, node, org_id)
+    return row

@@ -1,0 +1,99 @@
+"""Subscriptions, processor sessions and applied processor callbacks (storage/migrations/0040_billing.sql).
+Every query names the organization."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from storage.connection import Conn
+
+
+async def subscription(conn: Conn, org_id: str, *, for_update: bool = False) -> asyncpg.Record | None:
+    lock = " FOR UPDATE OF s" if for_update else ""
+    return await conn.fetchrow(
+        "SELECT s.*, o.plan, o.slug FROM subscriptions s JOIN organizations o ON o.id = s.organization_id"
+        f" WHERE s.organization_id = $1{lock}", org_id)
+
+
+async def ensure_subscription(conn: Conn, subscription_id: str, org_id: str, start: datetime,
+                              end: datetime) -> None:
+    """The organization's subscription row, created from its plan on first use (a no-op when it exists)."""
+    await conn.execute(
+        """INSERT INTO subscriptions (id, organization_id, current_period_start, current_period_end, created_at,
+                                      updated_at)
+           SELECT $1, $2, $3, $4, $3, $3 WHERE EXISTS (SELECT 1 FROM organizations WHERE id = $2)
+           ON CONFLICT (organization_id) DO NOTHING""", subscription_id, org_id, start, end)
+
+
+async def update_subscription(conn: Conn, org_id: str, now: datetime, **fields: Any) -> None:
+    names = list(fields)
+    assignments = ", ".join(f"{name} = ${index + 3}" for index, name in enumerate(names))
+    await conn.execute(f"UPDATE subscriptions SET updated_at = $2, {assignments} WHERE organization_id = $1",
+                       org_id, now, *(fields[name] for name in names))
+
+
+async def set_plan(conn: Conn, org_id: str, plan: str, now: datetime) -> str:
+    """Change the organization's plan; its slug (for the organization caches)."""
+    slug: str = await conn.fetchval("UPDATE organizations SET plan = $2, updated_at = $3 WHERE id = $1 RETURNING slug",
+                                    org_id, plan, now)
+    return slug
+
+
+async def insert_session(conn: Conn, **row: Any) -> asyncpg.Record:
+    names = list(row)
+    placeholders = ", ".join(f"${index + 1}" for index in range(len(names)))
+    record: asyncpg.Record = await conn.fetchrow(
+        f"INSERT INTO billing_sessions ({', '.join(names)}) VALUES ({placeholders}) RETURNING *",
+        *(row[name] for name in names))
+    return record
+
+
+async def session(conn: Conn, session_id: str, *, for_update: bool = False) -> asyncpg.Record | None:
+    """A processor session by its id (the unguessable id is what the processor's page is reached by)."""
+    lock = " FOR UPDATE OF b" if for_update else ""
+    return await conn.fetchrow(
+        "SELECT b.*, o.slug, o.plan AS current_plan FROM billing_sessions b"
+        f" JOIN organizations o ON o.id = b.organization_id WHERE b.id = $1{lock}", session_id)
+
+
+async def complete_session(conn: Conn, session_id: str) -> None:
+    await conn.execute("UPDATE billing_sessions SET status = 'completed' WHERE id = $1", session_id)
+
+
+async def record_event(conn: Conn, event_id: str, org_id: str | None, event_type: str, now: datetime) -> bool:
+    """Remember a processor callback; False when it was already applied."""
+    inserted = await conn.fetchval(
+        "INSERT INTO billing_events (id, organization_id, type, received_at) VALUES ($1, $2, $3, $4)"
+        " ON CONFLICT (id) DO NOTHING RETURNING true", event_id, org_id, event_type, now)
+    return bool(inserted)
+
+
+async def seats_used(conn: Conn, org_id: str, now: datetime) -> int:
+    """Active members and pending invitations: what the seat gate counts (actors/tenancy/organizations.py)."""
+    used: int = await conn.fetchval(
+        """SELECT (SELECT count(*) FROM memberships WHERE organization_id = $1 AND status = 'active')
+                + (SELECT count(*) FROM invitations WHERE organization_id = $1 AND status = 'pending'
+                      AND expires_at > $2)""", org_id, now)
+    return used
+
+
+async def purchased_seats(conn: Conn, org_id: str) -> int | None:
+    """The seats bought with the subscription (None: the plan's)."""
+    seats: int | None = await conn.fetchval("SELECT seats FROM subscriptions WHERE organization_id = $1", org_id)
+    return seats
+
+
+async def board_count(conn: Conn, org_id: str) -> int:
+    count: int = await conn.fetchval("SELECT count(*) FROM boards WHERE organization_id = $1", org_id)
+    return count
+
+
+async def busiest_board_automations(conn: Conn, org_id: str) -> int:
+    """The most automations any one board of the organization holds (the per-board limit's usage)."""
+    count: int = await conn.fetchval(
+        "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM automations WHERE organization_id = $1"
+        " GROUP BY board_id) per_board", org_id)
+    return count
