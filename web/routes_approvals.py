@@ -17,24 +17,16 @@ from protocol.approvals import TokenDecisionInput
 from protocol.caller import Caller
 from protocol.errors import ApiError
 from web.keys import CALLER, NODE
+from web.plain_pages import plain_page
 
 PATH = "/api/approvals/decide"
 _LABELS = {"approved": "Approve", "rejected": "Reject"}
 # No script, style or frame; the form posts only here. The token in the URL never leaves as a Referer.
-_POLICY = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 
 def _csrf(key: str | None, token: str) -> str:
     return hmac.new((key or "obeya-approval-page").encode(), f"approval:{token}".encode(), hashlib.sha256).hexdigest()
 
-
-def _page(title: str, body: str, status: int = 200) -> web.Response:
-    text = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"
-            f"<body><h1>{html.escape(title)}</h1>{body}</body></html>")
-    return web.Response(text=text, status=status, content_type="text/html",
-                        headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
-                                 "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-                                 "Content-Security-Policy": _POLICY})
 
 
 async def show(request: web.Request) -> web.Response:
@@ -43,7 +35,7 @@ async def show(request: web.Request) -> web.Response:
     node = request.app[NODE]
     fields = "".join(f'<input type="hidden" name="{name}" value="{html.escape(value)}">' for name, value in
                      (("token", token), ("csrf", _csrf(node.secret_key, token))))
-    return _page("Confirm your decision",
+    return plain_page("Confirm your decision",
                  f'<form method="post" action="{PATH}">{fields}'
                  '<p><label>Comment <textarea name="comment"></textarea></label></p>'
                  f'<button type="submit" name="decision" value="{choice}">{_LABELS[choice]}</button></form>')
@@ -53,14 +45,14 @@ async def post(request: web.Request) -> web.Response:
     try:
         form = await request.post()
     except (ValueError, AssertionError, HttpProcessingError):  # aiohttp's refusals of a malformed body
-        return _page("This form could not be read", "<p>Open the link from your e-mail again.</p>", 400)
+        return plain_page("This form could not be read", "<p>Open the link from your e-mail again.</p>", 400)
     token, decision = str(form.get("token", "")), str(form.get("decision", ""))
     node = request.app[NODE]
     if not hmac.compare_digest(str(form.get("csrf", "")), _csrf(node.secret_key, token)):
-        return _page("This form has expired", "<p>Open the link from your e-mail again.</p>", 403)
+        return plain_page("This form has expired", "<p>Open the link from your e-mail again.</p>", 403)
     caller: Caller = request[CALLER]
     if caller.organization is None or decision not in _LABELS:
-        return _page("Decision link not found", "", 404)
+        return plain_page("Decision link not found", "", 404)
     comment = str(form.get("comment", "")) or None
     data = TokenDecisionInput(token=token[:200], decision=decision,  # type: ignore[arg-type]
                               comment=comment[:5000] if comment else None, ipAddress=request.remote,
@@ -68,8 +60,8 @@ async def post(request: web.Request) -> web.Response:
     try:
         await decide_by_token(node, caller.organization.id, data)
     except ApiError as error:
-        return _page("Your decision could not be recorded", f"<p>{html.escape(error.message)}</p>", error.status)
-    return _page("Thank you", f"<p>Your decision ({html.escape(decision)}) was recorded.</p>")
+        return plain_page("Your decision could not be recorded", f"<p>{html.escape(error.message)}</p>", error.status)
+    return plain_page("Thank you", f"<p>Your decision ({html.escape(decision)}) was recorded.</p>")
 
 
 def add_approval_routes(app: web.Application) -> None:

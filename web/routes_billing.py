@@ -28,11 +28,11 @@ from actors.tenancy.billing import included_seats, processor_session, subscripti
 from protocol.errors import ApiError
 from web.context import host_name, org_slug
 from web.keys import NODE
+from web.plain_pages import plain_page
 
 WEBHOOK_PATH = "/api/v1/billing/webhook"
 CHECKOUT_PATH = "/billing/sandbox/checkout/{session_id}"
 PORTAL_PATH = "/billing/sandbox/portal/{session_id}"
-_POLICY = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 
 async def webhook(request: web.Request) -> web.Response:
@@ -40,14 +40,6 @@ async def webhook(request: web.Request) -> web.Response:
     reply = await callbacks.receive(node, await request.read(), request.headers.get(callbacks.SIGNATURE_HEADER))
     return web.json_response(reply)
 
-
-def _page(title: str, body: str, status: int = 200) -> web.Response:
-    text = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"
-            f"<body><h1>{html.escape(title)}</h1>{body}</body></html>")
-    return web.Response(text=text, status=status, content_type="text/html",
-                        headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
-                                 "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-                                 "Content-Security-Policy": _POLICY})
 
 
 async def _csrf(request: web.Request, session_id: str) -> str:
@@ -62,11 +54,11 @@ async def _session(request: web.Request, kind: str) -> Mapping[str, Any] | web.R
     row = await processor_session(node, session_id[:64])
     slug = org_slug(host_name(request), node.service_host)
     if row is None or row["kind"] != kind or slug is None or row["slug"].lower() != slug.lower():
-        return _page("Billing session not found", "", 404)
+        return plain_page("Billing session not found", "", 404)
     if row["expires_at"] <= node.clock.now():
-        return _page("This billing session has expired", "<p>Start again from the billing settings.</p>", 410)
+        return plain_page("This billing session has expired", "<p>Start again from the billing settings.</p>", 410)
     if row["status"] != "open":
-        return _page("This checkout is already complete", "", 409)
+        return plain_page("This checkout is already complete", "", 409)
     return row
 
 
@@ -85,7 +77,7 @@ async def _deliver(request: web.Request, event_type: str, event_object: dict[str
     try:
         await callbacks.receive(node, payload, header)
     except ApiError as error:
-        return _page("The payment could not be completed", f"<p>{html.escape(error.message)}</p>", error.status)
+        return plain_page("The payment could not be completed", f"<p>{html.escape(error.message)}</p>", error.status)
     return None
 
 
@@ -95,7 +87,7 @@ async def show_checkout(request: web.Request) -> web.Response:
         return row
     seats = row["seats"] if row["seats"] is not None else included_seats(row["plan"], None)
     fields = f'<input type="hidden" name="csrf" value="{await _csrf(request, row["id"])}">'
-    return _page("Sandbox checkout",
+    return plain_page("Sandbox checkout",
                  f"<p>Plan: <strong>{html.escape(row['plan'])}</strong>, billed "
                  f"{html.escape(row['billing_interval'])}, seats: {'unlimited' if seats is None else seats}.</p>"
                  "<p>This is the sandbox processor: no payment is taken.</p>"
@@ -109,7 +101,7 @@ async def pay(request: web.Request) -> web.Response:
         return row
     form = await _form(request)
     if form is None or not hmac.compare_digest(str(form.get("csrf", "")), await _csrf(request, row["id"])):
-        return _page("This form has expired", "<p>Open the checkout link again.</p>", 403)
+        return plain_page("This form has expired", "<p>Open the checkout link again.</p>", 403)
     refused = await _deliver(request, "checkout.session.completed",
                              {"id": row["id"], "object": "checkout.session",
                               "client_reference_id": row["organization_id"]})
@@ -130,7 +122,7 @@ async def show_portal(request: web.Request) -> web.Response:
     cancel = ("<button type='submit' name='action' value='resume'>Keep the subscription</button>"
               if subscription["cancel_at_period_end"] else
               "<button type='submit' name='action' value='cancel'>Cancel at period end</button>")
-    return _page("Sandbox billing portal",
+    return plain_page("Sandbox billing portal",
                  f"<p>Plan: <strong>{html.escape(subscription['plan'])}</strong>, seats: {seats}.</p>"
                  f'<form method="post"><input type="hidden" name="csrf" value="{token}">'
                  f'<label>Seats <input type="number" name="seats" min="1" max="100000" value="{included or ""}">'
@@ -145,7 +137,7 @@ async def change_in_portal(request: web.Request) -> web.Response:
         return row
     form = await _form(request)
     if form is None or not hmac.compare_digest(str(form.get("csrf", "")), await _csrf(request, row["id"])):
-        return _page("This form has expired", "<p>Open the billing portal again.</p>", 403)
+        return plain_page("This form has expired", "<p>Open the billing portal again.</p>", 403)
     node = request.app[NODE]
     subscription = await subscription_of(node, row["organization_id"])
     change: dict[str, Any] = {"id": subscription["id"], "object": "subscription",
@@ -154,12 +146,12 @@ async def change_in_portal(request: web.Request) -> web.Response:
     if action == "seats":
         text = str(form.get("seats", "")).strip()
         if not text.isdigit() or not 1 <= int(text) <= 100_000:
-            return _page("Seats must be a whole number from 1 to 100000", "", 400)
+            return plain_page("Seats must be a whole number from 1 to 100000", "", 400)
         change["quantity"] = int(text)
     elif action in ("cancel", "resume"):
         change["cancel_at_period_end"] = action == "cancel"
     else:
-        return _page("Choose a change", "", 400)
+        return plain_page("Choose a change", "", 400)
     refused = await _deliver(request, "customer.subscription.updated", change)
     if refused is not None:
         return refused
