@@ -36,9 +36,9 @@ async def show(request: web.Request) -> web.Response:
     fields = "".join(f'<input type="hidden" name="{name}" value="{html.escape(value)}">' for name, value in
                      (("token", token), ("csrf", _csrf(node.secret_key, token))))
     return plain_page("Confirm your decision",
-                 f'<form method="post" action="{PATH}">{fields}'
-                 '<p><label>Comment <textarea name="comment"></textarea></label></p>'
-                 f'<button type="submit" name="decision" value="{choice}">{_LABELS[choice]}</button></form>')
+                      f'<form method="post" action="{PATH}">{fields}'
+                      '<p><label>Comment <textarea name="comment"></textarea></label></p>'
+                      f'<button type="submit" name="decision" value="{choice}">{_LABELS[choice]}</button></form>')
 
 
 async def post(request: web.Request) -> web.Response:

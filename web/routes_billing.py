@@ -88,20 +88,30 @@ async def show_checkout(request: web.Request) -> web.Response:
     seats = row["seats"] if row["seats"] is not None else included_seats(row["plan"], None)
     fields = f'<input type="hidden" name="csrf" value="{await _csrf(request, row["id"])}">'
     return plain_page("Sandbox checkout",
-                 f"<p>Plan: <strong>{html.escape(row['plan'])}</strong>, billed "
-                 f"{html.escape(row['billing_interval'])}, seats: {'unlimited' if seats is None else seats}.</p>"
-                 "<p>This is the sandbox processor: no payment is taken.</p>"
-                 f'<form method="post">{fields}<button type="submit" name="action" value="pay">Pay</button></form>'
-                 f'<p><a href="{html.escape(row["cancel_url"])}">Cancel</a></p>')
+                      f"<p>Plan: <strong>{html.escape(row['plan'])}</strong>, billed "
+                      f"{html.escape(row['billing_interval'])}, seats: {'unlimited' if seats is None else seats}.</p>"
+                      "<p>This is the sandbox processor: no payment is taken.</p>"
+                      f'<form method="post">{fields}<button type="submit" name="action" value="pay">Pay</button></form>'
+                      f'<p><a href="{html.escape(row["cancel_url"])}">Cancel</a></p>')
 
 
-async def pay(request: web.Request) -> web.Response:
-    row = await _session(request, "checkout")
+async def _posted(request: web.Request, kind: str, again: str) -> tuple[Mapping[str, Any], Any] | web.Response:
+    """The open session and the form posted to its page with that page's CSRF value, or the page that says why
+    not (`again`: what to open again when the form expired)."""
+    row = await _session(request, kind)
     if isinstance(row, web.Response):
         return row
     form = await _form(request)
     if form is None or not hmac.compare_digest(str(form.get("csrf", "")), await _csrf(request, row["id"])):
-        return plain_page("This form has expired", "<p>Open the checkout link again.</p>", 403)
+        return plain_page("This form has expired", f"<p>Open {again} again.</p>", 403)
+    return row, form
+
+
+async def pay(request: web.Request) -> web.Response:
+    posted = await _posted(request, "checkout", "the checkout link")
+    if isinstance(posted, web.Response):
+        return posted
+    row, _ = posted
     refused = await _deliver(request, "checkout.session.completed",
                              {"id": row["id"], "object": "checkout.session",
                               "client_reference_id": row["organization_id"]})
@@ -123,21 +133,19 @@ async def show_portal(request: web.Request) -> web.Response:
               if subscription["cancel_at_period_end"] else
               "<button type='submit' name='action' value='cancel'>Cancel at period end</button>")
     return plain_page("Sandbox billing portal",
-                 f"<p>Plan: <strong>{html.escape(subscription['plan'])}</strong>, seats: {seats}.</p>"
-                 f'<form method="post"><input type="hidden" name="csrf" value="{token}">'
-                 f'<label>Seats <input type="number" name="seats" min="1" max="100000" value="{included or ""}">'
-                 "</label> <button type='submit' name='action' value='seats'>Change seats</button></form>"
-                 f'<form method="post"><input type="hidden" name="csrf" value="{token}">{cancel}</form>'
-                 f'<p><a href="{html.escape(row["return_url"])}">Back</a></p>')
+                      f"<p>Plan: <strong>{html.escape(subscription['plan'])}</strong>, seats: {seats}.</p>"
+                      f'<form method="post"><input type="hidden" name="csrf" value="{token}">'
+                      f'<label>Seats <input type="number" name="seats" min="1" max="100000" value="{included or ""}">'
+                      "</label> <button type='submit' name='action' value='seats'>Change seats</button></form>"
+                      f'<form method="post"><input type="hidden" name="csrf" value="{token}">{cancel}</form>'
+                      f'<p><a href="{html.escape(row["return_url"])}">Back</a></p>')
 
 
 async def change_in_portal(request: web.Request) -> web.Response:
-    row = await _session(request, "portal")
-    if isinstance(row, web.Response):
-        return row
-    form = await _form(request)
-    if form is None or not hmac.compare_digest(str(form.get("csrf", "")), await _csrf(request, row["id"])):
-        return plain_page("This form has expired", "<p>Open the billing portal again.</p>", 403)
+    posted = await _posted(request, "portal", "the billing portal")
+    if isinstance(posted, web.Response):
+        return posted
+    row, form = posted
     node = request.app[NODE]
     subscription = await subscription_of(node, row["organization_id"])
     change: dict[str, Any] = {"id": subscription["id"], "object": "subscription",
