@@ -14,6 +14,7 @@ class CredentialKind(enum.Enum):
     API_KEY = "api_key"
     PERSONAL_TOKEN = "personal_token"
     MCP_KEY = "mcp_key"  # an assistant key: valid on /mcp only, its grants in `scopes` (actors/identity/mcp_keys.py)
+    OAUTH_TOKEN = "oauth_token"  # an application's access token (`svc_oat_`), its granted scopes in `scopes`
 
 
 @dataclass(frozen=True)

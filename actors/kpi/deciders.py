@@ -22,7 +22,8 @@ from protocol.errors import Conflict, ValidationFailed
 from protocol.ids import new_id
 
 # Values entered with these credentials are `source: "api"`; with a session, "manual".
-_API_CREDENTIALS = (CredentialKind.API_KEY, CredentialKind.PERSONAL_TOKEN)
+_API_CREDENTIALS = (CredentialKind.API_KEY, CredentialKind.PERSONAL_TOKEN, CredentialKind.OAUTH_TOKEN,
+                    CredentialKind.MCP_KEY)
 BREACH_NOTIFICATION = "kpi_breach"
 
 Decider = Callable[[KpiState, Command], Decision[KpiChange]]
