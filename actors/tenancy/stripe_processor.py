@@ -23,7 +23,7 @@ from actors.tenancy.billing_processors import (
     ProcessorSession,
     refused,
 )
-from protocol.errors import BadRequest, Conflict, FieldError, ServiceUnavailable
+from protocol.errors import Conflict, ServiceUnavailable, ValidationFailed
 from protocol.plans import plan as plan_rules
 
 log = structlog.get_logger("obeya.billing")
@@ -48,11 +48,10 @@ class StripeProcessor:
     def price(self, plan_name: str, interval: str) -> str:
         per_interval = self.prices.get(plan_name)
         if per_interval is None:
-            raise BadRequest(f"the {plan_name} plan is not offered", details=[FieldError("plan", "not offered")])
+            raise ValidationFailed.of("plan", f"the {plan_name} plan is not offered")
         price = per_interval.get(interval)
         if price is None:
-            raise BadRequest(f"the {plan_name} plan is not offered {interval}",
-                             details=[FieldError("interval", "not offered for this plan")])
+            raise ValidationFailed.of("interval", f"the {plan_name} plan is not offered {interval}")
         return price
 
     async def checkout(self, request: CheckoutRequest, now: datetime) -> ProcessorSession:
