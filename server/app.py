@@ -31,6 +31,7 @@ from actors.kernel.redis_invalidation import RedisInvalidations
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem, RuntimeSettings
 from actors.tenancy.billing_processors import Processor, SandboxProcessor
+from actors.tenancy.billing_sweeper import cancel_at_period_end_forever
 from server.cluster import clustered
 from server.config import WORKERS, Settings
 from storage.migrate import apply_migrations
@@ -57,7 +58,8 @@ def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[No
         "action-escalation": escalate_overdue_forever, "last-used-flusher": flush_forever,
         "approval-expiry": expire_forever, "approval-actions": run_actions_forever,
         "form-sweeper": sweep_submissions_forever,
-        "form-otp": send_codes_forever}
+        "form-otp": send_codes_forever,
+        "billing-sweeper": cancel_at_period_end_forever}
     if settings.smtp_url is not None:  # unset: e-mails are stored and logged, and no sender runs
         loops["mail-sender"] = deliver_forever
     assert set(loops) <= WORKERS
