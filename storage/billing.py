@@ -100,6 +100,15 @@ async def seats_used(conn: Conn, org_id: str, now: datetime) -> int:
     return used
 
 
+async def joining_seats(conn: Conn, org_id: str) -> asyncpg.Record | None:
+    """The organization's plan, the seats bought with its subscription (None: the plan's) and its active members:
+    what a member joining needs (actors/tenancy/billing.py check_seat_to_join)."""
+    return await conn.fetchrow(
+        """SELECT o.plan, s.seats,
+                  (SELECT count(*) FROM memberships m WHERE m.organization_id = o.id AND m.status = 'active') AS members
+             FROM organizations o LEFT JOIN subscriptions s ON s.organization_id = o.id WHERE o.id = $1""", org_id)
+
+
 async def purchased_seats(conn: Conn, org_id: str) -> int | None:
     """The seats bought with the subscription (None: the plan's)."""
     seats: int | None = await conn.fetchval("SELECT seats FROM subscriptions WHERE organization_id = $1", org_id)

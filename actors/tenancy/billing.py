@@ -22,6 +22,7 @@ from actors.kernel.node import Node
 from actors.tenancy.billing_processors import CheckoutRequest, PortalRequest
 from protocol import billing as spec
 from protocol.caller import Caller
+from protocol.errors import Forbidden
 from protocol.ids import iso, new_id
 from protocol.plans import allows, plan
 from protocol.registry import EmptyInput
@@ -60,9 +61,27 @@ def included_seats(plan_name: str, purchased: int | None) -> int | None:
     return purchased if purchased is not None else seats
 
 
+def seats_refused(plan_name: str, seats: int) -> Forbidden:
+    """403 naming the seat limit (invitations, acceptance, `obeya user create`)."""
+    return Forbidden(f"the {plan_name} plan includes {seats} seats, all in use", data={"limit": "seats", "max": seats})
+
+
+async def check_seat_to_join(conn: asyncpg.Connection, org_id: str) -> None:
+    """A member joining (an accepted invitation, `obeya user create`) needs a seat free among the active members,
+    so an invitation sent before a downgrade cannot push the organization over its seats (pending invitations
+    hold seats only against new invitations)."""
+    row = await repo.joining_seats(conn, org_id)
+    if row is None:
+        return
+    seats = included_seats(row["plan"], row["seats"])
+    if seats is not None and row["members"] >= seats:
+        raise seats_refused(row["plan"], seats)
+
+
 def features_view(plan_name: str) -> dict[str, Any]:
     rules = plan(plan_name)
-    return {"maxBoards": rules.boards, "maxItemsPerBoard": None, "automations": allows(plan_name, "automations"),
+    return {"maxBoards": rules.boards, "maxItemsPerBoard": rules.items_per_board,
+            "automations": allows(plan_name, "automations"),
             "automationsPerBoard": rules.automations_per_board if allows(plan_name, "automations") else 0,
             "kpis": rules.kpis, "templates": allows(plan_name, "templates"),
             "csvImport": allows(plan_name, "csv_import"), "apiAccess": rules.api_access,
