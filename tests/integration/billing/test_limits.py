@@ -1,6 +1,7 @@
 """Every plan limit where it bites after a downgrade (platform 4.9, DESIGN: nothing is deleted, a create over the
 new limit is 403 naming it): boards, KPIs, items per board, seats on invitation acceptance and for
-`obeya user create`. (Automations per board: tests/integration/billing/test_billing.py.)"""
+`obeya user create`; and each gated feature through the procedures it gates, on every plan. (Automations per
+board after a downgrade: tests/integration/billing/test_billing.py.)"""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ import re
 from typing import Any
 
 import msgspec
+import pytest
 
 from actors.kernel import sealing
 from actors.tenancy.billing_callbacks import callback_secret, sign
 from protocol.ids import new_id
 from tests.harness import PASSWORD, Org, make_org
-from tests.integration.billing.test_billing import csrf_of, open_page, post_callback, submit, subscription
+from tests.integration.billing.test_billing import TABLE, csrf_of, open_page, post_callback, submit, subscription
 from tests.integration.boards.conftest import make_board, make_project
+from tests.integration.credentials.helpers import create_key
 from tests.integration.kpis.conftest import define, kpi_input
 from web.keys import NODE
 
@@ -119,3 +122,22 @@ async def test_an_invitation_sent_before_a_downgrade_cannot_pass_the_seats(clien
     await set_seats(org, 3)
     assert (await accept(tokens[1], "Second")).status == 200
     assert (await subscription(org))["seats"] == {"included": 3, "used": 3, "available": 0}
+
+
+# The procedures each feature key gates (grep `feature=` in protocol/): what a plan without it is refused.
+GATED = {"kpis": ("kpis.list", True), "automations": ("automations.list", True), "webhooks": ("webhooks.list", False)}
+
+
+@pytest.mark.parametrize("plan", list(TABLE))
+async def test_every_gated_feature_through_the_procedures_it_gates(client: Any, plan: str) -> None:
+    org = await make_org(client, plan=plan)
+    board = await make_board(org)
+    for feature, (procedure, on_board) in GATED.items():
+        reply = await org.owner.query(procedure, {"boardId": board.id} if on_board else None)
+        allowed = TABLE[plan][feature][0]
+        assert reply.status == (200 if allowed else 403), (feature, reply.body)
+        if not allowed:
+            assert reply.error["message"] == f"the {plan} plan does not include {feature}"
+    key, _ = await create_key(org.owner)
+    me = await org.owner.with_bearer(key).rest("GET", "/api/v1/auth/me")
+    assert me.status == (200 if TABLE[plan]["api_access"][0] else 403), me.body
