@@ -108,9 +108,8 @@ class Event(msgspec.Struct):
 
 async def callback_secret(node: Node) -> str:
     """The secret callbacks are signed with: Stripe's webhook secret, or the sandbox's own (`whsec_` too)."""
-    configured: str | None = getattr(node.billing, "webhook_secret", None)
-    if configured is not None:
-        return configured
+    if node.billing.webhook_secret is not None:
+        return node.billing.webhook_secret
     if node.secret_key is not None:
         material = hmac.new(node.secret_key.encode(), b"obeya billing callbacks", hashlib.sha256).digest()
     else:

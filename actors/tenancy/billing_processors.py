@@ -52,6 +52,9 @@ class ProcessorSession:
 
 class Processor(Protocol):
     name: str
+    # The secret callbacks are signed with, when the processor has its own (Stripe's); None: the sandbox's,
+    # derived by actors/tenancy/billing_callbacks.py.
+    webhook_secret: str | None
 
     async def checkout(self, request: CheckoutRequest, now: datetime) -> ProcessorSession: ...
 
@@ -84,6 +87,7 @@ class SandboxProcessor:
     scheme (checked against the `stripe` package in tests/unit/billing), verified here on the node's clock."""
 
     name = "sandbox"
+    webhook_secret: str | None = None
 
     async def checkout(self, request: CheckoutRequest, now: datetime) -> ProcessorSession:
         session_id = new_id("cs")

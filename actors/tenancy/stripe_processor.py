@@ -35,7 +35,7 @@ class StripeProcessor:
 
     def __init__(self, *, secret_key: str, webhook_secret: str, prices: Mapping[str, Mapping[str, str]],
                  api_base: str | None = None, timeout: float = 10.0) -> None:
-        self.webhook_secret = webhook_secret
+        self.webhook_secret: str | None = webhook_secret
         self.prices = prices
         # price id -> (plan, interval): how a subscription's price says which plan it is.
         self.plans_by_price = {price: (plan_name, interval) for plan_name, per_interval in prices.items()
