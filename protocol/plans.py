@@ -15,13 +15,14 @@ class Plan:
     api_access: bool
     requests_per_minute: int
     features: frozenset[str]
+    items_per_board: int | None = None  # None: unlimited (spec 4.9 `maxItemsPerBoard`; docs/decisions.md)
 
 
 _ALL_PAID = frozenset({"kpis", "automations", "templates", "csv_import", "webhooks"})
 
 PLANS: dict[str, Plan] = {
-    "free": Plan("free", 3, 3, 0, False, False, 60, frozenset({"templates"})),
-    "starter": Plan("starter", 10, 10, 5, True, False, 300, _ALL_PAID),
+    "free": Plan("free", 3, 3, 0, False, False, 60, frozenset({"templates"}), items_per_board=100),
+    "starter": Plan("starter", 10, 10, 5, True, False, 300, _ALL_PAID, items_per_board=1000),
     "business": Plan("business", 25, 50, None, True, True, 1000,
                      _ALL_PAID | {"api_access", "audit_log", "advanced_permissions"}),
     "enterprise": Plan("enterprise", None, None, None, True, True, 5000,

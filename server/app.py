@@ -30,6 +30,8 @@ from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem, RuntimeSettings
+from actors.tenancy.billing_processors import Processor, SandboxProcessor
+from actors.tenancy.billing_sweeper import cancel_at_period_end_forever
 from server.cluster import clustered
 from server.config import WORKERS, Settings
 from storage.migrate import apply_migrations
@@ -56,11 +58,24 @@ def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[No
         "action-escalation": escalate_overdue_forever, "last-used-flusher": flush_forever,
         "approval-expiry": expire_forever, "approval-actions": run_actions_forever,
         "form-sweeper": sweep_submissions_forever,
-        "form-otp": send_codes_forever}
+        "form-otp": send_codes_forever,
+        "billing-sweeper": cancel_at_period_end_forever}
     if settings.smtp_url is not None:  # unset: e-mails are stored and logged, and no sender runs
         loops["mail-sender"] = deliver_forever
     assert set(loops) <= WORKERS
     return {name: loop for name, loop in loops.items() if name in settings.workers}
+
+
+def billing_processor(settings: Settings) -> Processor:
+    """The payment processor of OBEYA_BILLING. The Stripe SDK is imported here, at start-up, only when used:
+    the import takes about half a second, which a request must never wait for."""
+    if settings.stripe is None:
+        return SandboxProcessor()
+    from actors.tenancy.stripe_processor import StripeProcessor
+
+    return StripeProcessor(secret_key=settings.stripe.secret_key, webhook_secret=settings.stripe.webhook_secret,
+                           prices=settings.stripe.prices, api_base=settings.stripe.api_base,
+                           timeout=settings.http_timeout)
 
 
 def workers(settings: Settings, database_url: str) -> Callable[[web.Application], AsyncIterator[None]]:
@@ -114,6 +129,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             log.info("migrations_applied", names=applied)
         pool = await create_pool(database_url, max_size=settings.pool_size, acquire_timeout=settings.pool_timeout,
                                  statement_timeout=settings.statement_timeout)
+        processor = billing_processor(settings)
         try:
             app[NODE] = Node(pool=pool, service_host=settings.service_host, production=settings.production,
                            clock=clock or SystemClock(),
@@ -121,9 +137,11 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                            http_timeout=settings.http_timeout, bcrypt_rounds=settings.bcrypt_rounds,
                            secret_key=settings.secret_key,
                            address_throttle=settings.address_throttle,
-                           allow_private_targets=settings.allow_private_targets)
+                           allow_private_targets=settings.allow_private_targets,
+                           billing=processor)
             yield
         finally:
+            await processor.close()
             await pool.close()
 
     app.cleanup_ctx.append(database)

@@ -3,6 +3,7 @@ start-up: a value that cannot be used stops the server with a message naming its
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import secrets
@@ -16,7 +17,7 @@ from server.event_loop import default_event_loop, event_loop_from
 # The background workers server/app.py can start (Settings.workers selects among them).
 WORKERS = frozenset({"idempotency-purge", "trash-sweeper", "mail-sender", "webhook-sender", "automations",
                      "action-escalation", "last-used-flusher", "approval-expiry", "approval-actions",
-                     "form-sweeper", "form-otp"})
+                     "form-sweeper", "form-otp", "billing-sweeper"})
 
 # bcrypt's own bounds are 4..31; below 10 a stolen hash is cheap to attack (the spec's cost for API keys
 # is 10), so production refuses it. Tests use 4: each hash then costs about a millisecond instead of 50.
@@ -29,12 +30,27 @@ MAX_BCRYPT_ROUNDS = 31
 MIN_SECRET_KEY_LENGTH = 32
 # A bearer token a scraper sends on every request: long enough not to be guessed.
 MIN_METRICS_TOKEN_LENGTH = 16
+# The payment processors (DESIGN "Plans, applications..."), the plans a checkout may buy and their intervals.
+BILLING_PROCESSORS = ("sandbox", "stripe")
+STRIPE_PLANS = ("starter", "business", "enterprise")
+STRIPE_INTERVALS = ("monthly", "annual")
 # A node id names a Redis channel and fills directory entries: a host or pod name fits.
 MAX_NODE_ID_LENGTH = 100
 
 
 def default_node_id() -> str:
     return f"{socket.gethostname()}-{secrets.token_hex(3)}"
+
+
+@dataclass(frozen=True)
+class StripeSettings:
+    """OBEYA_BILLING=stripe: the account's secret key, the webhook endpoint's signing secret, and the price of each
+    plan per interval (`OBEYA_STRIPE_PRICES` = {"starter": {"monthly": "price_...", "annual": "price_..."}, ...}).
+    `api_base` (OBEYA_STRIPE_API_BASE) points the SDK at another Stripe API, such as stripe-mock or a test's."""
+    secret_key: str = field(repr=False)
+    webhook_secret: str = field(repr=False)
+    prices: Mapping[str, Mapping[str, str]]
+    api_base: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +108,8 @@ class Settings:
     actor_lease: float = 10.0
     # The event loop `obeya serve` runs on (server/event_loop.py): uvloop when installed.
     event_loop: str = field(default_factory=default_event_loop)
+    # The payment processor: None is the sandbox (OBEYA_BILLING=sandbox, the default), else Stripe's settings.
+    stripe: StripeSettings | None = None
     # Which background workers run; all of them unless a test asks for fewer (not read from the environment).
     workers: frozenset[str] = WORKERS
 
@@ -134,6 +152,7 @@ class Settings:
             node_id=_node_id(env),
             actor_lease=_seconds(env, "OBEYA_ACTOR_LEASE", 10.0),
             event_loop=event_loop_from(env),
+            stripe=_stripe(env),
         )
 
 
@@ -145,6 +164,56 @@ def _node_id(env: Mapping[str, str]) -> str:
         raise SystemExit(f"OBEYA_NODE_ID must be at most {MAX_NODE_ID_LENGTH} printable characters without "
                          f"spaces, not {value!r}")
     return value
+
+
+def _stripe(env: Mapping[str, str]) -> StripeSettings | None:
+    processor = env.get("OBEYA_BILLING", "").strip().lower() or "sandbox"
+    if processor not in BILLING_PROCESSORS:
+        raise SystemExit(f"OBEYA_BILLING must be sandbox or stripe, not {processor!r}")
+    if processor == "sandbox":
+        return None
+    # The values themselves are never repeated in a message: they are secrets.
+    secret_key = env.get("OBEYA_STRIPE_SECRET_KEY", "").strip()
+    if not secret_key.startswith(("sk_", "rk_")):
+        raise SystemExit("OBEYA_STRIPE_SECRET_KEY must be set to a Stripe secret key (sk_... or rk_...) "
+                         "when OBEYA_BILLING=stripe")
+    webhook_secret = env.get("OBEYA_STRIPE_WEBHOOK_SECRET", "").strip()
+    if not webhook_secret.startswith("whsec_"):
+        raise SystemExit("OBEYA_STRIPE_WEBHOOK_SECRET must be set to the webhook endpoint's signing secret "
+                         "(whsec_...) when OBEYA_BILLING=stripe")
+    api_base = env.get("OBEYA_STRIPE_API_BASE", "").strip() or None
+    if api_base is not None and not api_base.startswith(("https://", "http://")):
+        raise SystemExit(f"OBEYA_STRIPE_API_BASE must be an http(s) URL, not {api_base!r}")
+    return StripeSettings(secret_key=secret_key, webhook_secret=webhook_secret,
+                          prices=_stripe_prices(env.get("OBEYA_STRIPE_PRICES", "")), api_base=api_base)
+
+
+def _stripe_prices(text: str) -> dict[str, dict[str, str]]:
+    shape = ('a JSON object of plan -> {"monthly": price id, "annual": price id}, for example '
+             '{"starter": {"monthly": "price_123", "annual": "price_456"}}')
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise SystemExit(f"OBEYA_STRIPE_PRICES must be {shape}") from None
+    if not isinstance(value, dict) or not value:
+        raise SystemExit(f"OBEYA_STRIPE_PRICES must be {shape}")
+    prices: dict[str, dict[str, str]] = {}
+    seen: set[str] = set()
+    for plan_name, per_interval in value.items():
+        if plan_name not in STRIPE_PLANS:
+            raise SystemExit(f"OBEYA_STRIPE_PRICES: {plan_name!r} is not a plan that can be bought "
+                             f"({', '.join(STRIPE_PLANS)})")
+        if not isinstance(per_interval, dict) or not per_interval:
+            raise SystemExit(f"OBEYA_STRIPE_PRICES: {plan_name} must map intervals to price ids, {shape}")
+        for interval, price in per_interval.items():
+            if interval not in STRIPE_INTERVALS:
+                raise SystemExit(f"OBEYA_STRIPE_PRICES: {plan_name}.{interval} is not an interval "
+                                 f"(monthly or annual)")
+            if not isinstance(price, str) or not price.strip() or price in seen:
+                raise SystemExit(f"OBEYA_STRIPE_PRICES: {plan_name}.{interval} must be a price id used once")
+            seen.add(price)
+        prices[plan_name] = dict(per_interval)
+    return prices
 
 
 def _secret_key(env: Mapping[str, str]) -> str | None:

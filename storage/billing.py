@@ -1,5 +1,6 @@
 """Subscriptions, processor sessions and applied processor callbacks (storage/migrations/0040_billing.sql).
-Every query names the organization."""
+Every query names the organization, but the lookups by the processor's own ids (its callbacks name none of
+ours) and the period-end sweeper's."""
 
 from __future__ import annotations
 
@@ -16,6 +17,25 @@ async def subscription(conn: Conn, org_id: str, *, for_update: bool = False) -> 
     return await conn.fetchrow(
         "SELECT s.*, o.plan, o.slug FROM subscriptions s JOIN organizations o ON o.id = s.organization_id"
         f" WHERE s.organization_id = $1{lock}", org_id)
+
+
+async def subscription_by_processor(conn: Conn, subscription_id: str | None = None, *,
+                                    customer_id: str | None = None) -> asyncpg.Record | None:
+    """The subscription (locked) the processor knows by its subscription id, else by its customer id: its
+    callbacks name no organization of ours."""
+    column, value = (("processor_subscription_id", subscription_id) if subscription_id is not None
+                     else ("processor_customer_id", customer_id))
+    return await conn.fetchrow(
+        "SELECT s.*, o.plan, o.slug FROM subscriptions s JOIN organizations o ON o.id = s.organization_id"
+        f" WHERE s.{column} = $1 ORDER BY s.created_at LIMIT 1 FOR UPDATE OF s", value)
+
+
+async def cancel_due(conn: Conn, now: datetime, limit: int) -> list[asyncpg.Record]:
+    """Subscriptions set to cancel at period end whose period has ended (the sandbox's sweeper), locked."""
+    return await conn.fetch(
+        "SELECT s.*, o.plan FROM subscriptions s JOIN organizations o ON o.id = s.organization_id"
+        " WHERE s.cancel_at_period_end AND s.current_period_end <= $1 ORDER BY s.current_period_end"
+        " LIMIT $2 FOR UPDATE OF s SKIP LOCKED", now, limit)
 
 
 async def ensure_subscription(conn: Conn, subscription_id: str, org_id: str, start: datetime,
@@ -78,6 +98,15 @@ async def seats_used(conn: Conn, org_id: str, now: datetime) -> int:
                 + (SELECT count(*) FROM invitations WHERE organization_id = $1 AND status = 'pending'
                       AND expires_at > $2)""", org_id, now)
     return used
+
+
+async def joining_seats(conn: Conn, org_id: str) -> asyncpg.Record | None:
+    """The organization's plan, the seats bought with its subscription (None: the plan's) and its active members:
+    what a member joining needs (actors/tenancy/billing.py check_seat_to_join)."""
+    return await conn.fetchrow(
+        """SELECT o.plan, s.seats,
+                  (SELECT count(*) FROM memberships m WHERE m.organization_id = o.id AND m.status = 'active') AS members
+             FROM organizations o LEFT JOIN subscriptions s ON s.organization_id = o.id WHERE o.id = $1""", org_id)
 
 
 async def purchased_seats(conn: Conn, org_id: str) -> int | None:

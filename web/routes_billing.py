@@ -50,6 +50,8 @@ async def _csrf(request: web.Request, session_id: str) -> str:
 async def _session(request: web.Request, kind: str) -> Mapping[str, Any] | web.Response:
     """The open session the URL names on its own organization's host, or the page that says why not."""
     node = request.app[NODE]
+    if node.billing.name != "sandbox":  # with Stripe, its own hosted pages take the place of these
+        return plain_page("Billing session not found", "", 404)
     session_id = request.match_info["session_id"]
     row = await processor_session(node, session_id[:64])
     slug = org_slug(host_name(request), node.service_host)
@@ -72,7 +74,7 @@ async def _form(request: web.Request) -> Any:
 async def _deliver(request: web.Request, event_type: str, event_object: dict[str, Any]) -> web.Response | None:
     """Sign the sandbox's callback and hand it to the callback processing, as the processor would."""
     node = request.app[NODE]
-    payload = callbacks.sandbox_event(event_type, event_object)
+    payload = callbacks.sandbox_event(event_type, event_object, node.clock.now())
     header = callbacks.sign(payload, await callbacks.callback_secret(node), node.clock.now())
     try:
         await callbacks.receive(node, payload, header)

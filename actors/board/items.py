@@ -20,8 +20,9 @@ from actors.kernel.events import changes
 from actors.runtime.actor import Decision
 from protocol import items as spec
 from protocol.columns import COMPUTED_TYPES
-from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
+from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
+from protocol.plans import plan
 
 # Items stay restorable in the trash this long (platform 8); then the trash sweeper deletes them.
 TRASH_DAYS = 30
@@ -168,11 +169,25 @@ def with_defaults(state: BoardState, command: Command, values: dict[str, Any], *
                                    details=[FieldError(f"values.{column.id}", "required")])
 
 
+def check_item_room(state: BoardState, command: Command, adding: int) -> None:
+    """403 naming the limit when `adding` more live items would pass the plan's items per board (a board over it
+    since a downgrade keeps every item; only additions are refused)."""
+    organization = command.caller.organization
+    limit = plan(organization.plan).items_per_board if organization is not None else None
+    if limit is None or organization is None:
+        return
+    live = sum(1 for item in state.items.values() if item.deleted_at is None)
+    if live + adding > limit:
+        raise Forbidden(f"the {organization.plan} plan includes {limit} items per board",
+                        data={"limit": "maxItemsPerBoard", "max": limit})
+
+
 @decides(spec.CREATE)
 def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     data: spec.CreateItemInput = command.data
     board = state.board
     assert board is not None
+    check_item_room(state, command, 1)
     group_id = data.groupId
     if data.parentId is not None:
         parent = find_item(state, data.parentId, "parentId")
@@ -404,13 +419,14 @@ def restore_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     assert item.deleted_at is not None
     if command.now - item.deleted_at > timedelta(days=TRASH_DAYS):
         raise NotFound("item not found: it left the trash after 30 days")
+    subs = [sub for sub in state.sub_items(item.id) if sub.deleted_at == item.deleted_at]
+    check_item_room(state, command, 1 + len(subs))
     group_id = item.group_id if item.group_id in state.groups else state.ordered_groups()[0].id
     out = Outcome(command)
     restored = _bump(item, command, deleted_at=None, group_id=group_id)
     out.put(restored)
-    for sub in state.sub_items(item.id):
-        if sub.deleted_at == item.deleted_at:
-            out.put(_bump(sub, command, deleted_at=None, group_id=group_id))
+    for sub in subs:
+        out.put(_bump(sub, command, deleted_at=None, group_id=group_id))
     diff = {"deletedAt": {"old": iso(item.deleted_at), "new": None}}
     out.log("item", item.id, "item.restored", changes=diff)
     out.emit("item.updated", {"item": webhook_item(state, restored), "changes": diff, "restored": True})

@@ -19,6 +19,7 @@ from actors.kernel.handlers import implement
 from actors.kernel.invalidation import SessionEnded
 from actors.kernel.membership_cache import forget_member
 from actors.kernel.node import Node
+from actors.tenancy.billing import check_seat_to_join
 from protocol import auth
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, NotFound, Unauthorized, ValidationFailed
@@ -82,6 +83,7 @@ async def create_user(node: Node, *, org_slug: str, email: str, password: str, n
             raise NotFound(f"organization {org_slug} not found")
         if await repo.email_taken(conn, email):
             raise Conflict("e-mail is registered", details=[FieldError("email", "already registered")])
+        await check_seat_to_join(conn, org["id"])
         user_id = new_id("usr")
         await repo.insert_user(conn, user_id, email, name, await hash_secret(password, node.bcrypt_rounds))
         await repo.insert_membership(conn, org["id"], user_id, role)

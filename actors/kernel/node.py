@@ -29,6 +29,7 @@ from actors.kernel.ttl_cache import TtlCache
 from actors.kernel.write import UnitOfWork
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem
+from actors.tenancy.billing_processors import Processor, SandboxProcessor
 from protocol.caller import Caller
 from protocol.errors import ApiError
 from storage.migrate import pending_migrations
@@ -74,6 +75,9 @@ class Node:
     secret_key: str | None = field(default=None, repr=False)
     # Whether invalid credentials are throttled per client address (server/config.py OBEYA_ADDRESS_THROTTLE).
     address_throttle: bool = True
+    # The payment processor (actors/tenancy/billing_processors.py; server/config.py OBEYA_BILLING): the sandbox
+    # unless start-up built Stripe's.
+    billing: Processor = field(default_factory=SandboxProcessor)
     # Where `invalidate` hands a change for the other nodes (actors/kernel/redis_invalidation.py); None: one node.
     broadcast: Callable[[Invalidation], None] | None = None
     # Which periodic workers this node runs the steps of, among nodes on one database (actors/kernel/leadership.py);

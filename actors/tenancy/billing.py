@@ -4,30 +4,29 @@ portal sessions.
 The organization's plan stays where every gate already reads it (`organizations.plan`, cached per node as the
 caller's organization); the subscription row beside it holds what the processor says about the plan: status,
 interval, period, purchased seats and the processor's ids. It is created from the organization's plan on first
-read. The processor is the sandbox (DESIGN: `OBEYA_BILLING=sandbox`, the default): its checkout and portal are
-pages this server renders (web/routes_billing.py) that complete through the signed callback
-(actors/tenancy/billing_callbacks.py), which is where a plan actually changes.
+read. The processor (node.billing, actors/tenancy/billing_processors.py) makes checkout and portal sessions: the
+sandbox's are pages this server renders (web/routes_billing.py), Stripe's are its hosted pages. Either completes
+through the signed callback (actors/tenancy/billing_callbacks.py), which is where a plan actually changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import asyncpg
 
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from actors.tenancy.billing_processors import CheckoutRequest, PortalRequest
 from protocol import billing as spec
 from protocol.caller import Caller
+from protocol.errors import Forbidden
 from protocol.ids import iso, new_id
 from protocol.plans import allows, plan
 from protocol.registry import EmptyInput
 from storage import billing as repo
-
-# Spec 8: a checkout URL lives 24 hours; a portal session as long.
-SESSION_LIFETIME = timedelta(hours=24)
 
 
 def add_interval(start: datetime, interval: str) -> datetime:
@@ -62,9 +61,27 @@ def included_seats(plan_name: str, purchased: int | None) -> int | None:
     return purchased if purchased is not None else seats
 
 
+def seats_refused(plan_name: str, seats: int) -> Forbidden:
+    """403 naming the seat limit (invitations, acceptance, `obeya user create`)."""
+    return Forbidden(f"the {plan_name} plan includes {seats} seats, all in use", data={"limit": "seats", "max": seats})
+
+
+async def check_seat_to_join(conn: asyncpg.Connection, org_id: str) -> None:
+    """A member joining (an accepted invitation, `obeya user create`) needs a seat free among the active members,
+    so an invitation sent before a downgrade cannot push the organization over its seats (pending invitations
+    hold seats only against new invitations)."""
+    row = await repo.joining_seats(conn, org_id)
+    if row is None:
+        return
+    seats = included_seats(row["plan"], row["seats"])
+    if seats is not None and row["members"] >= seats:
+        raise seats_refused(row["plan"], seats)
+
+
 def features_view(plan_name: str) -> dict[str, Any]:
     rules = plan(plan_name)
-    return {"maxBoards": rules.boards, "maxItemsPerBoard": None, "automations": allows(plan_name, "automations"),
+    return {"maxBoards": rules.boards, "maxItemsPerBoard": rules.items_per_board,
+            "automations": allows(plan_name, "automations"),
             "automationsPerBoard": rules.automations_per_board if allows(plan_name, "automations") else 0,
             "kpis": rules.kpis, "templates": allows(plan_name, "templates"),
             "csvImport": allows(plan_name, "csv_import"), "apiAccess": rules.api_access,
@@ -121,34 +138,36 @@ async def check_feature_gate(node: Node, caller: Caller, data: spec.FeatureGateI
 
 @implement(spec.CREATE_CHECKOUT)
 async def create_checkout_session(node: Node, caller: Caller, data: spec.CheckoutInput) -> dict[str, Any]:
-    now = node.clock.now()
-    session_id = new_id("cs")
+    assert caller.organization is not None
+    row = await current(node.pool, node, caller.org_id)
+    # The processor is asked outside any transaction: no connection is held while it answers.
+    made = await node.billing.checkout(CheckoutRequest(
+        organization_id=caller.org_id, base_url=node.base_url(caller.organization.slug), plan=data.plan,
+        interval=data.interval, seats=data.seats, success_url=data.successUrl, cancel_url=data.cancelUrl,
+        customer_id=row["processor_customer_id"], email=caller.user_email), node.clock.now())
     async with node.write(caller) as uow:
-        await current(uow.conn, node, caller.org_id)
-        await repo.insert_session(uow.conn, id=session_id, organization_id=caller.org_id, kind="checkout",
+        await repo.insert_session(uow.conn, id=made.id, organization_id=caller.org_id, kind="checkout",
                                   plan=data.plan, billing_interval=data.interval, seats=data.seats,
                                   success_url=data.successUrl, cancel_url=data.cancelUrl, created_by=caller.uid,
-                                  created_at=now, expires_at=now + SESSION_LIFETIME)
+                                  created_at=uow.now, expires_at=made.expires_at)
         await uow.activity("subscription", caller.org_id, "billing.checkout_created",
-                           {"sessionId": session_id, "plan": data.plan, "interval": data.interval,
-                            "seats": data.seats})
-    assert caller.organization is not None
-    return {"checkoutUrl": f"{node.base_url(caller.organization.slug)}/billing/sandbox/checkout/{session_id}",
-            "sessionId": session_id, "expiresAt": iso(now + SESSION_LIFETIME)}
+                           {"sessionId": made.id, "plan": data.plan, "interval": data.interval,
+                            "seats": data.seats, "processor": node.billing.name})
+    return {"checkoutUrl": made.url, "sessionId": made.id, "expiresAt": iso(made.expires_at)}
 
 
 @implement(spec.CREATE_PORTAL)
 async def create_portal_session(node: Node, caller: Caller, data: spec.PortalInput) -> dict[str, Any]:
-    now = node.clock.now()
-    session_id = new_id("bps")
-    async with node.write(caller) as uow:
-        await current(uow.conn, node, caller.org_id)
-        await repo.insert_session(uow.conn, id=session_id, organization_id=caller.org_id, kind="portal",
-                                  return_url=data.returnUrl, created_by=caller.uid, created_at=now,
-                                  expires_at=now + SESSION_LIFETIME)
     assert caller.organization is not None
-    return {"portalUrl": f"{node.base_url(caller.organization.slug)}/billing/sandbox/portal/{session_id}",
-            "sessionId": session_id, "expiresAt": iso(now + SESSION_LIFETIME)}
+    row = await current(node.pool, node, caller.org_id)
+    made = await node.billing.portal(PortalRequest(
+        organization_id=caller.org_id, base_url=node.base_url(caller.organization.slug), return_url=data.returnUrl,
+        customer_id=row["processor_customer_id"]), node.clock.now())
+    async with node.write(caller) as uow:
+        await repo.insert_session(uow.conn, id=made.id, organization_id=caller.org_id, kind="portal",
+                                  return_url=data.returnUrl, created_by=caller.uid, created_at=uow.now,
+                                  expires_at=made.expires_at)
+    return {"portalUrl": made.url, "sessionId": made.id, "expiresAt": iso(made.expires_at)}
 
 
 async def processor_session(node: Node, session_id: str) -> Mapping[str, Any] | None:

@@ -1,20 +1,24 @@
 """The payment processor's signed callback (`POST /api/v1/billing/webhook`): where a plan actually changes.
 
 Signatures follow Stripe's scheme: the `Stripe-Signature` header `t=<unix time>,v1=<hex HMAC-SHA256 of
-"<t>.<raw body>">` under the callback secret, compared in constant time; the timestamp must be within
-SIGNATURE_TOLERANCE of the node's clock, so a captured callback cannot be replayed later. The check is written
-here rather than through the `stripe` package: importing it takes half a second and grows every node's heap
-(the event-loop guard of the tests saw the pauses); tests/unit/billing checks, in a separate process, that the
-`stripe` package accepts these signatures and refuses altered ones. A callback is applied
-once: its event id is recorded in the transaction that applies it, and a repeat is answered without a change.
+"<t>.<raw body>">` under the callback secret, checked by the node's processor (actors/tenancy/billing_processors.py:
+the sandbox's own check on the node's clock; Stripe's SDK with `OBEYA_STRIPE_WEBHOOK_SECRET`). The timestamp must be
+within the tolerance, so a captured callback cannot be replayed later. A callback is applied once: its event id
+is recorded in the transaction that applies it, and a repeat is answered without a change. An event older (by
+its `created` time) than the newest one applied to the subscription is recorded and not applied, so callbacks
+arriving out of order never undo newer state.
 
 The sandbox processor signs its own callbacks with the same secret (web/routes_billing.py), so its pages complete
-through exactly this path. The secret is derived from `OBEYA_SECRET_KEY` when set, else kept in the database's
+through exactly this path. Its secret is derived from `OBEYA_SECRET_KEY` when set, else kept in the database's
 `secret_keys` table, shared by every node.
 
-A plan change is written to `organizations.plan`, where every gate reads it (the feature gates of
-actors/kernel/authorization.py, boards, automations per board, the seat check, the rate limit), and announced
-with `OrganizationChanged`, which drops the cached organization on every node at once.
+Events: `checkout.session.completed` (the session's plan, interval and seats; the processor's customer and
+subscription ids), `customer.subscription.updated` (plan by price, seats = quantity, status, period,
+cancellation at period end), `customer.subscription.deleted` (back to free, canceled), `invoice.payment_failed`
+(past due). A plan change (`change_plan`, also the period-end sweeper's) is written to `organizations.plan`,
+where every gate reads it (the feature gates of actors/kernel/authorization.py, boards, automations per board,
+items per board, the seat checks, the rate limit), and announced with `OrganizationChanged`, which drops the
+cached organization on every node at once.
 """
 
 from __future__ import annotations
@@ -22,32 +26,72 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from datetime import datetime, timedelta
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
+import asyncpg
 import msgspec
 
 from actors.identity.callers import forget_organization
 from actors.kernel.node import Node
+from actors.kernel.write import UnitOfWork
 from actors.tenancy.billing import add_interval, current
+from actors.tenancy.billing_processors import SIGNATURE_HEADER, sign
 from protocol.errors import BadRequest, FieldError
 from protocol.ids import new_id
 from storage import billing as repo
 from storage import mail
 
-SIGNATURE_HEADER = "Stripe-Signature"
-SIGNATURE_TOLERANCE = timedelta(minutes=5)
+__all__ = ["SIGNATURE_HEADER", "callback_secret", "change_plan", "receive", "sandbox_event", "sign"]
+
 _KEY_NAME = "billing_callbacks"
 
 Text = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
+Count = Annotated[int, msgspec.Meta(ge=1, le=100_000)]
+# Stripe's subscription statuses -> ours; `incomplete` (the first payment not made yet) changes nothing.
+STATUSES = {"active": "active", "trialing": "active", "past_due": "past_due", "unpaid": "past_due",
+            "canceled": "canceled", "incomplete_expired": "canceled"}
+
+
+class Price(msgspec.Struct):
+    id: str = ""
+
+
+class SubscriptionItem(msgspec.Struct):
+    price: Price | None = None
+    quantity: Count | None = None
+    # Where Stripe's API versions since 2025-03-31 put the period; older ones put it on the subscription.
+    current_period_start: int | None = None
+    current_period_end: int | None = None
+
+
+class Items(msgspec.Struct):
+    data: list[SubscriptionItem] = msgspec.field(default_factory=list)
+
+
+class SubscriptionDetails(msgspec.Struct):
+    subscription: str | None = None
+
+
+class InvoiceParent(msgspec.Struct):
+    subscription_details: SubscriptionDetails | None = None
 
 
 class EventObject(msgspec.Struct):
+    """The fields read from a checkout session, a subscription or an invoice; the others are ignored."""
     id: Text
     object: str = ""
     client_reference_id: str | None = None  # checkout.session: the organization
-    quantity: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None  # subscription: seats
+    customer: str | None = None
+    subscription: str | None = None  # checkout.session; invoice (API versions before 2025-03-31)
+    status: str | None = None
+    quantity: Count | None = None  # subscription: seats
     cancel_at_period_end: bool | None = None
+    current_period_start: int | None = None
+    current_period_end: int | None = None
+    items: Items | None = None
+    parent: InvoiceParent | None = None  # invoice (API versions since 2025-03-31)
     metadata: dict[str, str] = msgspec.field(default_factory=dict)
 
 
@@ -59,10 +103,13 @@ class Event(msgspec.Struct):
     id: Text
     type: Text
     data: EventData
+    created: int | None = None  # unix time; absent: when it is received
 
 
 async def callback_secret(node: Node) -> str:
-    """The secret callbacks are signed with (`whsec_`, as the processor's own)."""
+    """The secret callbacks are signed with: Stripe's webhook secret, or the sandbox's own (`whsec_` too)."""
+    if node.billing.webhook_secret is not None:
+        return node.billing.webhook_secret
     if node.secret_key is not None:
         material = hmac.new(node.secret_key.encode(), b"obeya billing callbacks", hashlib.sha256).digest()
     else:
@@ -70,32 +117,9 @@ async def callback_secret(node: Node) -> str:
     return "whsec_" + material.hex()
 
 
-def sign(payload: bytes, secret: str, at: datetime) -> str:
-    """A `Stripe-Signature` header value for `payload` signed at `at`."""
-    timestamp = int(at.timestamp())
-    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + payload, hashlib.sha256).hexdigest()
-    return f"t={timestamp},v1={digest}"
-
-
-def _refused(message: str) -> BadRequest:
-    return BadRequest(message, details=[FieldError(SIGNATURE_HEADER, message)])
-
-
 async def verify(node: Node, payload: bytes, header: str | None) -> Event:
     """The event of a correctly signed, recent callback; 400 naming the header or the body's field otherwise."""
-    if not header:
-        raise _refused("missing signature")
-    pairs = [part.strip().split("=", 1) for part in header.split(",") if "=" in part]
-    stamps = [value for key, value in pairs if key == "t"]
-    signatures = [value for key, value in pairs if key == "v1"]
-    if len(stamps) != 1 or not stamps[0].isdigit() or not signatures:
-        raise _refused("invalid signature")
-    secret = await callback_secret(node)
-    expected = hmac.new(secret.encode(), f"{stamps[0]}.".encode() + payload, hashlib.sha256).hexdigest()
-    if not any(hmac.compare_digest(expected, signature) for signature in signatures):
-        raise _refused("invalid signature")
-    if abs(node.clock.now().timestamp() - int(stamps[0])) > SIGNATURE_TOLERANCE.total_seconds():
-        raise _refused("signature timestamp outside the tolerance")
+    node.billing.verify(payload, header, await callback_secret(node), node.clock.now())
     try:
         return msgspec.json.decode(payload, type=Event)
     except msgspec.ValidationError as error:
@@ -112,54 +136,190 @@ async def receive(node: Node, payload: bytes, header: str | None) -> dict[str, A
     return {"received": True, "id": event.id, **handled}
 
 
+async def change_plan(uow: UnitOfWork, org_id: str, new_plan: str, now: datetime, reason: dict[str, Any],
+                      **subscription: Any) -> str:
+    """The one way a plan changes (callbacks and the period-end sweeper): the organization's plan, the
+    subscription's fields, an activity entry. The caller drops the cached organization after the commit
+    (`forget_organization` with the slug returned) so gates, rate limits and seats follow on every node."""
+    row = await repo.subscription(uow.conn, org_id)
+    before = row["plan"] if row is not None else None
+    slug = await repo.set_plan(uow.conn, org_id, new_plan, now)
+    if subscription:
+        await repo.update_subscription(uow.conn, org_id, now, **subscription)
+    await uow.activity("subscription", org_id, "billing.plan_changed", {"old": before, "new": new_plan, **reason},
+                       org_id=org_id)
+    return slug
+
+
+class _Outcome(msgspec.Struct):
+    applied: bool = False
+    stale: bool = False
+    changed_slug: str | None = None
+
+
+Handler = Callable[[Node, UnitOfWork, Event, datetime], Awaitable[_Outcome]]
+
+
 async def _apply(node: Node, event: Event) -> dict[str, Any]:
     now = node.clock.now()
-    changed_slug: str | None = None
+    # Whole seconds, as the processor's `created`: an event without one is as new as one created this second.
+    at = datetime.fromtimestamp(event.created, UTC) if event.created is not None else now.replace(microsecond=0)
     async with node.write(None) as uow:
-        conn = uow.conn
-        if not await repo.record_event(conn, event.id, None, event.type, now):
+        if not await repo.record_event(uow.conn, event.id, None, event.type, now):
             return {"duplicate": True}
-        found = event.data.object
-        result: dict[str, Any] = {"duplicate": False, "applied": False}
-        if event.type == "checkout.session.completed":
-            session = await repo.session(conn, found.id, for_update=True)
-            if session is None or session["kind"] != "checkout" or session["status"] != "open":
-                return result
-            org_id = session["organization_id"]
-            await current(conn, node, org_id)
-            before = session["current_plan"]
-            changed_slug = await repo.set_plan(conn, org_id, session["plan"], now)
-            await repo.update_subscription(conn, org_id, now, status="active",
-                                           billing_interval=session["billing_interval"], seats=session["seats"],
-                                           current_period_start=now,
-                                           current_period_end=add_interval(now, session["billing_interval"]),
-                                           cancel_at_period_end=False)
-            await repo.complete_session(conn, found.id)
-            await uow.activity("subscription", org_id, "billing.plan_changed",
-                               {"old": before, "new": session["plan"], "interval": session["billing_interval"],
-                                "seats": session["seats"], "eventId": event.id}, org_id=org_id)
-            result = {"duplicate": False, "applied": True}
-        elif event.type == "customer.subscription.updated":
-            org_id = found.metadata.get("organizationId", "")
-            row = await repo.subscription(conn, org_id, for_update=True) if org_id else None
-            if row is None or row["id"] != found.id:
-                return result
-            fields: dict[str, Any] = {}
-            if found.quantity is not None:
-                fields["seats"] = found.quantity
-            if found.cancel_at_period_end is not None:
-                fields["cancel_at_period_end"] = found.cancel_at_period_end
-            if fields:
-                await repo.update_subscription(conn, org_id, now, **fields)
-                await uow.activity("subscription", org_id, "billing.subscription_updated",
-                                   {"seats": found.quantity, "cancelAtPeriodEnd": found.cancel_at_period_end,
-                                    "eventId": event.id}, org_id=org_id)
-            result = {"duplicate": False, "applied": bool(fields)}
-    if changed_slug is not None:
-        forget_organization(node, changed_slug)  # gates, rate limits and seats on every node
-    return result
+        handler = _HANDLERS.get(event.type)
+        outcome = _Outcome() if handler is None else await handler(node, uow, event, at)
+    if outcome.changed_slug is not None:
+        forget_organization(node, outcome.changed_slug)  # gates, rate limits and seats on every node
+    reply: dict[str, Any] = {"duplicate": False, "applied": outcome.applied}
+    if outcome.stale:
+        reply["stale"] = True
+    return reply
 
 
-def sandbox_event(event_type: str, event_object: dict[str, Any]) -> bytes:
+def _stale(row: asyncpg.Record, at: datetime) -> bool:
+    return row["processor_event_at"] is not None and at < row["processor_event_at"]
+
+
+def _time(value: int | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, UTC)
+
+
+async def _checkout_completed(node: Node, uow: UnitOfWork, event: Event, at: datetime) -> _Outcome:
+    found = event.data.object
+    conn = uow.conn
+    session = await repo.session(conn, found.id, for_update=True)
+    if session is None or session["kind"] != "checkout" or session["status"] != "open":
+        return _Outcome()
+    org_id = session["organization_id"]
+    if found.client_reference_id is not None and found.client_reference_id != org_id:
+        return _Outcome()
+    await current(conn, node, org_id)
+    row = await repo.subscription(conn, org_id, for_update=True)
+    assert row is not None
+    await repo.complete_session(conn, found.id)
+    ids: dict[str, Any] = {}
+    if found.customer is not None:
+        ids["processor_customer_id"] = found.customer
+    if found.subscription is not None:
+        ids["processor_subscription_id"] = found.subscription
+    if _stale(row, at):  # the subscription's later events already said more: keep only the ids
+        if ids:
+            await repo.update_subscription(conn, org_id, uow.now, **ids)
+        return _Outcome(stale=True)
+    slug = await change_plan(uow, org_id, session["plan"], uow.now,
+                             {"interval": session["billing_interval"], "seats": session["seats"],
+                              "eventId": event.id},
+                             status="active", billing_interval=session["billing_interval"], seats=session["seats"],
+                             current_period_start=uow.now,
+                             current_period_end=add_interval(uow.now, session["billing_interval"]),
+                             cancel_at_period_end=False, processor_event_at=at, **ids)
+    return _Outcome(applied=True, changed_slug=slug)
+
+
+async def _subscription_of(conn: asyncpg.Connection, found: EventObject) -> asyncpg.Record | None:
+    """The subscription a processor's subscription event is about: by the processor's subscription id, else by
+    the organization in its metadata (our own id for the sandbox; adopting the processor's id when an update
+    arrives before the checkout's completion)."""
+    row = await repo.subscription_by_processor(conn, found.id)
+    if row is not None:
+        return row
+    org_id = found.metadata.get("organizationId", "")
+    row = await repo.subscription(conn, org_id[:64], for_update=True) if org_id else None
+    if row is None:
+        return None
+    if found.id == row["id"] or found.id == row["processor_subscription_id"]:
+        return row
+    return row if row["processor_subscription_id"] is None and found.object == "subscription" \
+        and found.customer is not None else None
+
+
+async def _subscription_updated(node: Node, uow: UnitOfWork, event: Event, at: datetime) -> _Outcome:
+    found = event.data.object
+    conn = uow.conn
+    row = await _subscription_of(conn, found)
+    if row is None:
+        return _Outcome()
+    if _stale(row, at):
+        return _Outcome(stale=True)
+    org_id = row["organization_id"]
+    item = found.items.data[0] if found.items is not None and found.items.data else SubscriptionItem()
+    fields: dict[str, Any] = {}
+    seats = found.quantity if found.quantity is not None else item.quantity
+    if seats is not None:
+        fields["seats"] = seats
+    if found.cancel_at_period_end is not None:
+        fields["cancel_at_period_end"] = found.cancel_at_period_end
+    if found.status in STATUSES:
+        fields["status"] = STATUSES[found.status]
+    start = _time(found.current_period_start or item.current_period_start)
+    end = _time(found.current_period_end or item.current_period_end)
+    if start is not None and end is not None:
+        fields.update(current_period_start=start, current_period_end=end)
+    if found.id != row["id"] and row["processor_subscription_id"] is None:
+        fields["processor_subscription_id"] = found.id
+    if found.customer is not None and row["processor_customer_id"] is None:
+        fields["processor_customer_id"] = found.customer
+    priced = node.billing.plan_of_price(item.price.id) if item.price is not None else None
+    if not fields and (priced is None or priced[0] == row["plan"]):
+        return _Outcome()
+    fields["processor_event_at"] = at
+    slug: str | None = None
+    if priced is not None and priced[0] != row["plan"]:
+        fields["billing_interval"] = priced[1]
+        slug = await change_plan(uow, org_id, priced[0], uow.now,
+                                 {"interval": priced[1], "seats": seats, "eventId": event.id}, **fields)
+    else:
+        if priced is not None:
+            fields["billing_interval"] = priced[1]
+        await repo.update_subscription(conn, org_id, uow.now, **fields)
+        await uow.activity("subscription", org_id, "billing.subscription_updated",
+                           {"seats": seats, "cancelAtPeriodEnd": found.cancel_at_period_end,
+                            "status": fields.get("status"), "eventId": event.id}, org_id=org_id)
+    return _Outcome(applied=True, changed_slug=slug)
+
+
+async def _subscription_deleted(node: Node, uow: UnitOfWork, event: Event, at: datetime) -> _Outcome:
+    row = await _subscription_of(uow.conn, event.data.object)
+    if row is None:
+        return _Outcome()
+    if _stale(row, at):
+        return _Outcome(stale=True)
+    # Back to free: its seats, nothing deleted (creates over the free limits are refused from now on).
+    slug = await change_plan(uow, row["organization_id"], "free", uow.now, {"eventId": event.id, "canceled": True},
+                             status="canceled", seats=None, cancel_at_period_end=False, processor_event_at=at)
+    return _Outcome(applied=True, changed_slug=slug)
+
+
+async def _payment_failed(node: Node, uow: UnitOfWork, event: Event, at: datetime) -> _Outcome:
+    found = event.data.object
+    subscription_id = found.subscription
+    if subscription_id is None and found.parent is not None and found.parent.subscription_details is not None:
+        subscription_id = found.parent.subscription_details.subscription
+    row = await repo.subscription_by_processor(uow.conn, subscription_id) if subscription_id else None
+    if row is None and found.customer is not None:
+        row = await repo.subscription_by_processor(uow.conn, customer_id=found.customer)
+    if row is None:
+        return _Outcome()
+    if _stale(row, at):
+        return _Outcome(stale=True)
+    await repo.update_subscription(uow.conn, row["organization_id"], uow.now, status="past_due",
+                                   processor_event_at=at)
+    await uow.activity("subscription", row["organization_id"], "billing.payment_failed",
+                       {"invoiceId": found.id, "eventId": event.id}, org_id=row["organization_id"])
+    return _Outcome(applied=True)
+
+
+_HANDLERS: dict[str, Handler] = {
+    "checkout.session.completed": _checkout_completed,
+    "customer.subscription.updated": _subscription_updated,
+    "customer.subscription.deleted": _subscription_deleted,
+    "invoice.payment_failed": _payment_failed,
+}
+
+
+def sandbox_event(event_type: str, event_object: dict[str, Any], at: datetime) -> bytes:
     """The body of a callback the sandbox processor sends."""
-    return msgspec.json.encode({"id": new_id("evt"), "type": event_type, "data": {"object": event_object}})
+    return msgspec.json.encode({"id": new_id("evt"), "type": event_type, "created": int(at.timestamp()),
+                                "data": {"object": event_object}})
+

@@ -18,7 +18,7 @@ from actors.kernel.handlers import implement
 from actors.kernel.mailer import queue_mail
 from actors.kernel.membership_cache import forget_member
 from actors.kernel.node import Node
-from actors.tenancy.billing import included_seats
+from actors.tenancy.billing import check_seat_to_join, included_seats, seats_refused
 from actors.tenancy.reassignment import reassign_items
 from protocol import organizations as spec
 from protocol.caller import Caller
@@ -101,8 +101,7 @@ async def _seat_check(conn: asyncpg.Connection, caller: Caller, node: Node) -> N
         return
     used = await billing_repo.seats_used(conn, caller.org_id, node.clock.now())
     if used >= seats:
-        raise Forbidden(f"the {caller.organization.plan} plan includes {seats} seats, all in use",
-                        data={"limit": "seats", "max": seats})
+        raise seats_refused(caller.organization.plan, seats)
 
 
 @implement(spec.MEMBERS_INVITE)
@@ -202,6 +201,7 @@ async def accept_invitation(node: Node, data: spec.AcceptInvitationInput) -> acc
         invitation = await repo.take_invitation(conn, accounts.session_digest(data.token), uow.now)
         if invitation is None:
             raise NotFound("invitation not found or expired")
+        await check_seat_to_join(conn, invitation["organization_id"])  # refused: the invitation stays pending
         existing = await account_repo.user_login(conn, invitation["email"])
         if existing is None:
             user_id = new_id("usr")

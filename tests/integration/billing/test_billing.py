@@ -13,7 +13,7 @@ import pytest
 
 from actors.tenancy.billing_callbacks import callback_secret, sign
 from protocol.ids import new_id
-from tests.harness import Org, make_org
+from tests.harness import Org, login, make_org
 from tests.integration.automations.conftest import rule
 from tests.integration.boards.conftest import make_board
 from web.keys import NODE
@@ -295,3 +295,40 @@ async def test_a_plan_change_reaches_the_gates_and_rate_limit_of_every_node(aioh
     after = await on_b.query("webhooks.list")
     assert after.status == 200, after.body
     assert after.headers["X-RateLimit-Limit"] == "300"
+
+
+@pytest.mark.workers("billing-sweeper")
+async def test_a_subscription_canceled_at_period_end_becomes_free_when_the_period_ends(
+        clocked_client: Any, clock: Any) -> None:
+    from actors.tenancy.billing_sweeper import SWEEP_SECONDS
+
+    org = await make_org(clocked_client, plan="free")
+    other = await make_org(clocked_client, plan="free")
+    node = clocked_client.server.app[NODE]
+    await pay_through_pages(org, "starter")
+    await pay_through_pages(other, "starter")  # not canceled: it stays
+    reply = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
+    url = reply.data["portalUrl"]
+    _, text = await open_page(org, url)
+    assert (await submit(org, url, {"csrf": csrf_of(text), "action": "cancel"}))[0] == 303
+    paid = await subscription(org)
+    assert (paid["plan"], paid["cancelAtPeriodEnd"]) == ("starter", True)
+    assert (await org.owner.query("webhooks.list")).status == 200
+
+    clock.advance(27 * 86400)  # before the period's end (a month at least 28 days on): nothing changes
+    await node.workers.idle()
+    assert await subscription(org) == paid
+    clock.advance(5 * 86400 + SWEEP_SECONDS)
+    await node.workers.idle()
+    org.owner = await login(org.anonymous, f"owner@{org.slug}.test")  # the session of a month ago has ended
+    other.owner = await login(other.anonymous, f"owner@{other.slug}.test")
+    ended = await subscription(org)
+    assert (ended["plan"], ended["status"], ended["cancelAtPeriodEnd"], ended["seats"]["included"]) == (
+        "free", "canceled", False, 3)
+    assert (await org.owner.query("webhooks.list")).status == 403  # the gate follows at once
+    assert (await subscription(other))["plan"] == "starter"
+    async with node.pool.acquire() as conn:
+        changes = await conn.fetch("SELECT metadata->>'old' AS old, metadata->>'new' AS new FROM activity"
+                                   " WHERE organization_id = $1 AND action = 'billing.plan_changed'"
+                                   " ORDER BY created_at", org.id)
+    assert [(row["old"], row["new"]) for row in changes] == [("free", "starter"), ("starter", "free")]

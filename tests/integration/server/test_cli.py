@@ -107,3 +107,21 @@ def test_embedded_default_serves_and_keeps_data_across_restart(tmp_path: Path) -
     finally:
         _stop(server)
     shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def test_user_create_respects_the_seats(database_url: str) -> None:
+    """`obeya user create` takes a seat like an accepted invitation: the free plan's 3, then 403 naming seats."""
+    env = _env(OBEYA_DATABASE_URL=database_url)
+    slug = f"seats-{os.getpid()}-{int(time.time() * 1000) % 100000}"
+    created = _run(["org", "create", "--slug", slug, "--name", "Seats Org", "--owner-email", f"boss@{slug}.test",
+                    "--owner-password", "a long password", "--plan", "free"], env)
+    assert created.returncode == 0, created.stderr
+    for name in ("one", "two"):
+        user = _run(["user", "create", "--org", slug, "--email", f"{name}@{slug}.test", "--password", "a long password",
+                     "--name", name.title()], env)
+        assert user.returncode == 0, user.stderr
+    over = _run(["user", "create", "--org", slug, "--email", f"three@{slug}.test", "--password", "a long password",
+                 "--name", "Three"], env)
+    assert over.returncode == 1
+    error = json.loads(over.stderr.strip().splitlines()[-1])["error"]
+    assert (error["code"], error["message"]) == ("FORBIDDEN", "the free plan includes 3 seats, all in use")

@@ -77,3 +77,34 @@ def test_the_metrics_token_and_shutdown_timeout() -> None:
     settings = Settings.from_env({"OBEYA_METRICS_TOKEN": token, "OBEYA_SHUTDOWN_TIMEOUT": "5"})
     assert (settings.metrics_token, settings.shutdown_timeout) == (token, 5)
     assert token not in repr(settings)
+
+
+STRIPE = {"OBEYA_BILLING": "stripe", "OBEYA_STRIPE_SECRET_KEY": "sk_test_abc", "OBEYA_STRIPE_WEBHOOK_SECRET": "whsec_x",
+          "OBEYA_STRIPE_PRICES": '{"starter": {"monthly": "price_s_m", "annual": "price_s_y"},'
+                                 ' "business": {"monthly": "price_b_m"}}'}
+
+
+def test_the_sandbox_is_the_default_processor_and_stripe_is_read_whole() -> None:
+    assert Settings.from_env({}).stripe is None and Settings.from_env({"OBEYA_BILLING": "sandbox"}).stripe is None
+    stripe = Settings.from_env(STRIPE).stripe
+    assert stripe is not None
+    assert stripe.prices == {"starter": {"monthly": "price_s_m", "annual": "price_s_y"},
+                             "business": {"monthly": "price_b_m"}}
+    assert (stripe.secret_key, stripe.webhook_secret, stripe.api_base) == ("sk_test_abc", "whsec_x", None)
+    assert "sk_test_abc" not in repr(Settings.from_env(STRIPE)) and "whsec_x" not in repr(stripe)
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("OBEYA_BILLING", "paypal"), ("OBEYA_STRIPE_SECRET_KEY", ""), ("OBEYA_STRIPE_SECRET_KEY", "pk_test_public"),
+    ("OBEYA_STRIPE_WEBHOOK_SECRET", ""), ("OBEYA_STRIPE_WEBHOOK_SECRET", "secret"), ("OBEYA_STRIPE_PRICES", ""),
+    ("OBEYA_STRIPE_PRICES", "price_1"), ("OBEYA_STRIPE_PRICES", "{}"),
+    ("OBEYA_STRIPE_PRICES", '{"free": {"monthly": "p"}}'),
+    ("OBEYA_STRIPE_PRICES", '{"starter": "price_1"}'), ("OBEYA_STRIPE_PRICES", '{"starter": {"weekly": "price_1"}}'),
+    ("OBEYA_STRIPE_PRICES", '{"starter": {"monthly": ""}}'),
+    ("OBEYA_STRIPE_PRICES", '{"starter": {"monthly": "p"}, "business": {"monthly": "p"}}'),
+    ("OBEYA_STRIPE_API_BASE", "ftp://stripe.example")])
+def test_a_bad_stripe_setting_stops_the_start_naming_its_variable(name: str, value: str) -> None:
+    with pytest.raises(SystemExit, match=name) as stopped:
+        Settings.from_env({**STRIPE, name: value})
+    if name != "OBEYA_BILLING":
+        assert "sk_test_abc" not in str(stopped.value)

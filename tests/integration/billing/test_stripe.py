@@ -1,0 +1,265 @@
+"""The Stripe processor (OBEYA_BILLING=stripe) against the running server: checkout and portal sessions made by the
+official SDK, and Stripe's callbacks signed the way the SDK's own test helpers sign them, through
+`POST /api/v1/billing/webhook`.
+
+api.stripe.com cannot be reached from here: the SDK's API base points at a local aiohttp server that records each
+request and answers in Stripe's documented response shape (the only stand-in; docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+import pytest
+import stripe
+from aiohttp import web
+
+import actors.tenancy.stripe_processor  # noqa: F401  (the SDK is imported at start-up, never inside a request)
+from protocol.ids import new_id
+from tests.conftest import server_settings
+from tests.harness import Org, make_org
+from web.keys import NODE
+
+WEBHOOK_SECRET = "whsec_" + "5" * 32
+PRICES = {"starter": {"monthly": "price_starter_m", "annual": "price_starter_y"},
+          "business": {"monthly": "price_business_m", "annual": "price_business_y"},
+          "enterprise": {"monthly": "price_enterprise_m"}}
+
+
+class StripeApi:
+    """Stripe's API as far as the checkout and portal sessions go: what the SDK sent, answered in Stripe's shape."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str, dict[str, str]]] = []  # (path, Authorization, form)
+        self.url = ""
+
+    async def checkout(self, request: web.Request) -> web.Response:
+        form = {key: str(value) for key, value in (await request.post()).items()}
+        self.requests.append((request.path, request.headers.get("Authorization", ""), form))
+        session_id = "cs_test_" + secrets.token_hex(12)
+        return web.json_response({
+            "id": session_id, "object": "checkout.session", "mode": "subscription", "status": "open",
+            "url": f"https://checkout.stripe.com/c/pay/{session_id}", "expires_at": int(time.time()) + 86400,
+            "client_reference_id": form.get("client_reference_id"), "customer": form.get("customer"),
+            "success_url": form.get("success_url"), "cancel_url": form.get("cancel_url"), "livemode": False,
+            "metadata": {key[9:-1]: value for key, value in form.items() if key.startswith("metadata[")}})
+
+    async def portal(self, request: web.Request) -> web.Response:
+        form = {key: str(value) for key, value in (await request.post()).items()}
+        self.requests.append((request.path, request.headers.get("Authorization", ""), form))
+        session_id = "bps_" + secrets.token_hex(12)
+        return web.json_response({
+            "id": session_id, "object": "billing_portal.session", "customer": form["customer"],
+            "return_url": form["return_url"], "url": f"https://billing.stripe.com/p/session/{session_id}",
+            "created": int(time.time()), "livemode": False})
+
+
+@pytest.fixture
+async def stripe_api() -> AsyncIterator[StripeApi]:
+    api = StripeApi()
+    app = web.Application()
+    app.router.add_post("/v1/checkout/sessions", api.checkout)
+    app.router.add_post("/v1/billing_portal/sessions", api.portal)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    api.url = f"http://127.0.0.1:{port}"
+    yield api
+    await runner.cleanup()
+
+
+@pytest.fixture
+def settings(request: pytest.FixtureRequest, stripe_api: StripeApi) -> Any:
+    return server_settings(request, OBEYA_BILLING="stripe", OBEYA_STRIPE_SECRET_KEY="sk_test_obeya",
+                           OBEYA_STRIPE_WEBHOOK_SECRET=WEBHOOK_SECRET, OBEYA_STRIPE_PRICES=msgspec.json.encode(
+                               PRICES).decode(), OBEYA_STRIPE_API_BASE=stripe_api.url)
+
+
+def stripe_header(payload: bytes, secret: str = WEBHOOK_SECRET, at: int | None = None) -> str:
+    """The `Stripe-Signature` header, made as the SDK's tests make it (WebhookSignature's own HMAC)."""
+    timestamp = int(time.time()) if at is None else at
+    signature = stripe.WebhookSignature._compute_signature(f"{timestamp}.{payload.decode()}", secret)
+    return f"t={timestamp},{stripe.WebhookSignature.EXPECTED_SCHEME}={signature}"
+
+
+def event(event_type: str, data_object: dict[str, Any], created: int | None = None) -> bytes:
+    return msgspec.json.encode({"id": "evt_" + secrets.token_hex(12), "object": "event", "api_version": "2025-08-27",
+                                "created": int(time.time()) if created is None else created, "livemode": False,
+                                "type": event_type, "data": {"object": data_object}})
+
+
+async def deliver(org: Org, payload: bytes, header: str | None = None) -> tuple[int, Any]:
+    """A callback as Stripe sends it: to the endpoint registered on the service's host, no organization in it."""
+    headers = {"Host": "localhost", "Content-Type": "application/json",
+               "Stripe-Signature": stripe_header(payload) if header is None else header}
+    async with org.anonymous.client.post("/api/v1/billing/webhook", data=payload, headers=headers) as response:
+        return response.status, await response.json()
+
+
+async def subscription(org: Org) -> dict[str, Any]:
+    reply = await org.owner.query("billing.getSubscription")
+    assert reply.status == 200, reply.body
+    return dict(reply.data["subscription"])
+
+
+def sub_id(org: Org) -> str:
+    return "sub_" + org.id.removeprefix("org_")  # Stripe's ids are unique: one per organization here too
+
+
+def cus_id(org: Org) -> str:
+    return "cus_" + org.id.removeprefix("org_")
+
+
+def subscription_object(org: Org, price: str, quantity: int, *, status: str = "active", start: int | None = None,
+                        cancel: bool = False) -> dict[str, Any]:
+    """A Stripe subscription (API 2025-03-31 and later: the period is on its item)."""
+    begin = int(time.time()) if start is None else start
+    return {"id": sub_id(org), "object": "subscription", "customer": cus_id(org), "status": status,
+            "cancel_at_period_end": cancel, "metadata": {"organizationId": org.id},
+            "items": {"object": "list", "data": [{
+                "id": "si_1", "object": "subscription_item", "quantity": quantity,
+                "price": {"id": price, "object": "price"}, "current_period_start": begin,
+                "current_period_end": begin + 30 * 86400}]}}
+
+
+async def bought(org: Org, stripe_api: StripeApi, plan: str = "starter", interval: str = "annual",
+                 seats: int = 12) -> str:
+    """A checkout made through the SDK and completed by Stripe's callback; the session id."""
+    reply = await org.owner.mutate("billing.createCheckoutSession", {
+        "plan": plan, "interval": interval, "seats": seats, "successUrl": "https://app.example/billing/done",
+        "cancelUrl": "https://app.example/billing"})
+    assert reply.status == 200, reply.body
+    session_id: str = reply.data["sessionId"]
+    completed = event("checkout.session.completed", {
+        "id": session_id, "object": "checkout.session", "client_reference_id": org.id, "customer": cus_id(org),
+        "subscription": sub_id(org), "mode": "subscription", "payment_status": "paid",
+        "metadata": {"organizationId": org.id}})
+    assert await deliver(org, completed) == (200, {"received": True, "id": msgspec.json.decode(completed)["id"],
+                                                   "duplicate": False, "applied": True})
+    return session_id
+
+
+async def test_a_checkout_is_made_by_the_sdk_and_completed_by_stripes_callback(client: Any,
+                                                                               stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    assert (await org.owner.query("webhooks.list")).status == 403
+    session_id = await bought(org, stripe_api)
+    path, authorization, form = stripe_api.requests[0]
+    assert (path, authorization) == ("/v1/checkout/sessions", "Bearer sk_test_obeya")
+    assert {key: form[key] for key in ("mode", "line_items[0][price]", "line_items[0][quantity]", "success_url",
+                                       "cancel_url", "client_reference_id", "customer_email",
+                                       "metadata[organizationId]", "subscription_data[metadata][organizationId]")} == {
+        "mode": "subscription", "line_items[0][price]": "price_starter_y", "line_items[0][quantity]": "12",
+        "success_url": "https://app.example/billing/done", "cancel_url": "https://app.example/billing",
+        "client_reference_id": org.id, "customer_email": f"owner@{org.slug}.test",
+        "metadata[organizationId]": org.id, "subscription_data[metadata][organizationId]": org.id}
+    assert "customer" not in form
+    assert session_id.startswith("cs_test_")
+
+    now = await subscription(org)
+    assert (now["plan"], now["interval"], now["status"]) == ("starter", "annual", "active")
+    assert (now["stripeCustomerId"], now["stripeSubscriptionId"]) == (cus_id(org), sub_id(org))
+    assert now["seats"]["included"] == 12
+    assert (await org.owner.query("webhooks.list")).status == 200  # the gate follows at once
+
+    # Once the organization is Stripe's customer, a checkout and the portal name that customer.
+    again = await org.owner.mutate("billing.createCheckoutSession", {
+        "plan": "business", "interval": "monthly", "successUrl": "https://app.example/ok",
+        "cancelUrl": "https://app.example/no"})
+    assert again.status == 200, again.body
+    assert again.data["checkoutUrl"] == f"https://checkout.stripe.com/c/pay/{again.data['sessionId']}"
+    _, _, second = stripe_api.requests[1]
+    assert second["customer"] == cus_id(org) and "customer_email" not in second
+    assert (second["line_items[0][price]"], second["line_items[0][quantity]"]) == ("price_business_m", "25")
+    portal = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
+    assert portal.status == 200, portal.body
+    assert portal.data["portalUrl"] == f"https://billing.stripe.com/p/session/{portal.data['sessionId']}"
+    assert stripe_api.requests[2] == ("/v1/billing_portal/sessions", "Bearer sk_test_obeya",
+                                      {"customer": cus_id(org), "return_url": "https://app.example/settings"})
+
+
+async def test_a_plan_without_a_price_is_400_and_the_portal_needs_a_customer(client: Any,
+                                                                             stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    reply = await org.owner.mutate("billing.createCheckoutSession", {
+        "plan": "enterprise", "interval": "annual", "successUrl": "https://a.example/", "cancelUrl": "https://a.example/"})
+    assert reply.status == 400 and reply.error["message"] == "interval: the enterprise plan is not offered annual"
+    portal = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
+    assert portal.status == 409 and "customer" in portal.error["message"]
+    assert stripe_api.requests == []
+    # The sandbox's pages are not there with Stripe.
+    async with org.anonymous.client.get(f"/billing/sandbox/checkout/{new_id('cs')}",
+                                        headers={"Host": org.host}) as response:
+        assert response.status == 404
+
+
+async def test_subscription_updates_follow_and_an_older_event_does_not_undo_a_newer(client: Any,
+                                                                                    stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    await bought(org, stripe_api)
+    start = int(time.time())
+    newer = event("customer.subscription.updated",
+                  subscription_object(org, "price_business_m", 30, start=start, cancel=True), created=start + 2)
+    assert (await deliver(org, newer))[1]["applied"] is True
+    now = await subscription(org)
+    assert (now["plan"], now["interval"], now["seats"]["included"], now["cancelAtPeriodEnd"]) == (
+        "business", "monthly", 30, True)
+    assert now["currentPeriodEnd"].startswith(time.strftime("%Y-%m-%dT", time.gmtime(start + 30 * 86400)))
+    gate = await org.owner.query("billing.checkFeatureGate", {"feature": "api_access"})
+    assert gate.data["allowed"] is True and gate.data["plan"] == "business"
+
+    older = event("customer.subscription.updated", subscription_object(org, "price_starter_m", 5, start=start),
+                  created=start + 1)
+    status, body = await deliver(org, older)
+    assert (status, body["applied"], body["stale"]) == (200, False, True)
+    assert await subscription(org) == now
+
+
+async def test_a_failed_payment_is_past_due_and_a_deleted_subscription_is_free(client: Any,
+                                                                               stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    await bought(org, stripe_api)
+    failed = event("invoice.payment_failed", {
+        "id": "in_1", "object": "invoice", "customer": cus_id(org), "status": "open",
+        "parent": {"type": "subscription_details", "subscription_details": {"subscription": sub_id(org)}}})
+    assert (await deliver(org, failed))[1]["applied"] is True
+    assert ((await subscription(org))["status"], (await subscription(org))["plan"]) == ("past_due", "starter")
+
+    deleted = event("customer.subscription.deleted",
+                    subscription_object(org, "price_starter_y", 12, status="canceled"))
+    assert (await deliver(org, deleted))[1]["applied"] is True
+    now = await subscription(org)
+    assert (now["plan"], now["status"], now["seats"]["included"]) == ("free", "canceled", 3)
+    refused = await org.owner.query("webhooks.list")
+    assert refused.status == 403  # the gate closes at once
+
+
+async def test_bad_and_stale_signatures_are_400_and_a_repeat_is_processed_once(client: Any,
+                                                                                stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    await bought(org, stripe_api)
+    update = event("customer.subscription.updated", subscription_object(org, "price_starter_y", 14))
+    for header in (stripe_header(update, "whsec_" + "6" * 32), stripe_header(update + b" "),
+                   stripe_header(update, at=int(time.time()) - 600), "t=1,v1=00"):
+        status, body = await deliver(org, update, header)
+        assert status == 400, (header, body)
+        assert body["error"]["details"][0]["field"] == "Stripe-Signature"
+    assert (await subscription(org))["seats"]["included"] == 12
+    stale = await deliver(org, update, stripe_header(update, at=int(time.time()) - 600))
+    assert "tolerance" in stale[1]["error"]["message"]
+
+    first = await deliver(org, update)
+    repeat = await deliver(org, update)
+    assert (first[1]["duplicate"], first[1]["applied"]) == (False, True)
+    assert repeat == (200, {"received": True, "id": first[1]["id"], "duplicate": True})
+    assert (await subscription(org))["seats"]["included"] == 14
+    async with client.server.app[NODE].pool.acquire() as conn:
+        applied = await conn.fetchval("SELECT count(*) FROM activity WHERE organization_id = $1"
+                                      " AND action = 'billing.subscription_updated'", org.id)
+    assert applied == 1
