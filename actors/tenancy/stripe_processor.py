@@ -23,7 +23,7 @@ from actors.tenancy.billing_processors import (
     ProcessorSession,
     refused,
 )
-from protocol.errors import Conflict, ServiceUnavailable, ValidationFailed
+from protocol.errors import BadRequest, Conflict, FieldError, ServiceUnavailable, ValidationFailed
 from protocol.plans import plan as plan_rules
 
 log = structlog.get_logger("obeya.billing")
@@ -87,7 +87,12 @@ class StripeProcessor:
             raise ServiceUnavailable("the payment processor did not accept the request; try again") from None
 
     def verify(self, payload: bytes, header: str | None, secret: str, now: datetime) -> None:
-        # Stripe's own check, on the system's clock (the SDK's): the signature, then the tolerance.
+        # Stripe's own check, on the system's clock (the SDK's): the signature, then the tolerance. The SDK decodes
+        # the body as UTF-8 first, so a body that is not is refused here rather than failing inside it.
+        try:
+            payload.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRequest("the body is not UTF-8", details=[FieldError("body", "not UTF-8")]) from None
         try:
             stripe.WebhookSignature.verify_header(payload, header, secret,
                                                   tolerance=int(SIGNATURE_TOLERANCE.total_seconds()))

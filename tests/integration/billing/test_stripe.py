@@ -263,3 +263,11 @@ async def test_bad_and_stale_signatures_are_400_and_a_repeat_is_processed_once(c
         applied = await conn.fetchval("SELECT count(*) FROM activity WHERE organization_id = $1"
                                       " AND action = 'billing.subscription_updated'", org.id)
     assert applied == 1
+
+
+async def test_a_body_that_is_not_utf8_is_400_naming_the_body(client: Any, stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    status, body = await deliver(org, b'{"id": "evt_\xff"}', f"t={int(time.time())},v1={'0' * 64}")
+    assert status == 400, body
+    assert body["error"]["details"] == [{"field": "body", "message": "not UTF-8"}]
+
