@@ -271,3 +271,18 @@ async def test_a_body_that_is_not_utf8_is_400_naming_the_body(client: Any, strip
     assert status == 400, body
     assert body["error"]["details"] == [{"field": "body", "message": "not UTF-8"}]
 
+
+async def test_a_signed_event_with_a_time_out_of_range_is_400_naming_the_field(client: Any,
+                                                                              stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    await bought(org, stripe_api)
+    late = event("customer.subscription.updated", subscription_object(org, "price_business_m", 14), created=10**15)
+    status, body = await deliver(org, late)
+    assert status == 400, body
+    assert body["error"]["details"][0]["field"] == "created"
+    far = subscription_object(org, "price_business_m", 14)
+    far["items"]["data"][0]["current_period_end"] = 10**15
+    status, body = await deliver(org, event("customer.subscription.updated", far))
+    assert status == 400, body
+    assert body["error"]["details"][0]["field"] == "data.object.items.data[0].current_period_end"
+    assert (await subscription(org))["plan"] == "starter"  # nothing applied
