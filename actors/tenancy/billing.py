@@ -69,7 +69,8 @@ def seats_refused(plan_name: str, seats: int) -> Forbidden:
 async def check_seat_to_join(conn: asyncpg.Connection, org_id: str) -> None:
     """A member joining (an accepted invitation, `obeya user create`) needs a seat free among the active members,
     so an invitation sent before a downgrade cannot push the organization over its seats (pending invitations
-    hold seats only against new invitations)."""
+    hold seats only against new invitations). Called in the transaction that adds the member."""
+    await repo.hold_seats(conn, org_id)
     row = await repo.joining_seats(conn, org_id)
     if row is None:
         return
