@@ -145,7 +145,8 @@ async def create_checkout_session(node: Node, caller: Caller, data: spec.Checkou
     made = await node.billing.checkout(CheckoutRequest(
         organization_id=caller.org_id, base_url=node.base_url(caller.organization.slug), plan=data.plan,
         interval=data.interval, seats=data.seats, success_url=data.successUrl, cancel_url=data.cancelUrl,
-        customer_id=row["processor_customer_id"], email=caller.user_email), node.clock.now())
+        customer_id=row["processor_customer_id"], email=caller.user_email,
+        subscription_id=row["processor_subscription_id"] if row["status"] != "canceled" else None), node.clock.now())
     async with node.write(caller) as uow:
         await repo.insert_session(uow.conn, id=made.id, organization_id=caller.org_id, kind="checkout",
                                   plan=data.plan, billing_interval=data.interval, seats=data.seats,

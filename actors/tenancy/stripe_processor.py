@@ -55,6 +55,11 @@ class StripeProcessor:
         return price
 
     async def checkout(self, request: CheckoutRequest, now: datetime) -> ProcessorSession:
+        if request.subscription_id is not None:
+            # A checkout makes a new subscription beside the one being paid for: the plan and seats of a live
+            # subscription are changed in Stripe's portal, which updates that subscription.
+            raise Conflict("the organization already has a Stripe subscription: change its plan or seats in the "
+                           "billing portal (billing.createPortalSession)")
         seats = request.seats if request.seats is not None else plan_rules(request.plan).seats
         metadata = {"organizationId": request.organization_id, "plan": request.plan, "interval": request.interval}
         params: SessionCreateParams = {

@@ -168,20 +168,30 @@ async def test_a_checkout_is_made_by_the_sdk_and_completed_by_stripes_callback(c
     assert now["seats"]["included"] == 12
     assert (await org.owner.query("webhooks.list")).status == 200  # the gate follows at once
 
-    # Once the organization is Stripe's customer, a checkout and the portal name that customer.
+    # A live subscription's plan is changed in the portal, which names the customer: a second checkout would
+    # make a second subscription, billed beside the first.
+    twice = await org.owner.mutate("billing.createCheckoutSession", {
+        "plan": "business", "interval": "monthly", "successUrl": "https://app.example/ok",
+        "cancelUrl": "https://app.example/no"})
+    assert twice.status == 409 and "billing portal" in twice.error["message"], twice.body
+    assert len(stripe_api.requests) == 1
+    portal = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
+    assert portal.status == 200, portal.body
+    assert portal.data["portalUrl"] == f"https://billing.stripe.com/p/session/{portal.data['sessionId']}"
+    assert stripe_api.requests[1] == ("/v1/billing_portal/sessions", "Bearer sk_test_obeya",
+                                      {"customer": cus_id(org), "return_url": "https://app.example/settings"})
+
+    # Once that subscription is deleted, a new checkout names the same customer.
+    deleted = event("customer.subscription.deleted", subscription_object(org, "price_starter_y", 12, status="canceled"))
+    assert (await deliver(org, deleted))[1]["applied"] is True
     again = await org.owner.mutate("billing.createCheckoutSession", {
         "plan": "business", "interval": "monthly", "successUrl": "https://app.example/ok",
         "cancelUrl": "https://app.example/no"})
     assert again.status == 200, again.body
     assert again.data["checkoutUrl"] == f"https://checkout.stripe.com/c/pay/{again.data['sessionId']}"
-    _, _, second = stripe_api.requests[1]
+    _, _, second = stripe_api.requests[2]
     assert second["customer"] == cus_id(org) and "customer_email" not in second
     assert (second["line_items[0][price]"], second["line_items[0][quantity]"]) == ("price_business_m", "25")
-    portal = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
-    assert portal.status == 200, portal.body
-    assert portal.data["portalUrl"] == f"https://billing.stripe.com/p/session/{portal.data['sessionId']}"
-    assert stripe_api.requests[2] == ("/v1/billing_portal/sessions", "Bearer sk_test_obeya",
-                                      {"customer": cus_id(org), "return_url": "https://app.example/settings"})
 
 
 async def test_a_plan_without_a_price_is_400_and_the_portal_needs_a_customer(client: Any,
