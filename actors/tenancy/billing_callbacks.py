@@ -244,6 +244,8 @@ async def _subscription_updated(node: Node, uow: UnitOfWork, event: Event, at: d
         return _Outcome()
     if _stale(row, at):
         return _Outcome(stale=True)
+    if STATUSES.get(found.status or "") == "canceled":  # e.g. `incomplete_expired`: the first payment never came
+        return await _to_free(uow, row, event, at)
     org_id = row["organization_id"]
     item = found.items.data[0] if found.items is not None and found.items.data else SubscriptionItem()
     fields: dict[str, Any] = {}
@@ -287,7 +289,12 @@ async def _subscription_deleted(node: Node, uow: UnitOfWork, event: Event, at: d
         return _Outcome()
     if _stale(row, at):
         return _Outcome(stale=True)
-    # Back to free: its seats, nothing deleted (creates over the free limits are refused from now on).
+    return await _to_free(uow, row, event, at)
+
+
+async def _to_free(uow: UnitOfWork, row: asyncpg.Record, event: Event, at: datetime) -> _Outcome:
+    """A subscription that ended (deleted, or updated to a canceled status) is free: its seats, nothing deleted
+    (creates over the free limits are refused from now on)."""
     slug = await change_plan(uow, row["organization_id"], "free", uow.now, {"eventId": event.id, "canceled": True},
                              status="canceled", seats=None, cancel_at_period_end=False, processor_event_at=at)
     return _Outcome(applied=True, changed_slug=slug)

@@ -296,3 +296,16 @@ async def test_a_signed_event_with_a_time_out_of_range_is_400_naming_the_field(c
     assert status == 400, body
     assert body["error"]["details"][0]["field"] == "data.object.items.data[0].current_period_end"
     assert (await subscription(org))["plan"] == "starter"  # nothing applied
+
+
+async def test_a_subscription_updated_to_a_canceled_status_is_free(client: Any, stripe_api: StripeApi) -> None:
+    """`incomplete_expired` (the first payment never came) and `canceled` end the subscription: the plan goes back to
+    free as with `customer.subscription.deleted`, not a paid plan left open under a canceled status."""
+    org = await make_org(client, plan="free")
+    await bought(org, stripe_api)
+    expired = event("customer.subscription.updated",
+                    subscription_object(org, "price_starter_y", 12, status="incomplete_expired"))
+    assert (await deliver(org, expired))[1]["applied"] is True
+    now = await subscription(org)
+    assert (now["plan"], now["status"], now["seats"]["included"]) == ("free", "canceled", 3)
+    assert (await org.owner.query("webhooks.list")).status == 403
