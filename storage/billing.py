@@ -100,6 +100,14 @@ async def seats_used(conn: Conn, org_id: str, now: datetime) -> int:
     return used
 
 
+async def hold_seats(conn: Conn, org_id: str) -> None:
+    """Hold the organization's seats until the transaction ends: two members joining (or two invitations) at once
+    then count one after the other, so both cannot take the last seat. FOR NO KEY UPDATE: rows that merely
+    reference the organization are not held up. A statement of its own: the counts that follow must read after
+    the other's commit, which a count inside a locking SELECT would not."""
+    await conn.execute("SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE", org_id)
+
+
 async def joining_seats(conn: Conn, org_id: str) -> asyncpg.Record | None:
     """The organization's plan, the seats bought with its subscription (None: the plan's) and its active members:
     what a member joining needs (actors/tenancy/billing.py check_seat_to_join)."""

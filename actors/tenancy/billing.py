@@ -69,7 +69,8 @@ def seats_refused(plan_name: str, seats: int) -> Forbidden:
 async def check_seat_to_join(conn: asyncpg.Connection, org_id: str) -> None:
     """A member joining (an accepted invitation, `obeya user create`) needs a seat free among the active members,
     so an invitation sent before a downgrade cannot push the organization over its seats (pending invitations
-    hold seats only against new invitations)."""
+    hold seats only against new invitations). Called in the transaction that adds the member."""
+    await repo.hold_seats(conn, org_id)
     row = await repo.joining_seats(conn, org_id)
     if row is None:
         return
@@ -144,7 +145,8 @@ async def create_checkout_session(node: Node, caller: Caller, data: spec.Checkou
     made = await node.billing.checkout(CheckoutRequest(
         organization_id=caller.org_id, base_url=node.base_url(caller.organization.slug), plan=data.plan,
         interval=data.interval, seats=data.seats, success_url=data.successUrl, cancel_url=data.cancelUrl,
-        customer_id=row["processor_customer_id"], email=caller.user_email), node.clock.now())
+        customer_id=row["processor_customer_id"], email=caller.user_email,
+        subscription_id=row["processor_subscription_id"] if row["status"] != "canceled" else None), node.clock.now())
     async with node.write(caller) as uow:
         await repo.insert_session(uow.conn, id=made.id, organization_id=caller.org_id, kind="checkout",
                                   plan=data.plan, billing_interval=data.interval, seats=data.seats,

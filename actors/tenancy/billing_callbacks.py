@@ -49,6 +49,8 @@ _KEY_NAME = "billing_callbacks"
 
 Text = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
 Count = Annotated[int, msgspec.Meta(ge=1, le=100_000)]
+# A unix time a datetime can hold (to the end of year 9999): a larger one is 400 naming its field, not a 500.
+UnixTime = Annotated[int, msgspec.Meta(ge=0, le=253_402_300_799)]
 # Stripe's subscription statuses -> ours; `incomplete` (the first payment not made yet) changes nothing.
 STATUSES = {"active": "active", "trialing": "active", "past_due": "past_due", "unpaid": "past_due",
             "canceled": "canceled", "incomplete_expired": "canceled"}
@@ -62,8 +64,8 @@ class SubscriptionItem(msgspec.Struct):
     price: Price | None = None
     quantity: Count | None = None
     # Where Stripe's API versions since 2025-03-31 put the period; older ones put it on the subscription.
-    current_period_start: int | None = None
-    current_period_end: int | None = None
+    current_period_start: UnixTime | None = None
+    current_period_end: UnixTime | None = None
 
 
 class Items(msgspec.Struct):
@@ -88,8 +90,8 @@ class EventObject(msgspec.Struct):
     status: str | None = None
     quantity: Count | None = None  # subscription: seats
     cancel_at_period_end: bool | None = None
-    current_period_start: int | None = None
-    current_period_end: int | None = None
+    current_period_start: UnixTime | None = None
+    current_period_end: UnixTime | None = None
     items: Items | None = None
     parent: InvoiceParent | None = None  # invoice (API versions since 2025-03-31)
     metadata: dict[str, str] = msgspec.field(default_factory=dict)
@@ -103,7 +105,7 @@ class Event(msgspec.Struct):
     id: Text
     type: Text
     data: EventData
-    created: int | None = None  # unix time; absent: when it is received
+    created: UnixTime | None = None  # unix time; absent: when it is received
 
 
 async def callback_secret(node: Node) -> str:
@@ -242,6 +244,8 @@ async def _subscription_updated(node: Node, uow: UnitOfWork, event: Event, at: d
         return _Outcome()
     if _stale(row, at):
         return _Outcome(stale=True)
+    if STATUSES.get(found.status or "") == "canceled":  # e.g. `incomplete_expired`: the first payment never came
+        return await _to_free(uow, row, event, at)
     org_id = row["organization_id"]
     item = found.items.data[0] if found.items is not None and found.items.data else SubscriptionItem()
     fields: dict[str, Any] = {}
@@ -285,7 +289,12 @@ async def _subscription_deleted(node: Node, uow: UnitOfWork, event: Event, at: d
         return _Outcome()
     if _stale(row, at):
         return _Outcome(stale=True)
-    # Back to free: its seats, nothing deleted (creates over the free limits are refused from now on).
+    return await _to_free(uow, row, event, at)
+
+
+async def _to_free(uow: UnitOfWork, row: asyncpg.Record, event: Event, at: datetime) -> _Outcome:
+    """A subscription that ended (deleted, or updated to a canceled status) is free: its seats, nothing deleted
+    (creates over the free limits are refused from now on)."""
     slug = await change_plan(uow, row["organization_id"], "free", uow.now, {"eventId": event.id, "canceled": True},
                              status="canceled", seats=None, cancel_at_period_end=False, processor_event_at=at)
     return _Outcome(applied=True, changed_slug=slug)

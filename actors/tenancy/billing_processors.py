@@ -33,6 +33,8 @@ class CheckoutRequest:
     cancel_url: str
     customer_id: str | None  # the processor's customer, once the organization has one
     email: str | None  # who asks, for a processor's new customer
+    # The processor's subscription while it is not canceled: a second checkout would bill the organization twice.
+    subscription_id: str | None = None
 
 
 @dataclass(frozen=True)

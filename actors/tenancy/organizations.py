@@ -96,6 +96,7 @@ async def _seat_check(conn: asyncpg.Connection, caller: Caller, node: Node) -> N
     if caller.organization is None:
         return
     # The seats bought with the subscription, else the plan's (actors/tenancy/billing.py).
+    await billing_repo.hold_seats(conn, caller.org_id)
     seats = included_seats(caller.organization.plan, await billing_repo.purchased_seats(conn, caller.org_id))
     if seats is None:
         return

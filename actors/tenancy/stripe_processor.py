@@ -23,7 +23,7 @@ from actors.tenancy.billing_processors import (
     ProcessorSession,
     refused,
 )
-from protocol.errors import Conflict, ServiceUnavailable, ValidationFailed
+from protocol.errors import BadRequest, Conflict, FieldError, ServiceUnavailable, ValidationFailed
 from protocol.plans import plan as plan_rules
 
 log = structlog.get_logger("obeya.billing")
@@ -55,6 +55,11 @@ class StripeProcessor:
         return price
 
     async def checkout(self, request: CheckoutRequest, now: datetime) -> ProcessorSession:
+        if request.subscription_id is not None:
+            # A checkout makes a new subscription beside the one being paid for: the plan and seats of a live
+            # subscription are changed in Stripe's portal, which updates that subscription.
+            raise Conflict("the organization already has a Stripe subscription: change its plan or seats in the "
+                           "billing portal (billing.createPortalSession)")
         seats = request.seats if request.seats is not None else plan_rules(request.plan).seats
         metadata = {"organizationId": request.organization_id, "plan": request.plan, "interval": request.interval}
         params: SessionCreateParams = {
@@ -87,7 +92,12 @@ class StripeProcessor:
             raise ServiceUnavailable("the payment processor did not accept the request; try again") from None
 
     def verify(self, payload: bytes, header: str | None, secret: str, now: datetime) -> None:
-        # Stripe's own check, on the system's clock (the SDK's): the signature, then the tolerance.
+        # Stripe's own check, on the system's clock (the SDK's): the signature, then the tolerance. The SDK decodes
+        # the body as UTF-8 first, so a body that is not is refused here rather than failing inside it.
+        try:
+            payload.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRequest("the body is not UTF-8", details=[FieldError("body", "not UTF-8")]) from None
         try:
             stripe.WebhookSignature.verify_header(payload, header, secret,
                                                   tolerance=int(SIGNATURE_TOLERANCE.total_seconds()))

@@ -5,15 +5,24 @@ board after a downgrade: tests/integration/billing/test_billing.py.)"""
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 import msgspec
 import pytest
 
 from actors.kernel import sealing
+from actors.tenancy.billing import check_seat_to_join
 from actors.tenancy.billing_callbacks import callback_secret, sign
+from actors.tenancy.organizations import _seat_check
+from protocol.caller import Caller, Organization
+from protocol.errors import Forbidden
 from protocol.ids import new_id
+from storage import accounts as account_repo
+from storage import organizations as organization_repo
 from tests.harness import PASSWORD, Org, make_org
 from tests.integration.billing.test_billing import TABLE, csrf_of, open_page, post_callback, submit, subscription
 from tests.integration.boards.conftest import make_board, make_project
@@ -141,3 +150,57 @@ async def test_every_gated_feature_through_the_procedures_it_gates(client: Any, 
     key, _ = await create_key(org.owner)
     me = await org.owner.with_bearer(key).rest("GET", "/api/v1/auth/me")
     assert me.status == (200 if TABLE[plan]["api_access"][0] else 403), me.body
+
+
+async def _one_after_the_other(pool: Any, take: Callable[[Any], Awaitable[None]],
+                               check: Callable[[Any], Awaitable[None]]) -> Any:
+    """`take` a seat in a transaction left open while a second transaction `check`s for one; the first commits
+    once the second has either finished or is waiting for it. The second's outcome (its task)."""
+    async with pool.acquire() as first, pool.acquire() as second:
+        async with first.transaction():
+            await take(first)
+
+            async def checking() -> None:
+                async with second.transaction():
+                    await check(second)
+
+            task = asyncio.create_task(checking())
+            pid = second.get_server_pid()
+            while not task.done() and not await pool.fetchval(
+                    "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", pid):
+                await asyncio.sleep(0.01)
+        await asyncio.wait([task])
+        return task
+
+
+async def test_two_members_joining_at_once_cannot_both_take_the_last_seat(client: Any) -> None:
+    org = await make_org(client, plan="free")
+    await org.add_user()  # the owner and one: one seat of three left
+    node = client.server.app[NODE]
+
+    async def join(conn: Any) -> None:
+        await check_seat_to_join(conn, org.id)
+        user_id = new_id("usr")
+        await account_repo.insert_user(conn, user_id, f"{user_id}@{org.slug}.test", "Joining", "x")
+        await account_repo.insert_membership(conn, org.id, user_id, "member")
+
+    second = await _one_after_the_other(node.pool, join, lambda conn: check_seat_to_join(conn, org.id))
+    assert isinstance(second.exception(), Forbidden), second.exception()
+    assert second.exception().message == "the free plan includes 3 seats, all in use"
+
+
+async def test_two_invitations_at_once_cannot_both_take_the_last_seat(client: Any) -> None:
+    org = await make_org(client, plan="free")
+    await org.add_user()
+    node = client.server.app[NODE]
+    caller = Caller(request_id="", organization=Organization(org.id, org.slug, org.slug, "free"),
+                    user_id=org.owner_id)
+
+    async def invite(conn: Any) -> None:
+        await _seat_check(conn, caller, node)
+        await organization_repo.replace_invitation(conn, new_id("inv"), org.id, f"new@{org.slug}.test", "member",
+                                                   [], new_id("tok"), org.owner_id,
+                                                   node.clock.now() + timedelta(days=7))
+
+    second = await _one_after_the_other(node.pool, invite, lambda conn: _seat_check(conn, caller, node))
+    assert isinstance(second.exception(), Forbidden), second.exception()

@@ -168,20 +168,30 @@ async def test_a_checkout_is_made_by_the_sdk_and_completed_by_stripes_callback(c
     assert now["seats"]["included"] == 12
     assert (await org.owner.query("webhooks.list")).status == 200  # the gate follows at once
 
-    # Once the organization is Stripe's customer, a checkout and the portal name that customer.
+    # A live subscription's plan is changed in the portal, which names the customer: a second checkout would
+    # make a second subscription, billed beside the first.
+    twice = await org.owner.mutate("billing.createCheckoutSession", {
+        "plan": "business", "interval": "monthly", "successUrl": "https://app.example/ok",
+        "cancelUrl": "https://app.example/no"})
+    assert twice.status == 409 and "billing portal" in twice.error["message"], twice.body
+    assert len(stripe_api.requests) == 1
+    portal = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
+    assert portal.status == 200, portal.body
+    assert portal.data["portalUrl"] == f"https://billing.stripe.com/p/session/{portal.data['sessionId']}"
+    assert stripe_api.requests[1] == ("/v1/billing_portal/sessions", "Bearer sk_test_obeya",
+                                      {"customer": cus_id(org), "return_url": "https://app.example/settings"})
+
+    # Once that subscription is deleted, a new checkout names the same customer.
+    deleted = event("customer.subscription.deleted", subscription_object(org, "price_starter_y", 12, status="canceled"))
+    assert (await deliver(org, deleted))[1]["applied"] is True
     again = await org.owner.mutate("billing.createCheckoutSession", {
         "plan": "business", "interval": "monthly", "successUrl": "https://app.example/ok",
         "cancelUrl": "https://app.example/no"})
     assert again.status == 200, again.body
     assert again.data["checkoutUrl"] == f"https://checkout.stripe.com/c/pay/{again.data['sessionId']}"
-    _, _, second = stripe_api.requests[1]
+    _, _, second = stripe_api.requests[2]
     assert second["customer"] == cus_id(org) and "customer_email" not in second
     assert (second["line_items[0][price]"], second["line_items[0][quantity]"]) == ("price_business_m", "25")
-    portal = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
-    assert portal.status == 200, portal.body
-    assert portal.data["portalUrl"] == f"https://billing.stripe.com/p/session/{portal.data['sessionId']}"
-    assert stripe_api.requests[2] == ("/v1/billing_portal/sessions", "Bearer sk_test_obeya",
-                                      {"customer": cus_id(org), "return_url": "https://app.example/settings"})
 
 
 async def test_a_plan_without_a_price_is_400_and_the_portal_needs_a_customer(client: Any,
@@ -263,3 +273,39 @@ async def test_bad_and_stale_signatures_are_400_and_a_repeat_is_processed_once(c
         applied = await conn.fetchval("SELECT count(*) FROM activity WHERE organization_id = $1"
                                       " AND action = 'billing.subscription_updated'", org.id)
     assert applied == 1
+
+
+async def test_a_body_that_is_not_utf8_is_400_naming_the_body(client: Any, stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    status, body = await deliver(org, b'{"id": "evt_\xff"}', f"t={int(time.time())},v1={'0' * 64}")
+    assert status == 400, body
+    assert body["error"]["details"] == [{"field": "body", "message": "not UTF-8"}]
+
+
+async def test_a_signed_event_with_a_time_out_of_range_is_400_naming_the_field(client: Any,
+                                                                              stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    await bought(org, stripe_api)
+    late = event("customer.subscription.updated", subscription_object(org, "price_business_m", 14), created=10**15)
+    status, body = await deliver(org, late)
+    assert status == 400, body
+    assert body["error"]["details"][0]["field"] == "created"
+    far = subscription_object(org, "price_business_m", 14)
+    far["items"]["data"][0]["current_period_end"] = 10**15
+    status, body = await deliver(org, event("customer.subscription.updated", far))
+    assert status == 400, body
+    assert body["error"]["details"][0]["field"] == "data.object.items.data[0].current_period_end"
+    assert (await subscription(org))["plan"] == "starter"  # nothing applied
+
+
+async def test_a_subscription_updated_to_a_canceled_status_is_free(client: Any, stripe_api: StripeApi) -> None:
+    """`incomplete_expired` (the first payment never came) and `canceled` end the subscription: the plan goes back to
+    free as with `customer.subscription.deleted`, not a paid plan left open under a canceled status."""
+    org = await make_org(client, plan="free")
+    await bought(org, stripe_api)
+    expired = event("customer.subscription.updated",
+                    subscription_object(org, "price_starter_y", 12, status="incomplete_expired"))
+    assert (await deliver(org, expired))[1]["applied"] is True
+    now = await subscription(org)
+    assert (now["plan"], now["status"], now["seats"]["included"]) == ("free", "canceled", 3)
+    assert (await org.owner.query("webhooks.list")).status == 403
