@@ -167,7 +167,12 @@ def _node_id(env: Mapping[str, str]) -> str:
 
 
 def _stripe(env: Mapping[str, str]) -> StripeSettings | None:
-    processor = env.get("OBEYA_BILLING", "").strip().lower() or "sandbox"
+    named = env.get("OBEYA_BILLING", "").strip().lower()
+    if not named and env.get("OBEYA_ENV", "").strip().lower() == "production":
+        # The sandbox's checkout lets any admin buy a plan without paying: in production it must be asked for.
+        raise SystemExit("OBEYA_BILLING must be set in production: stripe, or sandbox to let admins change plans "
+                         "without paying")
+    processor = named or "sandbox"
     if processor not in BILLING_PROCESSORS:
         raise SystemExit(f"OBEYA_BILLING must be sandbox or stripe, not {processor!r}")
     if processor == "sandbox":
@@ -189,8 +194,8 @@ def _stripe(env: Mapping[str, str]) -> StripeSettings | None:
 
 
 def _stripe_prices(text: str) -> dict[str, dict[str, str]]:
-    shape = ('a JSON object of plan -> {"monthly": price id, "annual": price id}, for example '
-             '{"starter": {"monthly": "price_123", "annual": "price_456"}}')
+    shape = ('a JSON object of plan -> price id (monthly) or {"monthly": price id, "annual": price id}, for '
+             'example {"starter": {"monthly": "price_123", "annual": "price_456"}, "business": "price_789"}')
     try:
         value = json.loads(text)
     except ValueError:
@@ -199,7 +204,8 @@ def _stripe_prices(text: str) -> dict[str, dict[str, str]]:
         raise SystemExit(f"OBEYA_STRIPE_PRICES must be {shape}")
     prices: dict[str, dict[str, str]] = {}
     seen: set[str] = set()
-    for plan_name, per_interval in value.items():
+    for plan_name, given in value.items():
+        per_interval = {"monthly": given} if isinstance(given, str) else given  # DESIGN's plan -> price id
         if plan_name not in STRIPE_PLANS:
             raise SystemExit(f"OBEYA_STRIPE_PRICES: {plan_name!r} is not a plan that can be bought "
                              f"({', '.join(STRIPE_PLANS)})")

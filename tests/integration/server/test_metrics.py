@@ -90,7 +90,8 @@ async def test_metrics_are_not_served_on_an_organization_host(client: Any, org: 
 
 @pytest.fixture
 async def production(aiohttp_client: Any, database_url: str, request: pytest.FixtureRequest) -> Any:
-    settings = server_settings(request, OBEYA_ENV="production", OBEYA_BCRYPT_ROUNDS="10", OBEYA_METRICS_TOKEN=TOKEN)
+    settings = server_settings(request, OBEYA_ENV="production", OBEYA_BILLING="sandbox", OBEYA_BCRYPT_ROUNDS="10",
+                               OBEYA_METRICS_TOKEN=TOKEN)
     return await aiohttp_client(create_app(settings, database_url))
 
 
@@ -104,7 +105,7 @@ async def test_production_metrics_need_the_bearer_token(production: Any) -> None
 
 async def test_production_without_a_token_has_no_metrics(aiohttp_client: Any, database_url: str,
                                                         request: pytest.FixtureRequest) -> None:
-    settings = server_settings(request, OBEYA_ENV="production", OBEYA_BCRYPT_ROUNDS="10")
+    settings = server_settings(request, OBEYA_ENV="production", OBEYA_BILLING="sandbox", OBEYA_BCRYPT_ROUNDS="10")
     client = await aiohttp_client(create_app(settings, database_url))
     assert (await scrape(client)).status == 404
     assert (await scrape(client, token="anything-at-all-here")).status == 404

@@ -59,7 +59,7 @@ def test_production_refuses_a_cheap_bcrypt_cost() -> None:
     assert Settings.from_env({"OBEYA_BCRYPT_ROUNDS": "4"}).bcrypt_rounds == 4  # development and tests
     with pytest.raises(SystemExit, match="OBEYA_BCRYPT_ROUNDS must be at least 10 in production"):
         Settings.from_env({"OBEYA_ENV": "production", "OBEYA_BCRYPT_ROUNDS": "9"})
-    assert Settings.from_env({"OBEYA_ENV": "production"}).bcrypt_rounds == 10
+    assert Settings.from_env({"OBEYA_ENV": "production", "OBEYA_BILLING": "sandbox"}).bcrypt_rounds == 10
 
 
 def test_the_secret_key_is_never_shown() -> None:
@@ -84,6 +84,19 @@ STRIPE = {"OBEYA_BILLING": "stripe", "OBEYA_STRIPE_SECRET_KEY": "sk_test_abc", "
                                  ' "business": {"monthly": "price_b_m"}}'}
 
 
+def test_a_plain_price_id_is_the_plans_monthly_price() -> None:
+    plain = '{"starter": "price_1", "business": "price_2"}'
+    stripe = Settings.from_env({**STRIPE, "OBEYA_STRIPE_PRICES": plain}).stripe
+    assert stripe is not None
+    assert stripe.prices == {"starter": {"monthly": "price_1"}, "business": {"monthly": "price_2"}}
+
+
+def test_production_names_its_processor() -> None:
+    with pytest.raises(SystemExit, match="OBEYA_BILLING must be set in production"):
+        Settings.from_env({"OBEYA_ENV": "production"})
+    assert Settings.from_env({"OBEYA_ENV": "production", "OBEYA_BILLING": "sandbox"}).stripe is None
+
+
 def test_the_sandbox_is_the_default_processor_and_stripe_is_read_whole() -> None:
     assert Settings.from_env({}).stripe is None and Settings.from_env({"OBEYA_BILLING": "sandbox"}).stripe is None
     stripe = Settings.from_env(STRIPE).stripe
@@ -99,7 +112,7 @@ def test_the_sandbox_is_the_default_processor_and_stripe_is_read_whole() -> None
     ("OBEYA_STRIPE_WEBHOOK_SECRET", ""), ("OBEYA_STRIPE_WEBHOOK_SECRET", "secret"), ("OBEYA_STRIPE_PRICES", ""),
     ("OBEYA_STRIPE_PRICES", "price_1"), ("OBEYA_STRIPE_PRICES", "{}"),
     ("OBEYA_STRIPE_PRICES", '{"free": {"monthly": "p"}}'),
-    ("OBEYA_STRIPE_PRICES", '{"starter": "price_1"}'), ("OBEYA_STRIPE_PRICES", '{"starter": {"weekly": "price_1"}}'),
+    ("OBEYA_STRIPE_PRICES", '{"starter": 7}'), ("OBEYA_STRIPE_PRICES", '{"starter": {"weekly": "price_1"}}'),
     ("OBEYA_STRIPE_PRICES", '{"starter": {"monthly": ""}}'),
     ("OBEYA_STRIPE_PRICES", '{"starter": {"monthly": "p"}, "business": {"monthly": "p"}}'),
     ("OBEYA_STRIPE_API_BASE", "ftp://stripe.example")])
