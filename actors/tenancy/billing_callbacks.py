@@ -48,7 +48,8 @@ __all__ = ["SIGNATURE_HEADER", "callback_secret", "change_plan", "receive", "san
 _KEY_NAME = "billing_callbacks"
 
 Text = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
-Count = Annotated[int, msgspec.Meta(ge=1, le=100_000)]
+# A subscription's quantity (its seats); 0, which Stripe allows, is read as "no seats given" (see the handler).
+Count = Annotated[int, msgspec.Meta(ge=0, le=100_000)]
 # A unix time a datetime can hold (to the end of year 9999): a larger one is 400 naming its field, not a 500.
 UnixTime = Annotated[int, msgspec.Meta(ge=0, le=253_402_300_799)]
 # Stripe's subscription statuses -> ours; `incomplete` (the first payment not made yet) changes nothing.
@@ -101,11 +102,16 @@ class EventData(msgspec.Struct):
     object: EventObject
 
 
-class Event(msgspec.Struct):
+class Envelope(msgspec.Struct):
+    """What every event is read for: its id (applied once), its type and when it was created."""
     id: Text
     type: Text
-    data: EventData
     created: UnixTime | None = None  # unix time; absent: when it is received
+
+
+class Event(Envelope, kw_only=True):
+    """An event of a type this server handles, with the object it is about."""
+    data: EventData
 
 
 async def callback_secret(node: Node) -> str:
@@ -119,11 +125,14 @@ async def callback_secret(node: Node) -> str:
     return "whsec_" + material.hex()
 
 
-async def verify(node: Node, payload: bytes, header: str | None) -> Event:
-    """The event of a correctly signed, recent callback; 400 naming the header or the body's field otherwise."""
+async def verify(node: Node, payload: bytes, header: str | None) -> Envelope:
+    """The event of a correctly signed, recent callback; 400 naming the header or the body's field otherwise. Only
+    the types handled are read whole: a signed event of another type that the processor sends is acknowledged
+    rather than refused (a refusal would be retried for days)."""
     node.billing.verify(payload, header, await callback_secret(node), node.clock.now())
     try:
-        return msgspec.json.decode(payload, type=Event)
+        envelope = msgspec.json.decode(payload, type=Envelope)
+        return msgspec.json.decode(payload, type=Event) if envelope.type in _HANDLERS else envelope
     except msgspec.ValidationError as error:
         field = str(error).rsplit("at `$.", 1)[-1].rstrip("`") if "at `$." in str(error) else "body"
         raise BadRequest(f"invalid event: {error}", details=[FieldError(field, str(error))]) from None
@@ -162,7 +171,7 @@ class _Outcome(msgspec.Struct):
 Handler = Callable[[Node, UnitOfWork, Event, datetime], Awaitable[_Outcome]]
 
 
-async def _apply(node: Node, event: Event) -> dict[str, Any]:
+async def _apply(node: Node, event: Envelope) -> dict[str, Any]:
     now = node.clock.now()
     # Whole seconds, as the processor's `created`: an event without one is as new as one created this second.
     at = datetime.fromtimestamp(event.created, UTC) if event.created is not None else now.replace(microsecond=0)
@@ -170,7 +179,7 @@ async def _apply(node: Node, event: Event) -> dict[str, Any]:
         if not await repo.record_event(uow.conn, event.id, None, event.type, now):
             return {"duplicate": True}
         handler = _HANDLERS.get(event.type)
-        outcome = _Outcome() if handler is None else await handler(node, uow, event, at)
+        outcome = await handler(node, uow, event, at) if handler and isinstance(event, Event) else _Outcome()
     if outcome.changed_slug is not None:
         forget_organization(node, outcome.changed_slug)  # gates, rate limits and seats on every node
     reply: dict[str, Any] = {"duplicate": False, "applied": outcome.applied}
@@ -249,8 +258,8 @@ async def _subscription_updated(node: Node, uow: UnitOfWork, event: Event, at: d
     org_id = row["organization_id"]
     item = found.items.data[0] if found.items is not None and found.items.data else SubscriptionItem()
     fields: dict[str, Any] = {}
-    seats = found.quantity if found.quantity is not None else item.quantity
-    if seats is not None:
+    seats = found.quantity or item.quantity
+    if seats:
         fields["seats"] = seats
     if found.cancel_at_period_end is not None:
         fields["cancel_at_period_end"] = found.cancel_at_period_end

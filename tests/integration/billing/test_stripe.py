@@ -309,3 +309,21 @@ async def test_a_subscription_updated_to_a_canceled_status_is_free(client: Any, 
     now = await subscription(org)
     assert (now["plan"], now["status"], now["seats"]["included"]) == ("free", "canceled", 3)
     assert (await org.owner.query("webhooks.list")).status == 403
+
+
+async def test_an_unhandled_event_type_is_acknowledged_and_a_quantity_of_0_keeps_the_seats(
+        client: Any, stripe_api: StripeApi) -> None:
+    """Stripe retries a refused callback for days: a signed event of a type nothing handles (whatever its object
+    holds) is acknowledged once, and a subscription whose quantity is 0 changes everything but its seats."""
+    org = await make_org(client, plan="free")
+    await bought(org, stripe_api)
+    other = event("invoice.paid", {"id": "in_2", "object": "invoice", "quantity": -1, "items": "not a list"})
+    status, body = await deliver(org, other)
+    assert (status, body["duplicate"], body["applied"]) == (200, False, False)
+    assert (await deliver(org, other))[1]["duplicate"] is True
+
+    update = event("customer.subscription.updated", subscription_object(org, "price_business_m", 0))
+    status, body = await deliver(org, update)
+    assert (status, body["applied"]) == (200, True), body
+    now = await subscription(org)
+    assert (now["plan"], now["seats"]["included"]) == ("business", 12)
