@@ -91,6 +91,12 @@ async def record_event(conn: Conn, event_id: str, org_id: str | None, event_type
     return bool(inserted)
 
 
+async def forget_events(conn: Conn, before: datetime) -> int:
+    """Drop the ids of callbacks received before `before`; how many."""
+    deleted: str = await conn.execute("DELETE FROM billing_events WHERE received_at < $1", before)
+    return int(deleted.rsplit(" ", 1)[-1])
+
+
 async def seats_used(conn: Conn, org_id: str, now: datetime) -> int:
     """Active members and pending invitations: what the seat gate counts (actors/tenancy/organizations.py)."""
     used: int = await conn.fetchval(

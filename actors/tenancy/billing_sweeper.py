@@ -1,9 +1,14 @@
 """The sandbox's cancellation at period end: once `currentPeriodEnd` has passed for a subscription set to
 `cancelAtPeriodEnd`, it moves to free and `canceled` through the one plan-change path
 (actors/tenancy/billing_callbacks.change_plan), so gates, rate limits and seats follow on every node. With Stripe
-the processor does this itself and says so with `customer.subscription.deleted`, so the sweeper does nothing."""
+the processor does this itself and says so with `customer.subscription.deleted`, so the sweeper does nothing.
+
+The same worker forgets the ids of callbacks older than EVENT_MEMORY: a processor stops retrying long before (Stripe
+after three days), and an older event arriving again could not undo newer state anyway (its `created` is older)."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 import structlog
 
@@ -20,6 +25,8 @@ log = structlog.get_logger("obeya.billing")
 SWEEP_SECONDS = 60.0
 # Subscriptions moved in one transaction; the next sweep takes the rest at once.
 BATCH = 100
+# How long a callback's id is kept to answer its repeats `duplicate`.
+EVENT_MEMORY = timedelta(days=30)
 
 
 async def cancel_ended_periods(node: Node) -> int:
@@ -48,4 +55,7 @@ async def cancel_at_period_end_forever(node: Node) -> None:
                 break
         if moved:
             log.info("subscriptions_canceled_at_period_end", subscriptions=moved)
+        if await leads(node.leadership, "billing-sweeper"):
+            async with node.pool.acquire() as conn:
+                await repo.forget_events(conn, node.clock.now() - EVENT_MEMORY)
         await rest(node.clock, SWEEP_SECONDS)

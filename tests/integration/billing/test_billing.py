@@ -297,14 +297,21 @@ async def test_a_plan_change_reaches_the_gates_and_rate_limit_of_every_node(aioh
     assert after.headers["X-RateLimit-Limit"] == "300"
 
 
+async def event_ids(node: Any) -> set[str]:
+    """The ids of the callbacks the server remembers (to answer their repeats)."""
+    async with node.pool.acquire() as conn:
+        return {row["id"] for row in await conn.fetch("SELECT id FROM billing_events")}
+
+
 @pytest.mark.workers("billing-sweeper")
-async def test_a_subscription_canceled_at_period_end_becomes_free_when_the_period_ends(
+async def test_a_subscription_canceled_at_period_end_becomes_free_when_the_period_ends_and_callbacks_are_forgotten(
         clocked_client: Any, clock: Any) -> None:
-    from actors.tenancy.billing_sweeper import SWEEP_SECONDS
+    from actors.tenancy.billing_sweeper import EVENT_MEMORY, SWEEP_SECONDS
 
     org = await make_org(clocked_client, plan="free")
     other = await make_org(clocked_client, plan="free")
     node = clocked_client.server.app[NODE]
+    earlier = await event_ids(node)
     await pay_through_pages(org, "starter")
     await pay_through_pages(other, "starter")  # not canceled: it stays
     reply = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
@@ -315,10 +322,14 @@ async def test_a_subscription_canceled_at_period_end_becomes_free_when_the_perio
     assert (paid["plan"], paid["cancelAtPeriodEnd"]) == ("starter", True)
     assert (await org.owner.query("webhooks.list")).status == 200
 
+    mine = await event_ids(node) - earlier
+    assert len(mine) == 3  # both payments and the cancellation, kept to answer their repeats
+
     clock.advance(27 * 86400)  # before the period's end (a month at least 28 days on): nothing changes
     await node.workers.idle()
     assert await subscription(org) == paid
-    clock.advance(5 * 86400 + SWEEP_SECONDS)
+    assert mine <= await event_ids(node) and EVENT_MEMORY.days == 30
+    clock.advance(5 * 86400 + SWEEP_SECONDS)  # 32 days on
     await node.workers.idle()
     org.owner = await login(org.anonymous, f"owner@{org.slug}.test")  # the session of a month ago has ended
     other.owner = await login(other.anonymous, f"owner@{other.slug}.test")
@@ -332,3 +343,4 @@ async def test_a_subscription_canceled_at_period_end_becomes_free_when_the_perio
                                    " WHERE organization_id = $1 AND action = 'billing.plan_changed'"
                                    " ORDER BY created_at", org.id)
     assert [(row["old"], row["new"]) for row in changes] == [("free", "starter"), ("starter", "free")]
+    assert not mine & await event_ids(node)  # more than EVENT_MEMORY old: forgotten by the same sweep
