@@ -187,7 +187,6 @@ def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     data: spec.CreateItemInput = command.data
     board = state.board
     assert board is not None
-    check_item_room(state, command, 1)
     group_id = data.groupId
     if data.parentId is not None:
         parent = find_item(state, data.parentId, "parentId")
@@ -202,6 +201,7 @@ def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
         if priority is not None and priority.id not in values:
             values[priority.id] = column_value(state, command, priority.id, data.priority, "priority")
     with_defaults(state, command, values)
+    check_item_room(state, command, 1)  # after the input's checks: a bad input is told what is wrong with it
     out = Outcome(command)
     item = ItemRow(id=new_id("itm"), organization_id=board.organization_id, board_id=board.id, group_id=group_id,
                    parent_id=data.parentId, name=data.name, description=data.description,

@@ -83,6 +83,8 @@ async def test_items_over_the_new_limit_stay_and_creates_and_restores_are_refuse
     assert listed.status == 200 and len(listed.data["items"]) == 101
     refused = await org.owner.mutate("items.create", {"boardId": board.id, "groupId": board.group_id, "name": "New"})
     assert refused.status == 403 and refused.error["message"] == "the free plan includes 100 items per board"
+    wrong = await org.owner.mutate("items.create", {"boardId": board.id, "groupId": "grp_none", "name": "New"})
+    assert wrong.status == 404 and wrong.error["data"]["details"][0]["field"] == "groupId"  # told what is wrong
     for item in items[:2]:
         assert (await org.owner.mutate("items.delete", {"id": item["id"]})).status == 200
     assert (await org.owner.mutate("items.create", {"boardId": board.id, "groupId": board.group_id,
