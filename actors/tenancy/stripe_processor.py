@@ -30,6 +30,9 @@ log = structlog.get_logger("obeya.billing")
 T = TypeVar("T")
 
 
+# Stripe's answers that no retry changes. 401/403 (our key) and 429/5xx (Stripe's side) stay 503.
+_REFUSALS = frozenset({400, 402, 404, 409})
+
 class StripeProcessor:
     name = "stripe"
 
@@ -89,6 +92,10 @@ class StripeProcessor:
         except stripe.StripeError as error:
             # The message may name the request's values, never the key; the status says what failed.
             log.warning("stripe_request_failed", status=error.http_status, code=error.code)
+            if error.http_status in _REFUSALS:  # a retry would be refused the same way (a customer deleted in
+                # Stripe, a price archived): say what Stripe said rather than "try again"
+                raise Conflict(f"the payment processor refused the request ({error.code or error.http_status}): "
+                               f"{error.user_message or 'see the billing settings in Stripe'}") from None
             raise ServiceUnavailable("the payment processor did not accept the request; try again") from None
 
     def verify(self, payload: bytes, header: str | None, secret: str, now: datetime) -> None:

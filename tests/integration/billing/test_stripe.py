@@ -36,6 +36,13 @@ class StripeApi:
     def __init__(self) -> None:
         self.requests: list[tuple[str, str, dict[str, str]]] = []  # (path, Authorization, form)
         self.url = ""
+        self.refusal: tuple[int, dict[str, Any]] | None = None  # the next portal request's error answer
+
+    async def portal(self, request: web.Request) -> web.Response:
+        if self.refusal is not None:
+            (status, error), self.refusal = self.refusal, None
+            return web.json_response({"error": error}, status=status)
+        return await self.portal_session(request)
 
     async def checkout(self, request: web.Request) -> web.Response:
         form = {key: str(value) for key, value in (await request.post()).items()}
@@ -48,7 +55,7 @@ class StripeApi:
             "success_url": form.get("success_url"), "cancel_url": form.get("cancel_url"), "livemode": False,
             "metadata": {key[9:-1]: value for key, value in form.items() if key.startswith("metadata[")}})
 
-    async def portal(self, request: web.Request) -> web.Response:
+    async def portal_session(self, request: web.Request) -> web.Response:
         form = {key: str(value) for key, value in (await request.post()).items()}
         self.requests.append((request.path, request.headers.get("Authorization", ""), form))
         session_id = "bps_" + secrets.token_hex(12)
@@ -327,3 +334,18 @@ async def test_an_unhandled_event_type_is_acknowledged_and_a_quantity_of_0_keeps
     assert (status, body["applied"]) == (200, True), body
     now = await subscription(org)
     assert (now["plan"], now["seats"]["included"]) == ("business", 12)
+
+
+async def test_a_portal_stripe_refuses_is_409_saying_why_and_a_bad_key_is_503(client: Any,
+                                                                              stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    await bought(org, stripe_api)
+    stripe_api.refusal = (404, {"type": "invalid_request_error", "code": "resource_missing", "param": "customer",
+                                "message": f"No such customer: '{cus_id(org)}'"})
+    gone = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
+    assert gone.status == 409 and "resource_missing" in gone.error["message"], gone.body
+    stripe_api.refusal = (401, {"type": "invalid_request_error", "message": "Invalid API Key provided: sk_test_***"})
+    key = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
+    assert key.status == 503 and "sk_test" not in str(key.body), key.body
+    assert (await org.owner.mutate("billing.createPortalSession",
+                                   {"returnUrl": "https://app.example/settings"})).status == 200
