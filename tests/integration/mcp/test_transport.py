@@ -107,3 +107,13 @@ async def test_a_key_without_resources_lists_every_board_and_kpi_its_member_read
         assert json.loads(contents[0].text)["id"] == kpi["id"]  # type: ignore[union-attr]
     status, _, body = await _post(org, key, _request("resources/list", {"cursor": "nope"}))
     assert status == 200 and body["error"]["code"] == -32602
+
+
+async def test_openapi_describes_mcp(client: Any) -> None:
+    document = await (await client.get("/api/v1/openapi.json")).json()
+    item = document["paths"]["/mcp"]
+    assert set(item) == {"post", "get", "delete"}
+    assert item["post"]["security"] == [{"bearerAuth": []}]
+    assert {"200", "202", "400", "401", "403", "406", "429"} <= set(item["post"]["responses"])
+    assert "405" in item["get"]["responses"] and "405" in item["delete"]["responses"]
+    assert "svc_mcp_live_" in document["components"]["securitySchemes"]["bearerAuth"]["description"]
