@@ -10,7 +10,7 @@ import pytest
 
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board
-from tests.integration.kpis.conftest import define
+from tests.integration.kpis.conftest import define, kpi_input
 from tests.integration.mcp.test_mcp import _create, _session
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use `streamable_http_client`:DeprecationWarning")
@@ -117,3 +117,23 @@ async def test_openapi_describes_mcp(client: Any) -> None:
     assert {"200", "202", "400", "401", "403", "406", "429"} <= set(item["post"]["responses"])
     assert "405" in item["get"]["responses"] and "405" in item["delete"]["responses"]
     assert "svc_mcp_live_" in document["components"]["securitySchemes"]["bearerAuth"]["description"]
+
+
+async def test_resources_come_in_pages_of_50_followed_by_cursor(board: Board) -> None:
+    org = board.org
+    expected = {f"obeya://board/{board.id}"}
+    for n in range(25):  # 26 boards in one project, each with a KPI: 52 resources
+        made = await org.owner.mutate("boards.create", {"projectId": board.project_id, "name": f"Cell {n}"})
+        assert made.status == 200, made.body
+        expected.add(f"obeya://board/{made.data['id']}")
+    for board_uri in list(expected):
+        kpi = await org.owner.mutate("kpis.define", kpi_input(board_uri.rsplit("/", 1)[1]))
+        assert kpi.status == 200, kpi.body
+        expected.add(f"obeya://kpi/{kpi.data['id']}")
+    key, _ = await _create(org)
+    async with _session(org, key) as session:
+        first = await session.list_resources()
+        assert len(first.resources) == 50 and first.nextCursor is not None
+        second = await session.list_resources(cursor=first.nextCursor)
+        assert len(second.resources) == 2 and second.nextCursor is None
+    assert {str(r.uri) for r in [*first.resources, *second.resources]} == expected
