@@ -7,6 +7,7 @@ admin may revoke anyone's).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 import msgspec
@@ -28,6 +29,7 @@ class CreateMcpKeyInput(msgspec.Struct):
     allowedTools: Annotated[list[ToolName], msgspec.Meta(max_length=500)] = msgspec.field(default_factory=list)
     allowedResources: Annotated[list[ResourceUri], msgspec.Meta(max_length=500)] = msgspec.field(
         default_factory=list)
+    expiresAt: datetime | None = None  # none: until revoked
 
 
 class McpKeyIdInput(msgspec.Struct):

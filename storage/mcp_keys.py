@@ -10,23 +10,24 @@ from storage.connection import Conn
 
 # Everything a caller may see of a key: never `secret_hash`.
 VIEW_COLUMNS = ("id, organization_id, user_id, name, prefix, allowed_tools, allowed_resources, status, "
-                "created_at, revoked_at")
+                "created_at, revoked_at, last_used_at, expires_at")
 
 
 async def active_by_prefix(conn: Conn, prefix: str) -> list[asyncpg.Record]:
     """Active keys sharing a lookup prefix (almost always zero or one)."""
     return await conn.fetch(
-        """SELECT id, organization_id, user_id, secret_hash, allowed_tools, allowed_resources
+        """SELECT id, organization_id, user_id, secret_hash, allowed_tools, allowed_resources, expires_at
              FROM mcp_keys WHERE prefix = $1 AND status = 'active'""", prefix)
 
 
 async def insert(conn: Conn, *, key_id: str, org_id: str, user_id: str, name: str, prefix: str,
-                 secret_hash: str, allowed_tools: list[str], allowed_resources: list[str]) -> asyncpg.Record:
+                 secret_hash: str, allowed_tools: list[str], allowed_resources: list[str],
+                 expires_at: datetime | None) -> asyncpg.Record:
     return await conn.fetchrow(
         f"""INSERT INTO mcp_keys (id, organization_id, user_id, name, prefix, secret_hash, allowed_tools,
-                                  allowed_resources)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {VIEW_COLUMNS}""",
-        key_id, org_id, user_id, name, prefix, secret_hash, allowed_tools, allowed_resources)
+                                  allowed_resources, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {VIEW_COLUMNS}""",
+        key_id, org_id, user_id, name, prefix, secret_hash, allowed_tools, allowed_resources, expires_at)
 
 
 async def list_for_user(conn: Conn, org_id: str, user_id: str) -> list[asyncpg.Record]:
@@ -50,3 +51,11 @@ async def revoke(conn: Conn, org_id: str, key_id: str, now: datetime,
         f"""UPDATE mcp_keys SET status = 'revoked', revoked_at = $3
              WHERE organization_id = $1 AND id = $2 AND status = 'active' AND ($4::text IS NULL OR user_id = $4)
             RETURNING {VIEW_COLUMNS}""", org_id, key_id, now, user_id)
+
+
+async def record_last_used(conn: Conn, moments: dict[str, datetime]) -> None:
+    """Write many last-used times in one statement, never an older over a newer (storage/credentials.py)."""
+    await conn.execute(
+        """UPDATE mcp_keys k SET last_used_at = GREATEST(k.last_used_at, u.used_at)
+             FROM unnest($1::text[], $2::timestamptz[]) AS u(id, used_at)
+            WHERE k.id = u.id""", list(moments), list(moments.values()))

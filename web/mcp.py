@@ -1,6 +1,11 @@
 """`POST /mcp` on the organization host: the Model Context Protocol over Streamable HTTP (JSON-RPC 2.0,
 answered as application/json, no session), for assistants holding an MCP key (actors/identity/mcp_keys.py).
 
+The transport rules of the MCP specification (2025-03-26 .. 2025-11-25): `GET` and `DELETE` are 405 with
+`Allow: POST` (no server stream, no session to end); a foreign `Origin` is 403 (DNS rebinding); an
+`MCP-Protocol-Version` this server does not speak is 400; an `Accept` that takes no JSON is 406; notifications
+and responses are 202. A key of an organization whose plan has no API access is 403 (a bearer credential).
+
 Tools are the registry procedures the key may call, named with `_` for `.`; a call goes through the same
 identity, rate limit, idempotency and authorization path as the HTTP routers (web/dispatch.py), and a refusal
 is a tool result with `isError`. Resources are `obeya://board/<id>` and `obeya://kpi/<id>`.
@@ -8,15 +13,16 @@ is a tool result with `isError`. Resources are `obeya://board/<id>` and `obeya:/
 
 from __future__ import annotations
 
-import json
 from typing import Any
+from urllib.parse import urlsplit
 
 import msgspec
 from aiohttp import web
 
 from actors.identity.mcp_keys import may_be_tool, split_grants, tool_name, tools_of
 from protocol.caller import Caller, CredentialKind
-from protocol.errors import ApiError, Unauthorized
+from protocol.errors import ApiError, BadRequest, Unauthorized, ValidationFailed
+from protocol.plans import plan
 from protocol.registry import REGISTRY, Procedure
 from web.context import MCP_PATH, identify
 from web.dispatch import call_procedure
@@ -24,7 +30,9 @@ from web.envelopes import json_response, rest_error, rpc_payload
 from web.errors import unexpected_error
 from web.idempotency import idempotent
 from web.idempotency_store import HEADER as IDEMPOTENCY_KEY
+from web.inputs import decode_json
 from web.keys import CALLER
+from web.mcp_resources import TEMPLATES, BadResource, list_resources, plain, reader
 from web.rate_limit import count, count_refused
 
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -74,14 +82,6 @@ async def _call(request: web.Request, procedure: Procedure, arguments: Any) -> d
     return {"content": [_text(value)], "isError": False}
 
 
-def _resource(uri: Any) -> tuple[Procedure, dict[str, Any]]:
-    kind, _, ident = (uri[len("obeya://"):] if isinstance(uri, str) and uri.startswith("obeya://") else "") \
-        .partition("/")
-    if kind not in ("board", "kpi") or not ident:
-        raise _RpcError(INVALID_PARAMS, "uri must be obeya://board/<id> or obeya://kpi/<id>")
-    return REGISTRY["boards.get" if kind == "board" else "kpis.get"], {"id": ident}
-
-
 async def _answer(request: web.Request, caller: Caller, method: str, params: dict[str, Any]) -> Any:
     tools, resources = split_grants(caller.scopes)
     if method == "initialize":
@@ -106,24 +106,23 @@ async def _answer(request: web.Request, caller: Caller, method: str, params: dic
                     "isError": True}
         arguments = params.get("arguments")
         return await _call(request, procedure, {} if arguments is None else arguments)
-    if method == "resources/list":
-        listed = []
-        for uri in resources:  # the key's own resources, as far as its member can still read them
-            procedure, arguments = _resource(uri)
-            reply = await _call(request, procedure, arguments)
-            if not reply["isError"]:
-                name = json.loads(reply["content"][0]["text"]).get("name") or uri
-                listed.append({"uri": uri, "name": str(name), "mimeType": "application/json"})
-        return {"resources": listed}
-    if method == "resources/read":
-        wanted = params.get("uri")
-        procedure, arguments = _resource(wanted)
-        if resources and wanted not in resources:
-            raise _RpcError(INVALID_PARAMS, f"this key may not read {wanted}")
-        reply = await _call(request, procedure, arguments)
-        if reply["isError"]:
-            raise _RpcError(INVALID_PARAMS, reply["content"][0]["text"])
-        return {"contents": [{"uri": wanted, "mimeType": "application/json", "text": reply["content"][0]["text"]}]}
+    try:
+        if method == "resources/list":
+            return await list_resources(request, resources, params.get("cursor"))
+        if method == "resources/templates/list":
+            return {"resourceTemplates": TEMPLATES}
+        if method == "resources/read":
+            wanted = params.get("uri")
+            procedure, arguments = reader(wanted)
+            if resources and wanted not in resources:
+                raise _RpcError(INVALID_PARAMS, f"this key may not read {wanted}")
+            try:
+                value = await plain(request, procedure, arguments)
+            except ApiError as error:
+                raise _RpcError(INVALID_PARAMS, _encode(rest_error(error)).decode()) from None
+            return {"contents": [{"uri": wanted, "mimeType": "application/json", "text": _encode(value).decode()}]}
+    except BadResource as error:
+        raise _RpcError(INVALID_PARAMS, str(error)) from None
     raise _RpcError(METHOD_NOT_FOUND, f"method {method} not found")
 
 
@@ -148,10 +147,11 @@ async def _message(request: web.Request, caller: Caller, message: Any) -> dict[s
 async def _respond(request: web.Request) -> web.StreamResponse:
     caller: Caller = request[CALLER]
     try:
-        body = json.loads(await request.read())
-    except ValueError:
-        return json_response({"jsonrpc": "2.0", "id": None,
-                              "error": {"code": PARSE_ERROR, "message": "body is not JSON"}}, 400)
+        body = decode_json(await request.read(), "body")
+    except ValidationFailed as error:
+        return _refusal(400, INVALID_REQUEST, error.message)
+    except BadRequest:
+        return _refusal(400, PARSE_ERROR, "body is not JSON")
     if isinstance(body, list):
         answers = [a for a in [await _message(request, caller, m) for m in body] if a is not None]
         return json_response(answers) if answers else web.Response(status=202)
@@ -159,9 +159,39 @@ async def _respond(request: web.Request) -> web.StreamResponse:
     return json_response(answer) if answer is not None else web.Response(status=202)
 
 
+def _refusal(status: int, code: int, message: str) -> web.Response:
+    """A refusal of the whole HTTP request, its body a JSON-RPC error without an id."""
+    return json_response({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}, status)
+
+
+def _accepts_json(accept: str) -> bool:
+    kinds = {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
+    return bool(kinds & {"application/json", "application/*", "*/*"})
+
+
+def _transport_refusal(request: web.Request) -> web.Response | None:
+    """The spec's header rules, checked before the key: a foreign Origin, an unknown protocol version, and for
+    a POST an Accept without JSON."""
+    origin = request.headers.get("Origin")
+    if origin is not None and urlsplit(origin).netloc.lower() != request.host.lower():
+        return _refusal(403, INVALID_REQUEST, "Origin is not this organization's host")
+    version = request.headers.get("MCP-Protocol-Version")
+    if version is not None and version not in VERSIONS:
+        return _refusal(400, INVALID_REQUEST, f"unsupported MCP-Protocol-Version {version}; "
+                                              f"supported: {', '.join(VERSIONS)}")
+    accept = request.headers.get("Accept")
+    if request.method == "POST" and accept is not None and not _accepts_json(accept):
+        return _refusal(406, INVALID_REQUEST, "Accept must include application/json")
+    return None
+
+
 async def handle_mcp(request: web.Request) -> web.StreamResponse:
-    """Identify the key (401 for a missing, wrong or revoked one), count the request, then answer it, under its
-    Idempotency-Key when it names one."""
+    """Check the transport headers, identify the key (401 for a missing, wrong or revoked one), count the
+    request, refuse a plan without API access (403), then answer it, under its Idempotency-Key when it names
+    one."""
+    refused = _transport_refusal(request)
+    if refused is not None:
+        return refused
     try:
         caller = await identify(request)
         if caller.credential is not CredentialKind.MCP_KEY:
@@ -170,6 +200,8 @@ async def handle_mcp(request: web.Request) -> web.StreamResponse:
     except ApiError:
         await count_refused(request)
         raise
+    if caller.organization is not None and not plan(caller.organization.plan).api_access:
+        return _refusal(403, INVALID_REQUEST, "the organization's plan does not include API access")
     if IDEMPOTENCY_KEY in request.headers:
         return await idempotent(request, _respond, caller)
     return await _respond(request)
@@ -180,3 +212,14 @@ def add_mcp_routes(app: web.Application) -> None:
         if may_be_tool(procedure):
             input_schema(procedure)
     app.router.add_post(MCP_PATH, handle_mcp)
+    app.router.add_get(MCP_PATH, no_stream)
+    app.router.add_delete(MCP_PATH, no_stream)
+
+
+async def no_stream(request: web.Request) -> web.StreamResponse:
+    """GET (a server-sent event stream) and DELETE (ending a session): this server offers neither, which the
+    spec answers with 405."""
+    refused = _transport_refusal(request)
+    if refused is not None:
+        return refused
+    return web.Response(status=405, headers={"Allow": "POST"})

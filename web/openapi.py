@@ -17,9 +17,10 @@ from aiohttp import web
 from protocol.auth import LoginInput, SignupInput
 from protocol.errors import FieldError
 from protocol.registry import REGISTRY, Access, Procedure
-from web.context import SESSION_COOKIE, style_of
+from web.context import MCP_PATH, SESSION_COOKIE, style_of
 from web.envelopes import JSON
 from web.keys import NODE
+from web.openapi_mcp import mcp_path_item
 from web.openapi_routes import DOCUMENTED, HTML, ROUTES, Described
 from web.rest import REST_ROUTES, RestRoute
 
@@ -331,6 +332,7 @@ def openapi_document(app: web.Application) -> dict[str, Any]:
             builder.hand_written(served.method, path, served.handler)
     for procedure in sorted(REGISTRY.values(), key=lambda p: p.name):
         builder.rpc(procedure)
+    builder.paths[MCP_PATH] = mcp_path_item()
     node = app.get(NODE)
     return {
         "openapi": "3.1.0",
@@ -355,7 +357,8 @@ def openapi_document(app: web.Application) -> dict[str, Any]:
             "securitySchemes": {
                 "bearerAuth": {"type": "http", "scheme": "bearer",
                                "description": "API key (`svc_sk_live_...`), personal access token "
-                                              "(`svc_pat_...`) or OAuth access token"},
+                                              "(`svc_pat_...`) or OAuth access token; on /mcp only, an "
+                                              "assistant (MCP) key (`svc_mcp_live_...`)"},
                 "sessionCookie": {"type": "apiKey", "in": "cookie", "name": SESSION_COOKIE},
                 "formSession": {"type": "http", "scheme": "bearer",
                                 "description": "a form session (`svc_fst_...`) from forms.verifyOtp, for that "

@@ -56,7 +56,8 @@ def _audit(row: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
     return {"name": row["name"], "prefix": row["prefix"], "scopes": list(row["scopes"]), **extra}
 
 
-def _future_expiry(moment: datetime | None, now: datetime) -> datetime | None:
+def future_expiry(moment: datetime | None, now: datetime) -> datetime | None:
+    """A requested expiry (UTC when it names no offset); ValidationFailed naming `expiresAt` unless in the future."""
     if moment is None:
         return None
     if moment.tzinfo is None:  # a time without offset is read as UTC, as everywhere on the wire
@@ -69,7 +70,7 @@ def _future_expiry(moment: datetime | None, now: datetime) -> datetime | None:
 
 @implement(proto.CREATE_API_KEY)
 async def create(node: Node, caller: Caller, data: proto.CreateApiKeyInput) -> dict[str, Any]:
-    expires_at = _future_expiry(data.expiresAt, node.clock.now())
+    expires_at = future_expiry(data.expiresAt, node.clock.now())
     secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX, node.bcrypt_rounds)
     async with node.write(caller) as uow:
         conn = uow.conn

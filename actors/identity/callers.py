@@ -60,8 +60,8 @@ def forget_organization(node: Node, slug: str) -> None:
 
 async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: str) -> VerifiedCredential | None:
     if kind == "mcp_key":  # its own table; its allowed tools and resources ride as the credential's scopes
-        rows = [{**row, "kind": kind, "scopes": [*row["allowed_tools"], *row["allowed_resources"]],
-                 "expires_at": None} for row in await mcp_key_repo.active_by_prefix(node.pool, prefix)]
+        rows = [{**row, "kind": kind, "scopes": [*row["allowed_tools"], *row["allowed_resources"]]}
+                for row in await mcp_key_repo.active_by_prefix(node.pool, prefix)]
     else:
         rows = [dict(row) for row in await credential_repo.active_by_prefix(node.pool, kind, prefix)]
     for row in rows:

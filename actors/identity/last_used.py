@@ -1,4 +1,4 @@
-"""Last-used times of API keys and personal tokens, kept without a database write per request.
+"""Last-used times of API keys, personal tokens and assistant (MCP) keys, kept without a database write per request.
 
 Identity verification records each use in memory (`node.credentials.touch`); a flusher worker writes what it
 collected in one statement every FLUSH_SECONDS and once more on shutdown. Readers show the later of the
@@ -17,12 +17,14 @@ import structlog
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
 from storage import credentials as repo
+from storage import mcp_keys as mcp_key_repo
 
 log = structlog.get_logger("obeya.last_used")
 
 # Last-used is informational: 30 s keeps it to one statement per node per half-minute, and bounds what
 # a crashed node loses to half a minute of "last used" precision.
 FLUSH_SECONDS = 30.0
+MCP_KEY_ID = "mcp_"  # the id prefix of assistant (MCP) keys (actors/identity/mcp_keys.py)
 
 
 def last_used_at(node: Node, row: Mapping[str, Any]) -> datetime | None:
@@ -38,7 +40,12 @@ async def flush(node: Node) -> int:
     if not moments:
         return 0
     try:
-        await repo.record_last_used(node.pool, moments)
+        keys = {ident: moment for ident, moment in moments.items() if ident.startswith(MCP_KEY_ID)}
+        others = {ident: moment for ident, moment in moments.items() if ident not in keys}
+        if others:
+            await repo.record_last_used(node.pool, others)
+        if keys:  # assistant keys live in their own table
+            await mcp_key_repo.record_last_used(node.pool, keys)
     except (Exception, asyncio.CancelledError):
         for credential_id, moment in moments.items():
             pending = node.credentials.last_used(credential_id)

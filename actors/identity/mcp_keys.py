@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from actors.identity.api_keys import mint_secret
+from actors.identity.api_keys import future_expiry, mint_secret, status_of
+from actors.identity.last_used import last_used_at
 from actors.kernel.handlers import implement
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
@@ -59,11 +60,13 @@ def _procedure_names(names: list[str]) -> list[str]:
     return list(dict.fromkeys(resolved))
 
 
-def key_view(row: Mapping[str, Any]) -> dict[str, Any]:
+def key_view(node: Node, row: Mapping[str, Any]) -> dict[str, Any]:
     """A key as listed: never the secret or its hash."""
     return {"id": row["id"], "name": row["name"], "prefix": row["prefix"],
             "allowedTools": list(row["allowed_tools"]), "allowedResources": list(row["allowed_resources"]),
-            "status": row["status"], "createdAt": iso(row["created_at"]), "revokedAt": iso(row["revoked_at"])}
+            "status": status_of(row, node.clock.now()), "lastUsedAt": iso(last_used_at(node, row)),
+            "expiresAt": iso(row["expires_at"]), "createdAt": iso(row["created_at"]),
+            "revokedAt": iso(row["revoked_at"])}
 
 
 def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -74,20 +77,21 @@ def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
 @implement(proto.CREATE_MCP_KEY)
 async def create(node: Node, caller: Caller, data: proto.CreateMcpKeyInput) -> dict[str, Any]:
     tools = _procedure_names(data.allowedTools)
+    expires_at = future_expiry(data.expiresAt, node.clock.now())
     secret, prefix, secret_hash = await mint_secret(proto.MCP_KEY_PREFIX, node.bcrypt_rounds)
     async with node.write(caller) as uow:
         row = await repo.insert(uow.conn, key_id=new_id("mcp"), org_id=caller.org_id, user_id=caller.uid,
                                 name=data.name, prefix=prefix, secret_hash=secret_hash, allowed_tools=tools,
-                                allowed_resources=list(dict.fromkeys(data.allowedResources)))
+                                allowed_resources=list(dict.fromkeys(data.allowedResources)), expires_at=expires_at)
         await uow.activity("mcp_key", row["id"], "mcp_key.created", _audit(row))
-    return {"key": secret, "mcpKey": key_view(row)}
+    return {"key": secret, "mcpKey": key_view(node, row)}
 
 
 @implement(proto.LIST_MCP_KEYS)
 async def list_keys(node: Node, caller: Caller, data: EmptyInput) -> list[dict[str, Any]]:
     async with node.pool.acquire() as conn:
         rows = await repo.list_for_user(conn, caller.org_id, caller.uid)
-    return [key_view(row) for row in rows]
+    return [key_view(node, row) for row in rows]
 
 
 @implement(proto.REVOKE_MCP_KEY)
@@ -102,4 +106,4 @@ async def revoke(node: Node, caller: Caller, data: proto.McpKeyIdInput) -> dict[
             if row is None:
                 raise NotFound("MCP key not found")
     node.invalidate(CredentialRevoked(data.id))  # on every node
-    return key_view(row)
+    return key_view(node, row)

@@ -78,3 +78,18 @@ async def test_a_kpi_of_a_board_deleted_through_one_node_is_gone_through_the_oth
     assert refused.status == 404, refused.body
     assert (await owner_on_b.query("kpis.get", {"id": kpi.data["id"]})).status == 404
     assert await pool.fetchval("SELECT count(*) FROM kpi_values WHERE kpi_id = $1", kpi.data["id"]) == 0
+
+
+async def test_an_assistant_key_revoked_on_one_node_is_refused_on_the_other_at_once(
+        cluster: Cluster, pool: asyncpg.Pool) -> None:
+    a, b = await cluster.start(2)
+    org = await make_org(pool, a)
+    created = await org.owner.mutate("mcpKeys.create", {"name": "assistant"})
+    assert created.status == 200, created.body
+    key_on_b = b.api(org.host).with_bearer(created.data["key"])
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert (await key_on_b.rest("POST", "/mcp", ping)).status == 200  # verified and cached on B
+
+    revoked = await org.owner.mutate("mcpKeys.revoke", {"id": created.data["mcpKey"]["id"]})
+    assert revoked.status == 200, revoked.body
+    await _seen_within(lambda: key_on_b.rest("POST", "/mcp", ping), 401)

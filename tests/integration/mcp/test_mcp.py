@@ -8,6 +8,7 @@ import json
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -15,8 +16,11 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
-from tests.harness import Org
+from actors.identity.last_used import flush
+from actors.runtime.clock import ManualClock
+from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board
+from web.keys import NODE
 
 # The brief names the client's streamablehttp_client, which mcp 1.30 marks deprecated for streamable_http_client.
 pytestmark = pytest.mark.filterwarnings("ignore:Use `streamable_http_client`:DeprecationWarning")
@@ -124,3 +128,24 @@ async def test_a_revoked_key_is_refused_with_401(org: Org) -> None:
         assert response.status == 401
     async with client.post("/mcp", data=body, headers={**headers, "Authorization": "Bearer nope"}) as response:
         assert response.status == 401
+
+
+async def test_a_key_shows_its_last_use_and_is_refused_once_expired(clocked_client: Any,
+                                                                   clock: ManualClock) -> None:
+    org = await make_org(clocked_client)
+    node = clocked_client.app[NODE]
+    expires = (clock.now() + timedelta(hours=1)).isoformat()
+    key, made = await _create(org, expiresAt=expires)
+    assert made["lastUsedAt"] is None and made["expiresAt"] is not None and made["status"] == "active"
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert (await org.owner.with_bearer(key).rest("POST", "/mcp", ping)).status == 200
+    listed = await org.owner.query("mcpKeys.list")
+    assert listed.data[0]["lastUsedAt"] is not None
+    await flush(node)
+    assert await node.pool.fetchval("SELECT last_used_at FROM mcp_keys WHERE id = $1", made["id"]) is not None
+
+    clock.advance(3600)
+    assert (await org.owner.with_bearer(key).rest("POST", "/mcp", ping)).status == 401
+    assert (await org.owner.query("mcpKeys.list")).data[0]["status"] == "expired"
+    past = await org.owner.mutate("mcpKeys.create", {"name": "late", "expiresAt": "2000-01-01T00:00:00Z"})
+    assert past.status == 400 and "expiresAt" in json.dumps(past.body)

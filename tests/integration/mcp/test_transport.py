@@ -1,0 +1,139 @@
+"""The /mcp transport as the MCP specification fixes it (Streamable HTTP, 2025-03-26 .. 2025-11-25), the plan's API
+access gate, the org's rate limit and the Idempotency-Key header, seen as an assistant's HTTP client sees them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.harness import Org, make_org
+from tests.integration.boards.conftest import Board
+from tests.integration.kpis.conftest import define, kpi_input
+from tests.integration.mcp.test_mcp import _create, _session
+
+pytestmark = pytest.mark.filterwarnings("ignore:Use `streamable_http_client`:DeprecationWarning")
+ACCEPT = "application/json, text/event-stream"
+
+
+async def _post(org: Org, key: str, body: Any, **headers: str) -> tuple[int, dict[str, str], Any]:
+    sent = {"Host": org.host, "Authorization": f"Bearer {key}", "Content-Type": "application/json",
+            "Accept": ACCEPT, **{name.replace("_", "-"): value for name, value in headers.items()}}
+    data = body if isinstance(body, bytes) else json.dumps(body)
+    async with org.owner.client.post("/mcp", data=data, headers=sent) as response:
+        text = await response.text()
+        return response.status, dict(response.headers), json.loads(text) if text else None
+
+
+def _request(method: str, params: dict[str, Any] | None = None, ident: int = 1) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": ident, "method": method, **({"params": params} if params else {})}
+
+
+async def test_get_and_delete_are_405_with_allow_post(org: Org) -> None:
+    key, _ = await _create(org)
+    headers = {"Host": org.host, "Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
+    for method in ("GET", "DELETE"):
+        async with org.owner.client.request(method, "/mcp", headers=headers) as response:
+            assert response.status == 405 and response.headers["Allow"] == "POST"
+
+
+async def test_the_header_rules_of_the_transport(org: Org) -> None:
+    key, _ = await _create(org)
+    ping = _request("ping")
+    status, _, body = await _post(org, key, ping, Origin="http://evil.example")
+    assert status == 403 and body["error"]["code"] == -32600 and "Origin" in body["error"]["message"]
+    status, _, body = await _post(org, key, ping, Origin=f"http://{org.host}")
+    assert status == 200 and body == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    status, _, body = await _post(org, key, ping, MCP_Protocol_Version="1999-01-01")
+    assert status == 400 and "MCP-Protocol-Version" in body["error"]["message"]
+    status, _, body = await _post(org, key, ping, MCP_Protocol_Version="2025-06-18")
+    assert status == 200
+    status, _, body = await _post(org, key, ping, Accept="text/html")
+    assert status == 406 and "Accept" in body["error"]["message"]
+    status, _, body = await _post(org, key, b"{not json")
+    assert status == 400 and body["error"]["code"] == -32700 and body["id"] is None
+    status, _, body = await _post(org, key, b"[" * 200 + b"]" * 200)
+    assert status == 400 and body["error"]["code"] == -32600
+    status, _, body = await _post(org, key, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert status == 202 and body is None
+    status, _, body = await _post(org, key, {"jsonrpc": "2.0", "id": 7, "result": {}})
+    assert status == 202 and body is None
+
+
+async def test_a_plan_without_api_access_refuses_the_key_with_403(client: Any) -> None:
+    org = await make_org(client, plan="starter")
+    key, _ = await _create(org)
+    status, _, body = await _post(org, key, _request("tools/list"))
+    assert status == 403
+    assert body["error"]["code"] == -32600 and "API access" in body["error"]["message"]
+
+
+async def test_mcp_requests_count_against_the_plan_rate_limit(client: Any) -> None:
+    org = await make_org(client, plan="free")  # 60 a minute; refused for API access, counted all the same
+    key, _ = await _create(org)
+    statuses = [(await _post(org, key, _request("ping")))[0] for _ in range(60)]
+    assert statuses == [403] * 60
+    status, headers, _ = await _post(org, key, _request("ping"))
+    assert status == 429 and 1 <= int(headers["Retry-After"]) <= 60
+
+
+async def test_a_repeated_write_with_one_idempotency_key_is_applied_once(board: Board) -> None:
+    org = board.org
+    key, _ = await _create(org, allowedTools=["items.create"])
+    call = _request("tools/call", {"name": "items_create", "arguments": {
+        "boardId": board.id, "groupId": board.group_id, "name": "Only once"}})
+    first = await _post(org, key, call, Idempotency_Key="mcp-write-1")
+    again = await _post(org, key, call, Idempotency_Key="mcp-write-1")
+    assert first[0] == again[0] == 200 and not first[2]["result"]["isError"]
+    assert first[2] == again[2]
+    listed = await org.owner.query("items.list", {"boardId": board.id})
+    assert [i["name"] for i in listed.data["items"]] == ["Only once"]
+
+
+async def test_a_key_without_resources_lists_every_board_and_kpi_its_member_reads(board: Board) -> None:
+    org = board.org
+    kpi = await define(board)
+    key, _ = await _create(org)
+    async with _session(org, key) as session:
+        listed = await session.list_resources()
+        uris = {str(r.uri): r.name for r in listed.resources}
+        assert uris == {f"obeya://board/{board.id}": (await board.refresh())["name"],
+                        f"obeya://kpi/{kpi['id']}": "On-time delivery"}
+        assert listed.nextCursor is None
+        templates = (await session.list_resource_templates()).resourceTemplates
+        assert {t.uriTemplate for t in templates} == {"obeya://board/{id}", "obeya://kpi/{id}"}
+        contents = (await session.read_resource(f"obeya://kpi/{kpi['id']}")).contents  # type: ignore[arg-type]
+        assert json.loads(contents[0].text)["id"] == kpi["id"]  # type: ignore[union-attr]
+    status, _, body = await _post(org, key, _request("resources/list", {"cursor": "nope"}))
+    assert status == 200 and body["error"]["code"] == -32602
+
+
+async def test_openapi_describes_mcp(client: Any) -> None:
+    document = await (await client.get("/api/v1/openapi.json")).json()
+    item = document["paths"]["/mcp"]
+    assert set(item) == {"post", "get", "delete"}
+    assert item["post"]["security"] == [{"bearerAuth": []}]
+    assert {"200", "202", "400", "401", "403", "406", "429"} <= set(item["post"]["responses"])
+    assert "405" in item["get"]["responses"] and "405" in item["delete"]["responses"]
+    assert "svc_mcp_live_" in document["components"]["securitySchemes"]["bearerAuth"]["description"]
+
+
+async def test_resources_come_in_pages_of_50_followed_by_cursor(board: Board) -> None:
+    org = board.org
+    expected = {f"obeya://board/{board.id}"}
+    for n in range(25):  # 26 boards in one project, each with a KPI: 52 resources
+        made = await org.owner.mutate("boards.create", {"projectId": board.project_id, "name": f"Cell {n}"})
+        assert made.status == 200, made.body
+        expected.add(f"obeya://board/{made.data['id']}")
+    for board_uri in list(expected):
+        kpi = await org.owner.mutate("kpis.define", kpi_input(board_uri.rsplit("/", 1)[1]))
+        assert kpi.status == 200, kpi.body
+        expected.add(f"obeya://kpi/{kpi.data['id']}")
+    key, _ = await _create(org)
+    async with _session(org, key) as session:
+        first = await session.list_resources()
+        assert len(first.resources) == 50 and first.nextCursor is not None
+        second = await session.list_resources(cursor=first.nextCursor)
+        assert len(second.resources) == 2 and second.nextCursor is None
+    assert {str(r.uri) for r in [*first.resources, *second.resources]} == expected
