@@ -7,7 +7,11 @@ from datetime import datetime
 
 import asyncpg
 
+from protocol.plans import PLANS, allows
 from storage.connection import Conn
+
+# The plans whose organizations may sign in through their provider.
+SSO_PLANS = tuple(name for name in PLANS if allows(name, "sso"))
 
 
 async def config(conn: Conn, org_id: str) -> asyncpg.Record | None:
@@ -49,4 +53,8 @@ async def take_attempt(conn: Conn, state_digest: str, org_id: str, now: datetime
 
 
 async def enforced(conn: Conn, org_id: str) -> bool:
-    return bool(await conn.fetchval("SELECT enforce FROM sso_configs WHERE organization_id = $1", org_id))
+    """Whether password logins are refused (but the owner's): enforcement set, on a plan with `sso` (after a
+    downgrade the settings stay but nobody is locked out)."""
+    return bool(await conn.fetchval(
+        """SELECT c.enforce FROM sso_configs c JOIN organizations o ON o.id = c.organization_id
+            WHERE c.organization_id = $1 AND o.plan = ANY($2::text[])""", org_id, list(SSO_PLANS)))

@@ -190,18 +190,18 @@ async def _exchange(node: Node, info: ProviderInfo, settings: Settings, code: st
     form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri,
             "code_verifier": verifier}
     methods = info.discovery.get("token_endpoint_auth_methods_supported") or ["client_secret_basic"]
-    auth = None
+    headers = {"Accept": "application/json"}
     if "client_secret_basic" in methods:
         # RFC 6749 2.3.1: both parts form-encoded before the Basic encoding.
-        auth = aiohttp.BasicAuth(quote(settings.client_id, safe=""), quote(settings.client_secret, safe=""))
+        headers["Authorization"] = aiohttp.encode_basic_auth(quote(settings.client_id, safe=""),
+                                                             quote(settings.client_secret, safe=""))
     elif "client_secret_post" in methods:
         form |= {"client_id": settings.client_id, "client_secret": settings.client_secret}
     else:
         raise Unauthorized("the identity provider takes no client secret authentication this server supports")
     try:
         async with open_session(node) as session, session.post(
-                info.discovery["token_endpoint"], data=form, auth=auth, allow_redirects=False,
-                headers={"Accept": "application/json"}) as response:
+                info.discovery["token_endpoint"], data=form, allow_redirects=False, headers=headers) as response:
             body = await response.json(content_type=None)
             status = response.status
     except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as error:
@@ -275,9 +275,3 @@ async def finish(node: Node, org: Organization, *, state: str | None, bound_stat
     log.info("sso.signed_in", organization_id=org.id, user_id=user_id)
     return Finished(await accounts.open_session(node, user_id), attempt["return_to"])
 
-
-async def password_login_refused(conn: Any, org: Organization | None, role: str | None) -> bool:
-    """Whether enforcement refuses this member's password login here (the owner's always works: break-glass)."""
-    if org is None or role in (None, "owner") or not allows(org.plan, "sso"):
-        return False
-    return bool(await repo.enforced(conn, org.id))
