@@ -140,3 +140,18 @@ async def test_enforcement_leaves_the_password_only_to_the_owner(enterprise: Org
     # Enforcement off again: passwords work for everyone.
     await configure(enterprise, provider, enforce=False)
     await login(enterprise.anonymous, member_email)
+
+
+async def test_an_unverified_email_is_refused(enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    reply, browser = await sign_in(enterprise, "unverified-" + new_email("acme-sso.test"))
+    assert reply.status == 403 and browser is None and "not verified" in reply.body
+
+
+async def test_a_provider_error_is_a_plain_401_page(enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider)
+    started = await start(enterprise)
+    reply = await callback(enterprise, f"{callback_uri(enterprise)}?error=access_denied&state={started.state}",
+                           started.state)
+    assert reply.status == 401 and "access_denied" in reply.body
+    assert reply.headers["Content-Type"].startswith("text/html")
