@@ -23,7 +23,7 @@ import structlog
 
 from actors.identity import accounts
 from actors.identity.passwords import hash_secret
-from actors.identity.sso_provider import ProviderInfo, open_session, provider, validate_id_token
+from actors.identity.sso_provider import ProviderInfo, open_session, provider, userinfo, validate_id_token
 from actors.kernel import sealing
 from actors.kernel.events import org_stream
 from actors.kernel.handlers import implement
@@ -213,7 +213,7 @@ async def _exchange(node: Node, info: ProviderInfo, settings: Settings, code: st
     return body
 
 
-async def _verified_email(claims: dict[str, Any]) -> str:
+def _verified_email(claims: dict[str, Any]) -> str:
     email = claims.get("email")
     if not isinstance(email, str) or "@" not in email:
         raise Unauthorized("the identity provider gave no e-mail address")
@@ -269,7 +269,9 @@ async def finish(node: Node, org: Organization, *, state: str | None, bound_stat
     tokens = await _exchange(node, info, settings, code, attempt["code_verifier"], redirect_uri)
     claims = await validate_id_token(node, info, tokens["id_token"], issuer=settings.issuer,
                                      client_id=settings.client_id, nonce=attempt["nonce"])
-    email = await _verified_email(claims)
+    if "email" not in claims and isinstance(tokens.get("access_token"), str):
+        claims = await userinfo(node, info, tokens["access_token"], claims["sub"]) | claims
+    email = _verified_email(claims)
     name = claims.get("name") if isinstance(claims.get("name"), str) else email.split("@")[0]
     user_id = await _member(node, org, settings, email, str(name)[:200])
     log.info("sso.signed_in", organization_id=org.id, user_id=user_id)

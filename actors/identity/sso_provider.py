@@ -48,9 +48,10 @@ def open_session(node: Node) -> aiohttp.ClientSession:
                                  connector=outbound_connector(node.allow_private_targets))
 
 
-async def _get_json(node: Node, url: str, what: str) -> dict[str, Any]:
+async def _get_json(node: Node, url: str, what: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
     try:
-        async with open_session(node) as session, session.get(url, allow_redirects=False) as response:
+        async with open_session(node) as session, session.get(url, allow_redirects=False,
+                                                              headers=headers) as response:
             if response.status != 200:
                 raise ServiceUnavailable(f"the identity provider answered {response.status} for its {what}")
             body = await response.json(content_type=None)
@@ -146,4 +147,15 @@ async def validate_id_token(node: Node, info: ProviderInfo, token: str, *, issue
     got = claims.get("nonce")
     if not isinstance(got, str) or not hmac.compare_digest(got.encode(), nonce.encode()):
         raise Unauthorized("the ID token's nonce is not this sign-in's")
+    return claims
+
+
+async def userinfo(node: Node, info: ProviderInfo, access_token: str, subject: str) -> dict[str, Any]:
+    """The userinfo claims for the ID token's subject (a provider may keep the e-mail out of the ID token)."""
+    endpoint = info.discovery.get("userinfo_endpoint")
+    if not isinstance(endpoint, str):
+        return {}
+    claims = await _get_json(node, endpoint, "userinfo", {"Authorization": f"Bearer {access_token}"})
+    if claims.get("sub") != subject:
+        raise Unauthorized("the identity provider's userinfo is about another subject")
     return claims

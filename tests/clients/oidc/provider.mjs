@@ -1,7 +1,8 @@
 // A real OpenID Connect provider (panva/oidc-provider, development interactions) for the single sign-on tests.
 //
 // Usage: node provider.mjs '<json config>' where the config is
-//   {"port": 5xxxx, "clientId": "...", "clientSecret": "...", "redirectUris": ["..."], "authMethod": "client_secret_basic"}
+//   {"port": 5xxxx, "clientId": "...", "clientSecret": "...", "redirectUris": ["..."],
+//    "authMethod": "client_secret_basic", "conform": false}
 // It listens on 127.0.0.1:<port> with the issuer http://127.0.0.1:<port>. The development login form signs in
 // whatever login is typed: the account's e-mail is that login, verified unless it starts with "unverified".
 // Signing keys are generated at every start (a new `kid`): restarting the provider rotates its keys.
@@ -28,8 +29,9 @@ const provider = new Provider(issuer, {
   jwks: { keys: [signingKey()] },
   cookies: { keys: [randomBytes(16).toString('hex')] },
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-  // The claims of the requested scopes ride in the ID token too (the relying party reads the e-mail there).
-  conformIdTokenClaims: false,
+  // By default the claims of the requested scopes ride in the ID token too; with "conform": true they are only
+  // at the userinfo endpoint (the relying party must fetch them there).
+  conformIdTokenClaims: config.conform ?? false,
   features: { devInteractions: { enabled: true } },
   async findAccount(ctx, id) {
     return {

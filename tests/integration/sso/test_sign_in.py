@@ -155,3 +155,13 @@ async def test_a_provider_error_is_a_plain_401_page(enterprise: Org, provider: O
                            started.state)
     assert reply.status == 401 and "access_denied" in reply.body
     assert reply.headers["Content-Type"].startswith("text/html")
+
+
+async def test_the_email_is_read_from_userinfo_when_the_id_token_lacks_it(enterprise: Org,
+                                                                          provider_installed: None) -> None:
+    async with oidc_provider.running([callback_uri(enterprise)], conform=True) as provider:
+        await configure(enterprise, provider, domains=["acme-sso.test"])
+        email = new_email("acme-sso.test")
+        reply, browser = await sign_in(enterprise, email)
+    assert reply.status == 302 and browser is not None
+    assert (await browser.query("auth.me")).data["email"] == email
