@@ -92,12 +92,13 @@ async def create_user(node: Node, *, org_slug: str, email: str, password: str, n
     return user_id
 
 
-async def open_session(node: Node, user_id: str) -> Session:
-    """A new 30-day session for the user; only the SHA-256 of the cookie value is stored."""
+async def open_session(node: Node, user_id: str, org_id: str | None = None) -> Session:
+    """A new 30-day session for the user; only the SHA-256 of the cookie value is stored. With `org_id` it is
+    good on that organization's host only (a single sign-on's)."""
     token = secrets.token_urlsafe(32)
     lifetime = timedelta(days=SESSION_DAYS)
     async with node.pool.acquire() as conn:
-        await repo.insert_session(conn, session_digest(token), user_id, node.clock.now() + lifetime)
+        await repo.insert_session(conn, session_digest(token), user_id, node.clock.now() + lifetime, org_id)
         user = await repo.user_by_id(conn, user_id)
     assert user is not None
     return Session(token, user_view(user), lifetime)

@@ -275,5 +275,5 @@ async def finish(node: Node, org: Organization, *, state: str | None, bound_stat
     name = claims.get("name") if isinstance(claims.get("name"), str) else email.split("@")[0]
     user_id = await _member(node, org, settings, email, str(name)[:200])
     log.info("sso.signed_in", organization_id=org.id, user_id=user_id)
-    return Finished(await accounts.open_session(node, user_id), attempt["return_to"])
+    return Finished(await accounts.open_session(node, user_id, org.id), attempt["return_to"])
 

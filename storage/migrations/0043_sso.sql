@@ -12,6 +12,10 @@ CREATE TABLE sso_configs (
     updated_at           timestamptz NOT NULL DEFAULT now()
 );
 
+-- A session a single sign-on opened is good on that organization's host only: the organization's provider vouches
+-- for the e-mail there and nowhere else (its admin chooses the provider). NULL: a password session, good anywhere.
+ALTER TABLE sessions ADD COLUMN organization_id text REFERENCES organizations (id) ON DELETE CASCADE;
+
 CREATE TABLE sso_attempts (
     state_digest    text PRIMARY KEY,
     organization_id text NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,

@@ -3,11 +3,13 @@ callback, then the session cookie works on /api/trpc. And every way it must refu
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import pytest
 
 from actors.identity import sso_provider
+from actors.identity.accounts import create_organization
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
 from tests.clients.oidc_provider import OidcProvider
@@ -165,3 +167,23 @@ async def test_the_email_is_read_from_userinfo_when_the_id_token_lacks_it(enterp
         reply, browser = await sign_in(enterprise, email)
     assert reply.status == 302 and browser is not None
     assert (await browser.query("auth.me")).data["email"] == email
+
+
+async def test_a_single_sign_on_session_is_good_on_its_organization_only(client: Any, enterprise: Org,
+                                                                          provider: OidcProvider) -> None:
+    """The organization's admin chooses the provider, so its word on an e-mail holds on that host only: a
+    member of another organization too is not signed in there by it."""
+    await configure(enterprise, provider)
+    _, member = await enterprise.add_user("member")
+    email = (await member.query("auth.me")).data["email"]
+    other_slug = f"other-{secrets.token_hex(4)}"
+    await create_organization(client.server.app[NODE], slug=other_slug, name="Other", owner_email=email,
+                              owner_password=PASSWORD, plan="business")
+    reply, browser = await sign_in(enterprise, email)
+    assert reply.status == 302 and browser is not None
+    assert (await browser.query("auth.me")).status == 200
+    elsewhere = browser.on_host(f"{other_slug}.localhost")
+    assert (await elsewhere.query("auth.me")).status == 401
+    assert (await elsewhere.query("organizations.get")).status == 401
+    # The member's password session still works there.
+    assert (await (await login(elsewhere.with_session(None), email)).query("auth.me")).status == 200
