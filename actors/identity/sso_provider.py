@@ -77,6 +77,8 @@ async def provider(node: Node, issuer: str) -> ProviderInfo:
     for name in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
         if not isinstance(discovery.get(name), str):
             raise ServiceUnavailable(f"the identity provider's discovery document has no {name}")
+        if node.production and not discovery[name].startswith("https://"):
+            raise ServiceUnavailable(f"the identity provider's {name} is not an https URL")
     info = ProviderInfo(discovery, now)
     _CACHE[issuer] = info
     return info
