@@ -52,6 +52,13 @@ async def take_attempt(conn: Conn, state_digest: str, org_id: str, now: datetime
     return row
 
 
+async def membership_status(conn: Conn, org_id: str, user_id: str) -> str | None:
+    """The user's membership status in the organization (active, pending, deactivated), None if none."""
+    status: str | None = await conn.fetchval(
+        "SELECT status FROM memberships WHERE organization_id = $1 AND user_id = $2", org_id, user_id)
+    return status
+
+
 async def enforced(conn: Conn, org_id: str) -> bool:
     """Whether password logins are refused (but the owner's): enforcement set, on a plan with `sso` (after a
     downgrade the settings stay but nobody is locked out)."""

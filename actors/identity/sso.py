@@ -226,8 +226,11 @@ async def _member(node: Node, org: Organization, settings: Settings, email: str,
     """The member with that e-mail, or a new member when the domain is allowed (seats permitting)."""
     async with node.write(None, org_id=org.id) as uow:
         user = await account_repo.user_login(uow.conn, email)
-        if user is not None and await account_repo.membership_role(uow.conn, org.id, user["id"]) is not None:
+        status = await repo.membership_status(uow.conn, org.id, user["id"]) if user is not None else None
+        if user is not None and status == "active":
             return str(user["id"])
+        if status is not None:  # deactivated (or pending): the provider does not undo an admin's decision
+            raise Forbidden(f"this membership is {status}")
         if email.rsplit("@", 1)[1].lower() not in settings.allowed_domains:
             raise Forbidden("this e-mail address is not a member of the organization and its domain is not "
                             "allowed to join")

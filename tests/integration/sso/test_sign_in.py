@@ -187,3 +187,15 @@ async def test_a_single_sign_on_session_is_good_on_its_organization_only(client:
     assert (await elsewhere.query("organizations.get")).status == 401
     # The member's password session still works there.
     assert (await (await login(elsewhere.with_session(None), email)).query("auth.me")).status == 200
+
+
+async def test_a_deactivated_member_is_not_let_back_in(client: Any, enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    email = new_email("acme-sso.test")
+    first, _ = await sign_in(enterprise, email)
+    assert first.status == 302
+    node = client.server.app[NODE]
+    await node.pool.execute("""UPDATE memberships SET status = 'deactivated' WHERE organization_id = $1
+                                 AND user_id = (SELECT id FROM users WHERE email = $2)""", enterprise.id, email)
+    again, browser = await sign_in(enterprise, email)
+    assert again.status == 403 and browser is None and "deactivated" in again.body
