@@ -84,14 +84,17 @@ async def memberships_of(conn: Conn, user_id: str) -> list[asyncpg.Record]:
             WHERE m.user_id = $1 AND m.status = 'active' ORDER BY m.joined_at""", user_id)
 
 
-async def insert_session(conn: Conn, token_hash: str, user_id: str, expires_at: datetime) -> None:
-    await conn.execute("INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)",
-                       token_hash, user_id, expires_at)
+async def insert_session(conn: Conn, token_hash: str, user_id: str, expires_at: datetime,
+                         org_id: str | None = None) -> None:
+    """A session; `org_id` limits it to that organization (a single sign-on's)."""
+    await conn.execute(
+        "INSERT INTO sessions (token_hash, user_id, expires_at, organization_id) VALUES ($1, $2, $3, $4)",
+        token_hash, user_id, expires_at, org_id)
 
 
 async def session_user(conn: Conn, token_hash: str, now: datetime) -> asyncpg.Record | None:
     return await conn.fetchrow(
-        """SELECT u.id, u.email FROM sessions s JOIN users u ON u.id = s.user_id
+        """SELECT u.id, u.email, s.organization_id FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = $1 AND s.expires_at > $2""", token_hash, now)
 
 

@@ -24,6 +24,7 @@ from web.routes_items import ITEM_ROUTES
 from web.routes_kpis import KPI_ROUTES
 from web.routes_notifications import NOTIFICATION_ROUTES
 from web.routes_platform import PLATFORM_ROUTES
+from web.routes_sso import add_sso_routes
 from web.routes_webhooks import WEBHOOK_ROUTES
 from web.rpc import handle_rpc
 from web.ui.form_page import add_form_page_routes
@@ -58,4 +59,5 @@ def build_web_app(*, body_timeout: float) -> web.Application:
     add_public_form_routes(app)
     add_form_page_routes(app)
     add_mcp_routes(app)
+    add_sso_routes(app)
     return app

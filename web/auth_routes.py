@@ -28,7 +28,7 @@ async def _json_input(request: web.Request) -> dict[str, Any]:
     return await json_body(request)
 
 
-def _set_session_cookie(request: web.Request, response: web.Response, session: accounts.Session) -> None:
+def set_session_cookie(request: web.Request, response: web.Response, session: accounts.Session) -> None:
     response.set_cookie(SESSION_COOKIE, session.token, max_age=int(session.expires_in.total_seconds()),
                         httponly=True, samesite="Lax", secure=request.app[NODE].production, path="/")
 
@@ -37,7 +37,7 @@ async def signup(request: web.Request) -> web.Response:
     data = decode_input(SignupInput, await _json_input(request))
     session = await accounts.signup(request.app[NODE], data)
     response = json_response({"data": session.user}, 201)
-    _set_session_cookie(request, response, session)
+    set_session_cookie(request, response, session)
     return response
 
 
@@ -47,7 +47,7 @@ async def login(request: web.Request) -> web.Response:
     org_id = caller.organization.id if caller.organization else None
     session = await accounts.login(request.app[NODE], org_id, data)
     response = json_response({"data": session.user})
-    _set_session_cookie(request, response, session)
+    set_session_cookie(request, response, session)
     return response
 
 
@@ -55,7 +55,7 @@ async def accept_invitation(request: web.Request) -> web.Response:
     data = decode_input(AcceptInvitationInput, await _json_input(request))
     session = await organizations.accept_invitation(request.app[NODE], data)
     response = json_response({"data": session.user})
-    _set_session_cookie(request, response, session)
+    set_session_cookie(request, response, session)
     return response
 
 

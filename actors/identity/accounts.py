@@ -22,11 +22,12 @@ from actors.kernel.node import Node
 from actors.tenancy.billing import check_seat_to_join
 from protocol import auth
 from protocol.caller import Caller
-from protocol.errors import Conflict, FieldError, NotFound, Unauthorized, ValidationFailed
+from protocol.errors import Conflict, FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.registry import EmptyInput
 from protocol.slugs import check_organization_slug
 from storage import accounts as repo
+from storage import sso as sso_repo
 
 SESSION_DAYS = 30
 
@@ -91,12 +92,13 @@ async def create_user(node: Node, *, org_slug: str, email: str, password: str, n
     return user_id
 
 
-async def open_session(node: Node, user_id: str) -> Session:
-    """A new 30-day session for the user; only the SHA-256 of the cookie value is stored."""
+async def open_session(node: Node, user_id: str, org_id: str | None = None) -> Session:
+    """A new 30-day session for the user; only the SHA-256 of the cookie value is stored. With `org_id` it is
+    good on that organization's host only (a single sign-on's)."""
     token = secrets.token_urlsafe(32)
     lifetime = timedelta(days=SESSION_DAYS)
     async with node.pool.acquire() as conn:
-        await repo.insert_session(conn, session_digest(token), user_id, node.clock.now() + lifetime)
+        await repo.insert_session(conn, session_digest(token), user_id, node.clock.now() + lifetime, org_id)
         user = await repo.user_by_id(conn, user_id)
     assert user is not None
     return Session(token, user_view(user), lifetime)
@@ -125,11 +127,17 @@ async def login(node: Node, org_id: str | None, data: auth.LoginInput) -> Sessio
     row = await repo.user_login(node.pool, data.email)
     hashed = row["password_hash"] if row is not None else dummy_hash(node.bcrypt_rounds)
     valid = await verify_secret(data.password, hashed) and row is not None
+    role = None
     if valid and row is not None and org_id is not None:
-        valid = await repo.membership_role(node.pool, org_id, row["id"]) is not None
+        role = await repo.membership_role(node.pool, org_id, row["id"])
+        valid = role is not None
     if not valid or row is None:
         raise Unauthorized("invalid e-mail or password")
     await throttle.succeeded(node, key)
+    # Single sign-on enforced here: only the owner keeps the password (break-glass). After the password
+    # check, so the refusal tells nothing about an e-mail to someone without its password.
+    if org_id is not None and role != "owner" and await sso_repo.enforced(node.pool, org_id):
+        raise Forbidden("this organization signs in through its identity provider")
     return await open_session(node, row["id"])
 
 

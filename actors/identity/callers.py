@@ -163,10 +163,12 @@ async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, b
                 await throttle.check(node, throttle.ADDRESS, key)
             row = await repo.session_user(node.pool, digest, node.clock.now())
             if row is not None:
-                user = (row["id"], row["email"])
+                user = (row["id"], row["email"], row["organization_id"])
                 node.credentials.put_session(digest, *user)
             elif key is not None:  # an unknown or expired session token: treated as none, but counted
                 await throttle.failed(node, throttle.ADDRESS, key)
+        if user is not None and user[2] is not None and (org is None or org.id != user[2]):
+            user = None  # a single sign-on's session, good on its organization's host only
         if user is not None:
             role = await member_role(node, org.id, user[0]) if org else None
             return Caller(request_id=request_id, organization=org, user_id=user[0], user_email=user[1],

@@ -39,7 +39,7 @@ class CredentialCache:
         self._ttl = ttl
         self._entries: dict[str, tuple[float, VerifiedCredential]] = {}
         self._last_used: dict[str, datetime] = {}
-        self._sessions: dict[str, tuple[float, tuple[str, str]]] = {}
+        self._sessions: dict[str, tuple[float, tuple[str, str, str | None]]] = {}
         # Ids dropped within the last `ttl` seconds: a bcrypt check that began before a revoke must not
         # put the credential back into the cache when it finishes.
         self._dropped: dict[str, float] = {}
@@ -99,15 +99,15 @@ class CredentialCache:
         taken, self._last_used = self._last_used, {}
         return taken
 
-    def get_session(self, digest: str) -> tuple[str, str] | None:
-        """(user id, e-mail) of a verified session cookie, while fresh."""
+    def get_session(self, digest: str) -> tuple[str, str, str | None] | None:
+        """(user id, e-mail, the organization it is limited to or None) of a verified session cookie, while fresh."""
         entry = self._sessions.get(digest)
         if entry is None or self._clock.monotonic() - entry[0] > SESSION_CACHE_SECONDS:
             self._sessions.pop(digest, None)
             return None
         return entry[1]
 
-    def put_session(self, digest: str, user_id: str, email: str) -> None:
+    def put_session(self, digest: str, user_id: str, email: str, org_id: str | None = None) -> None:
         dropped_at = self._dropped_sessions.get(digest)
         if dropped_at is not None and self._clock.monotonic() - dropped_at <= SESSION_CACHE_SECONDS:
             return  # read before the logout deleted it: not put back
@@ -118,7 +118,7 @@ class CredentialCache:
             self._sessions = {d: entry for d, entry in self._sessions.items()
                               if now - entry[0] <= SESSION_CACHE_SECONDS}
             self._sessions_prune_at = max(SESSIONS_PRUNED_FROM, 2 * len(self._sessions))
-        self._sessions[digest] = (now, (user_id, email))
+        self._sessions[digest] = (now, (user_id, email, org_id))
 
     def drop_session(self, digest: str) -> None:
         """Forget a session at once (logout), also against a lookup that read it before and puts it after."""

@@ -9,19 +9,16 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.clients.node_packages import NPM_TIMEOUT_S, npm_ci
 from tests.harness import Org
 
 CLIENT_DIR = Path(__file__).parent / "trpc"
-# A cold `npm ci` downloads TypeScript (a peer dependency of @trpc/client): give a slow mirror time.
-NPM_TIMEOUT_S = 540
 # How superjson serializes `undefined`, the input of a procedure called without one.
 NO_INPUT = {"json": None, "meta": {"values": ["undefined"], "v": 1}}
 
@@ -29,11 +26,7 @@ NO_INPUT = {"json": None, "meta": {"values": ["undefined"], "v": 1}}
 @pytest.fixture(scope="session")
 def node_client() -> Path:
     """client.mjs, with its node_modules installed from the lock file if they are missing."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    assert node and npm, "Node 20 and npm are needed for the tRPC client tests"
-    if not (CLIENT_DIR / "node_modules" / "@trpc" / "client").is_dir():
-        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=CLIENT_DIR, check=True,
-                       timeout=NPM_TIMEOUT_S, capture_output=True)
+    npm_ci(CLIENT_DIR, "@trpc/client")
     return CLIENT_DIR / "client.mjs"
 
 

@@ -42,7 +42,7 @@ def test_a_logged_out_session_is_not_put_back_by_a_lookup_that_read_it_before() 
     assert cache.get_session("session") is None
     clock.advance(SESSION_CACHE_SECONDS + 1)  # long after: a digest is never reused, but nothing is kept
     cache.put_session("other", "usr_2", "v@example.test")
-    assert cache.get_session("other") == ("usr_2", "v@example.test")
+    assert cache.get_session("other") == ("usr_2", "v@example.test", None)
 
 
 def test_sessions_that_never_come_back_are_not_kept_for_good() -> None:
@@ -52,7 +52,7 @@ def test_sessions_that_never_come_back_are_not_kept_for_good() -> None:
         cache.put_session(f"session_{n}", "usr_1", "u@example.test")
         clock.advance(1.0)  # each one stale a few puts later
     assert len(cache._sessions) <= 2 * SESSIONS_PRUNED_FROM
-    assert cache.get_session(f"session_{10 * SESSIONS_PRUNED_FROM - 1}") == ("usr_1", "u@example.test")
+    assert cache.get_session(f"session_{10 * SESSIONS_PRUNED_FROM - 1}") == ("usr_1", "u@example.test", None)
 
 
 def test_a_secret_stays_proven_against_its_hash_only() -> None:

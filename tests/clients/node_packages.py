@@ -1,0 +1,19 @@
+"""Node test fixtures' dependencies: installed with `npm ci` from their committed package-lock.json on first use."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+# A cold `npm ci` may download a lot (TypeScript for the tRPC client): give a slow mirror time.
+NPM_TIMEOUT_S = 540
+
+
+def npm_ci(directory: Path, installed: str) -> None:
+    """Install `directory`'s locked packages unless node_modules/`installed` is already there."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    assert node and npm, "Node 20 and npm are needed for the tests that drive Node clients and servers"
+    if not (directory / "node_modules" / installed).is_dir():
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=directory, check=True,
+                       timeout=NPM_TIMEOUT_S, capture_output=True)

@@ -1,0 +1,201 @@
+"""The single sign-on in a browser, end to end against a real OpenID provider: start, the provider's forms, the
+callback, then the session cookie works on /api/trpc. And every way it must refuse."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+
+from actors.identity import sso_provider
+from actors.identity.accounts import create_organization
+from tests.clients import oidc_provider
+from tests.clients.node_packages import NPM_TIMEOUT_S
+from tests.clients.oidc_provider import OidcProvider
+from tests.harness import PASSWORD, Org, free_port, login
+from tests.integration.sso.flow import callback, callback_uri, configure, new_email, sign_in, sign_in_at_provider, start
+from web.keys import NODE
+
+pytestmark = pytest.mark.timeout(NPM_TIMEOUT_S + 60)
+
+
+async def test_a_new_user_of_an_allowed_domain_joins_as_a_member(enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    email = new_email("acme-sso.test")
+    reply, browser = await sign_in(enterprise, email, return_to="/boards?tab=mine")
+    assert reply.status == 302 and reply.headers["Location"] == "/boards?tab=mine"
+    assert browser is not None
+    me = await browser.query("auth.me")
+    assert me.status == 200 and me.data["email"] == email
+    node = browser.client.server.app[NODE]
+    role = await node.pool.fetchval("""SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id
+                                        WHERE m.organization_id = $1 AND u.email = $2""", enterprise.id, email)
+    assert role == "member"
+    # The new user has no password anyone knows: a password login does not open a session.
+    refused = await enterprise.anonymous.rest("POST", "/api/v1/auth/login", {"email": email, "password": "a guess"})
+    assert refused.status == 401
+
+
+async def test_an_existing_member_signs_in_whatever_the_domain(enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=[])
+    _, member = await enterprise.add_user("member")
+    email = (await member.query("auth.me")).data["email"]
+    reply, browser = await sign_in(enterprise, email)
+    assert reply.status == 302 and reply.headers["Location"] == "/"
+    assert browser is not None and (await browser.query("auth.me")).data["email"] == email
+
+
+async def test_a_domain_not_allowed_is_refused(enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    reply, browser = await sign_in(enterprise, new_email("elsewhere.test"))
+    assert reply.status == 403 and browser is None
+    assert "not a member" in reply.body and "authjs.session-token" not in str(reply.headers)
+
+
+async def test_the_state_is_bound_to_the_browser_and_used_once(enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    email = new_email("acme-sso.test")
+    started = await start(enterprise)
+    back = await sign_in_at_provider(started.location, email, callback_uri(enterprise))
+    assert (await callback(enterprise, back, None)).status == 400            # no state cookie
+    assert (await callback(enterprise, back, "someone-elses")).status == 400  # another browser's
+    assert (await callback(enterprise, back, started.state)).status == 302
+    replay = await callback(enterprise, back, started.state)
+    assert replay.status == 400 and "already used" in replay.body
+
+
+async def test_an_expired_sign_in_is_refused(clocked_client: Any, clock: Any, provider_installed: None) -> None:
+    from tests.harness import make_org
+
+    org = await make_org(clocked_client, plan="enterprise")
+    async with oidc_provider.running([callback_uri(org)]) as provider:
+        await configure(org, provider, domains=["acme-sso.test"])
+        started = await start(org)
+        back = await sign_in_at_provider(started.location, new_email("acme-sso.test"), callback_uri(org))
+        clock.advance(11 * 60)
+        expired = await callback(org, back, started.state)
+    assert expired.status == 400 and "expired" in expired.body
+
+
+async def test_return_to_must_be_a_path_here(enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider)
+    for target in ("https://evil.test/", "//evil.test/", "/\\evil.test"):
+        async with enterprise.anonymous.client.get("/api/v1/auth/sso/start", params={"returnTo": target},
+                                                   headers={"Host": enterprise.host},
+                                                   allow_redirects=False) as response:
+            assert response.status == 400, target
+
+
+async def test_the_provider_restarting_with_new_keys_is_followed(enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    first, _ = await sign_in(enterprise, new_email("acme-sso.test"))
+    assert first.status == 302
+    old_kids = set(sso_provider._CACHE[provider.issuer].keys)
+    await oidc_provider.stop(provider)
+    restarted = await oidc_provider.start(provider.redirect_uris, port=provider.port, client_id=provider.client_id,
+                                          client_secret=provider.client_secret)
+    try:
+        second, browser = await sign_in(enterprise, new_email("acme-sso.test"))
+    finally:
+        await oidc_provider.stop(restarted)
+    assert second.status == 302 and browser is not None
+    new_kids = set(sso_provider._CACHE[provider.issuer].keys)
+    assert new_kids and not new_kids & old_kids
+
+
+async def test_an_unreachable_provider_is_a_clear_503(enterprise: Org) -> None:
+    reply = await enterprise.owner.mutate("sso.updateConfig", {
+        "issuer": f"http://127.0.0.1:{free_port()}", "clientId": "x", "clientSecret": "y", "allowedDomains": []})
+    assert reply.status == 200
+    async with enterprise.anonymous.client.get("/api/v1/auth/sso/start", headers={"Host": enterprise.host},
+                                               allow_redirects=False) as response:
+        assert response.status == 503
+        assert "identity provider" in await response.text()
+
+
+async def test_without_a_configuration_start_is_refused(enterprise: Org) -> None:
+    async with enterprise.anonymous.client.get("/api/v1/auth/sso/start", headers={"Host": enterprise.host},
+                                               allow_redirects=False) as response:
+        assert response.status == 403 and "not configured" in await response.text()
+
+
+async def test_enforcement_leaves_the_password_only_to_the_owner(enterprise: Org, provider: OidcProvider) -> None:
+    _, member = await enterprise.add_user("member")
+    _, admin = await enterprise.add_user("admin")
+    member_email = (await member.query("auth.me")).data["email"]
+    admin_email = (await admin.query("auth.me")).data["email"]
+    await configure(enterprise, provider, enforce=True)
+    for email in (member_email, admin_email):
+        refused = await enterprise.anonymous.rest("POST", "/api/v1/auth/login",
+                                                  {"email": email, "password": PASSWORD})
+        assert refused.status == 403, refused.body
+        assert refused.error["message"] == "this organization signs in through its identity provider"
+    wrong = await enterprise.anonymous.rest("POST", "/api/v1/auth/login",
+                                            {"email": member_email, "password": "not it"})
+    assert wrong.status == 401  # the refusal says nothing to whoever lacks the password
+    owner = await login(enterprise.anonymous, enterprise.owner_email)  # break-glass: 200
+    assert (await owner.query("auth.me")).status == 200
+    # The member still gets in, through the provider.
+    reply, browser = await sign_in(enterprise, member_email)
+    assert reply.status == 302 and browser is not None
+    # Enforcement off again: passwords work for everyone.
+    await configure(enterprise, provider, enforce=False)
+    await login(enterprise.anonymous, member_email)
+
+
+async def test_an_unverified_email_is_refused(enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    reply, browser = await sign_in(enterprise, "unverified-" + new_email("acme-sso.test"))
+    assert reply.status == 403 and browser is None and "not verified" in reply.body
+
+
+async def test_a_provider_error_is_a_plain_401_page(enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider)
+    started = await start(enterprise)
+    reply = await callback(enterprise, f"{callback_uri(enterprise)}?error=access_denied&state={started.state}",
+                           started.state)
+    assert reply.status == 401 and "access_denied" in reply.body
+    assert reply.headers["Content-Type"].startswith("text/html")
+
+
+async def test_the_email_is_read_from_userinfo_when_the_id_token_lacks_it(enterprise: Org,
+                                                                          provider_installed: None) -> None:
+    async with oidc_provider.running([callback_uri(enterprise)], conform=True) as provider:
+        await configure(enterprise, provider, domains=["acme-sso.test"])
+        email = new_email("acme-sso.test")
+        reply, browser = await sign_in(enterprise, email)
+    assert reply.status == 302 and browser is not None
+    assert (await browser.query("auth.me")).data["email"] == email
+
+
+async def test_a_single_sign_on_session_is_good_on_its_organization_only(client: Any, enterprise: Org,
+                                                                          provider: OidcProvider) -> None:
+    """The organization's admin chooses the provider, so its word on an e-mail holds on that host only: a
+    member of another organization too is not signed in there by it."""
+    await configure(enterprise, provider)
+    _, member = await enterprise.add_user("member")
+    email = (await member.query("auth.me")).data["email"]
+    other_slug = f"other-{secrets.token_hex(4)}"
+    await create_organization(client.server.app[NODE], slug=other_slug, name="Other", owner_email=email,
+                              owner_password=PASSWORD, plan="business")
+    reply, browser = await sign_in(enterprise, email)
+    assert reply.status == 302 and browser is not None
+    assert (await browser.query("auth.me")).status == 200
+    elsewhere = browser.on_host(f"{other_slug}.localhost")
+    assert (await elsewhere.query("auth.me")).status == 401
+    assert (await elsewhere.query("organizations.get")).status == 401
+    # The member's password session still works there.
+    assert (await (await login(elsewhere.with_session(None), email)).query("auth.me")).status == 200
+
+
+async def test_a_deactivated_member_is_not_let_back_in(client: Any, enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    email = new_email("acme-sso.test")
+    first, _ = await sign_in(enterprise, email)
+    assert first.status == 302
+    node = client.server.app[NODE]
+    await node.pool.execute("""UPDATE memberships SET status = 'deactivated' WHERE organization_id = $1
+                                 AND user_id = (SELECT id FROM users WHERE email = $2)""", enterprise.id, email)
+    again, browser = await sign_in(enterprise, email)
+    assert again.status == 403 and browser is None and "deactivated" in again.body
