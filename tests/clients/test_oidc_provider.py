@@ -7,11 +7,12 @@ import pytest
 
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
+from tests.integration.sso.conftest import provider_installed  # noqa: F401  (installs outside the event loop)
 
 
 @pytest.mark.timeout(NPM_TIMEOUT_S + 60)
+@pytest.mark.usefixtures("provider_installed")
 async def test_the_provider_serves_its_discovery_document_and_keys() -> None:
-    oidc_provider.install()
     async with oidc_provider.running(["http://acme.localhost/api/v1/auth/sso/callback"]) as provider:
         async with aiohttp.ClientSession() as session:
             async with session.get(f"{provider.issuer}/.well-known/openid-configuration") as response:
