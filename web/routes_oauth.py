@@ -82,7 +82,7 @@ async def _authorization(request: web.Request) -> dict[str, Any]:
     state = query.get("state")
     back = {"redirect_uri": redirect_uri, "state": state}
     if query.get("response_type") != "code":
-        _error_redirect(UnsupportedResponseTypeError(description="response_type must be code", **back))
+        _error_redirect(UnsupportedResponseTypeError(query.get("response_type"), **back))
     scopes = (query.get("scope") or "").split() or list(app["scopes"])
     if any(scope not in app["scopes"] for scope in scopes):
         _error_redirect(InvalidScopeError(description="scope must be among the application's scopes", **back))
@@ -254,7 +254,7 @@ async def token(request: web.Request) -> web.Response:
         elif not grant_type:
             raise InvalidRequestError(description="grant_type is required")
         else:
-            raise UnsupportedGrantTypeError(description="grant_type must be authorization_code or refresh_token")
+            raise UnsupportedGrantTypeError(grant_type)
     except OAuth2Error as error:
         return _error_json(error)
     return _oauth_json(body)

@@ -183,3 +183,13 @@ async def test_expired_access_token_is_401(clocked_client: Any, clock: Any) -> N
     assert (await api.query("auth.me")).status == 200
     clock.advance(timedelta(hours=1).total_seconds())
     assert (await api.query("auth.me")).status == 401
+
+
+async def test_other_response_type_goes_back_with_its_error(clocked_client: Any) -> None:
+    org = await make_org(clocked_client)
+    app = await register(org)
+    page = await Browser(clocked_client).open(
+        "GET", f"{AUTHORIZE_URL}?client_id={app['clientId']}&redirect_uri={REDIRECT_URI}&response_type=token"
+               "&state=s1")
+    assert page.status == 302 and page.location is not None and page.location.startswith(REDIRECT_URI)
+    assert page.query()["error"] == "unsupported_response_type" and page.query()["state"] == "s1"
