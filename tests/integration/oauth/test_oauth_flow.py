@@ -15,6 +15,7 @@ from tests.integration.oauth.flow import (
     REDIRECT_URI,
     Browser,
     authorize,
+    csrf_of,
     endpoint,
     oauth_client,
     post_form,
@@ -193,3 +194,19 @@ async def test_other_response_type_goes_back_with_its_error(clocked_client: Any)
                "&state=s1")
     assert page.status == 302 and page.location is not None and page.location.startswith(REDIRECT_URI)
     assert page.query()["error"] == "unsupported_response_type" and page.query()["state"] == "s1"
+
+
+async def test_sign_in_form_uses_the_login_throttle(clocked_client: Any) -> None:
+    org = await make_org(clocked_client)
+    app = await register(org)
+    async with oauth_client(clocked_client, app) as oauth:
+        url, _ = oauth.create_authorization_url(AUTHORIZE_URL, code_verifier="v" * 43)
+    browser = Browser(clocked_client)
+    csrf = csrf_of((await browser.open("GET", url)).text)
+    statuses = []
+    for _ in range(7):
+        page = await browser.open("POST", url, {"csrf": csrf, "action": "signin", "email": org.owner_email,
+                                                "password": "wrong password"})
+        statuses.append(page.status)
+    assert statuses == [401] * 5 + [429] * 2  # as at login: five free failures, then locked
+    assert "authjs.session-token" not in browser.cookies
