@@ -34,10 +34,9 @@ from authlib.oauth2.rfc6749.util import extract_basic_authorization
 
 from actors.identity import accounts, oauth_grants
 from actors.identity.callers import resolve_caller
+from actors.kernel.membership_cache import member_role
 from protocol.auth import LoginInput
 from protocol.errors import TooManyRequests, Unauthorized
-from storage import accounts as account_repo
-from storage import oauth as repo
 from web.context import SESSION_COOKIE, host_name, request_id_of
 from web.keys import NODE
 from web.plain_pages import plain_page
@@ -71,7 +70,7 @@ async def _authorization(request: web.Request) -> dict[str, Any]:
     """The checked authorize request: app, redirect URI, scopes, state and PKCE challenge."""
     query = request.query
     client_id, redirect_uri = query.get("client_id"), query.get("redirect_uri")
-    app = await repo.app_by_client_id(request.app[NODE].pool, client_id) if client_id else None
+    app = await oauth_grants.app_for_client(request.app[NODE], client_id) if client_id else None
     if app is None:
         raise _Refused("Unknown application (client_id)")
     registered = list(app["redirect_uris"])
@@ -129,8 +128,7 @@ def _sign_in_page(request: web.Request, message: str = "", status: int = 200) ->
 
 
 async def _consent_page(request: web.Request, checked: Mapping[str, Any], user_id: str) -> web.Response:
-    async with request.app[NODE].pool.acquire() as conn:
-        orgs = await account_repo.memberships_of(conn, user_id)
+    orgs = await oauth_grants.organizations_of(request.app[NODE], user_id)
     if not orgs:
         return plain_page("You are not a member of any organization", "", 403)
     token, csrf = _csrf_field(request)
@@ -204,8 +202,7 @@ async def submit_authorize(request: web.Request) -> web.Response:
     if action != "approve":
         return plain_page("Choose Approve or Deny", "", 400)
     org_id = str(form.get("organization", ""))
-    async with request.app[NODE].pool.acquire() as conn:
-        member = await account_repo.membership_role(conn, org_id, user_id) if org_id else None
+    member = await member_role(request.app[NODE], org_id, user_id) if org_id else None
     if member is None:
         return plain_page("Choose one of your organizations", "", 400)
     code = await oauth_grants.issue_code(request.app[NODE], app=checked["app"], org_id=org_id, user_id=user_id,

@@ -33,6 +33,7 @@ from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
 from protocol.ids import new_id
 from protocol.oauth import ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX
+from storage import accounts as account_repo
 from storage import oauth as repo
 
 CODE_SECONDS = 60
@@ -61,6 +62,18 @@ async def authenticate_client(node: Node, client_id: str | None, client_secret: 
     elif not client_secret or not hmac.compare_digest(secret_digest(client_secret), stored):
         raise InvalidClientError(description="client authentication failed", status_code=status)
     return app
+
+
+async def app_for_client(node: Node, client_id: str) -> Mapping[str, Any] | None:
+    """The app an authorize request names by its client id."""
+    app: Mapping[str, Any] | None = await repo.app_by_client_id(node.pool, client_id)
+    return app
+
+
+async def organizations_of(node: Node, user_id: str) -> list[Mapping[str, Any]]:
+    """The organizations a user may let an app act in: those they are an active member of."""
+    async with node.pool.acquire() as conn:
+        return list(await account_repo.memberships_of(conn, user_id))
 
 
 def _revoked_on_every_node(node: Node, token_ids: list[str]) -> None:
