@@ -17,6 +17,7 @@ import html
 import secrets
 from collections.abc import Mapping
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 import msgspec
 from aiohttp import web
@@ -39,7 +40,7 @@ from protocol.auth import LoginInput
 from protocol.errors import TooManyRequests, Unauthorized
 from web.context import SESSION_COOKIE, host_name, request_id_of
 from web.keys import NODE
-from web.plain_pages import plain_page
+from web.plain_pages import POLICY, plain_page
 
 AUTHORIZE_PATH = "/oauth/authorize"
 TOKEN_PATH = "/oauth/token"
@@ -142,6 +143,10 @@ async def _consent_page(request: web.Request, checked: Mapping[str, Any], user_i
                       f'<ul>{scopes}</ul><form method="post">{csrf}{chooser}'
                       '<button type="submit" name="action" value="approve">Approve</button> '
                       '<button type="submit" name="action" value="deny">Deny</button></form>')
+    # Browsers check a form's redirects against form-action too: Approve and Deny end at the app's redirect URI.
+    target = urlsplit(checked["redirect_uri"])  # its host was checked at registration (oauth_apps.HOST)
+    origin = f"{target.scheme}://{target.hostname}" + (f":{target.port}" if target.port else "")
+    page.headers["Content-Security-Policy"] = POLICY.replace("form-action 'self'", f"form-action 'self' {origin}")
     return _with_csrf_cookie(request, page, token)
 
 

@@ -8,6 +8,7 @@ token it holds on every node.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Mapping
 from typing import Any
@@ -25,6 +26,8 @@ from protocol.registry import EmptyInput
 from storage import oauth as repo
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1"})
+# A DNS name or an IPv4 address: what may follow `https://` in a redirect URI (and in the consent page's policy).
+HOST = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
 
 
 def new_client_secret() -> str:
@@ -37,6 +40,7 @@ def check_redirect_uris(uris: list[str]) -> list[str]:
         try:
             parts = urlsplit(uri)
             host = parts.hostname
+            parts.port  # noqa: B018  (raises ValueError for a port that is not a number)
         except ValueError:
             parts, host = None, None
         problem = None
@@ -44,6 +48,8 @@ def check_redirect_uris(uris: list[str]) -> list[str]:
             problem = "must be an absolute URI"
         elif parts.scheme not in ("https", "http") or (parts.scheme == "http" and host not in LOOPBACK_HOSTS):
             problem = "must use https (http only for localhost or 127.0.0.1)"
+        elif parts.username is not None or not HOST.fullmatch(host):
+            problem = "must name a plain host (a DNS name or IPv4 address, no user information)"
         elif "#" in uri:
             problem = "must not have a fragment"
         elif any(c.isspace() for c in uri):

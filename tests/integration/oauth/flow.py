@@ -54,6 +54,7 @@ class Page:
     status: int
     location: str | None
     text: str
+    policy: str = ""  # its Content-Security-Policy
 
     def query(self) -> dict[str, str]:
         assert self.location is not None, (self.status, self.text)
@@ -78,7 +79,8 @@ class Browser:
             for header in response.headers.getall("Set-Cookie", []):
                 for name, morsel in SimpleCookie(header).items():
                     self.cookies[name] = morsel.value
-            return Page(response.status, response.headers.get("Location"), await response.text())
+            return Page(response.status, response.headers.get("Location"), await response.text(),
+                        response.headers.get("Content-Security-Policy", ""))
 
     async def sign_in(self, url: str, email: str, password: str = PASSWORD) -> Page:
         """Open the authorize URL, sign in on its form and follow back to the consent page."""
