@@ -23,6 +23,7 @@ from web.routes_forms_public import add_public_form_routes
 from web.routes_items import ITEM_ROUTES
 from web.routes_kpis import KPI_ROUTES
 from web.routes_notifications import NOTIFICATION_ROUTES
+from web.routes_oauth import add_oauth_routes
 from web.routes_platform import PLATFORM_ROUTES
 from web.routes_sso import add_sso_routes
 from web.routes_webhooks import WEBHOOK_ROUTES
@@ -60,4 +61,5 @@ def build_web_app(*, body_timeout: float) -> web.Application:
     add_form_page_routes(app)
     add_mcp_routes(app)
     add_sso_routes(app)
+    add_oauth_routes(app)
     return app

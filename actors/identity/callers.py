@@ -18,22 +18,24 @@ from protocol.registry import Role
 from storage import accounts as repo
 from storage import credentials as credential_repo
 from storage import mcp_keys as mcp_key_repo
+from storage import oauth as oauth_repo
 
 API_KEY_PREFIX = "svc_sk_live_"
 PERSONAL_TOKEN_PREFIX = "svc_pat_"
 MCP_KEY_PREFIX = "svc_mcp_live_"
+OAUTH_TOKEN_PREFIX = "svc_oat_"  # an OAuth access token (actors/identity/oauth_grants.py), found by its digest
 # Clear lookup prefix: the first 8 hex characters after the scheme prefix (spec 5.1).
 LOOKUP_LENGTH = 8
 
 
 _KINDS = {"api_key": CredentialKind.API_KEY, "personal_token": CredentialKind.PERSONAL_TOKEN,
-          "mcp_key": CredentialKind.MCP_KEY}
+          "mcp_key": CredentialKind.MCP_KEY, "oauth_token": CredentialKind.OAUTH_TOKEN}
 
 
 def bearer_kind(token: str) -> tuple[str, str] | None:
     """(credential kind, lookup prefix) of a bearer token, or None when it has no known scheme."""
     for scheme, kind in ((API_KEY_PREFIX, "api_key"), (PERSONAL_TOKEN_PREFIX, "personal_token"),
-                         (MCP_KEY_PREFIX, "mcp_key")):
+                         (MCP_KEY_PREFIX, "mcp_key"), (OAUTH_TOKEN_PREFIX, "oauth_token")):
         if token.startswith(scheme) and len(token) > len(scheme) + LOOKUP_LENGTH:
             return kind, token[len(scheme):len(scheme) + LOOKUP_LENGTH]
     return None
@@ -59,6 +61,14 @@ def forget_organization(node: Node, slug: str) -> None:
 
 
 async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: str) -> VerifiedCredential | None:
+    if kind == "oauth_token":  # 32 random bytes: its SHA-256 digest is the lookup and the proof, no bcrypt
+        found = await oauth_repo.active_access_token(node.pool, digest)
+        if found is None:
+            return None
+        verified = VerifiedCredential(found["id"], kind, found["organization_id"], found["user_id"],
+                                      tuple(found["scopes"]), found["expires_at"])
+        node.credentials.put(digest, verified)
+        return verified
     if kind == "mcp_key":  # its own table; its allowed tools and resources ride as the credential's scopes
         rows = [{**row, "kind": kind, "scopes": [*row["allowed_tools"], *row["allowed_resources"]]}
                 for row in await mcp_key_repo.active_by_prefix(node.pool, prefix)]

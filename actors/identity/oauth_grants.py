@@ -1,0 +1,189 @@
+"""OAuth 2.0 grants (RFC 6749 4.1, 6; RFC 7636; RFC 7009): client authentication, authorization codes, the
+access and refresh tokens of a grant, refresh rotation with reuse detection, and revocation.
+
+A grant is born when a user approves an app: one authorization code (single-use, 60 s, bound to the client, the
+redirect URI, the user, the organization, the scopes and the PKCE challenge). Exchanging it issues an access
+token (`svc_oat_`, 1 hour) and a refresh token (`svc_ort_`); each refresh spends the refresh token and issues a
+new pair. A spent refresh token or a used code presented again means one of them leaked: the whole grant is
+revoked, on every node at once. Codes, tokens and client secrets are random 32-byte values stored as their
+SHA-256 digests (high entropy: a slow hash would add nothing). Errors are authlib's RFC 6749 error classes, which
+the routes render (web/routes_oauth.py).
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from authlib.oauth2.rfc6749.errors import (
+    InvalidClientError,
+    InvalidGrantError,
+    InvalidRequestError,
+    InvalidScopeError,
+    UnauthorizedClientError,
+)
+from authlib.oauth2.rfc7636 import create_s256_code_challenge
+
+from actors.kernel.credential_cache import secret_digest
+from actors.kernel.invalidation import CredentialRevoked
+from actors.kernel.node import Node
+from protocol.ids import new_id
+from protocol.oauth import ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX
+from storage import accounts as account_repo
+from storage import oauth as repo
+
+CODE_SECONDS = 60
+ACCESS_SECONDS = 3600
+REFRESH_DAYS = 90
+# RFC 7636 4.1 / 4.2: 43-128 characters of the unreserved set.
+PKCE_VALUE = re.compile(r"^[A-Za-z0-9\-._~]{43,128}$")
+
+
+def check_challenge(challenge: str) -> bool:
+    return PKCE_VALUE.fullmatch(challenge) is not None
+
+
+async def authenticate_client(node: Node, client_id: str | None, client_secret: str | None,
+                              basic: bool) -> Mapping[str, Any]:
+    """The app a token or revocation request comes from. A confidential app must present its secret (Basic or
+    form); a public app presents none. A refusal is 401 with `WWW-Authenticate` when Basic was used."""
+    status = 401 if basic else 400
+    app: Mapping[str, Any] | None = await repo.app_by_client_id(node.pool, client_id) if client_id else None
+    if app is None:
+        raise InvalidClientError(description="unknown client", status_code=status)
+    stored = app["secret_digest"]
+    if stored is None:
+        if client_secret:
+            raise InvalidClientError(description="a public client has no secret", status_code=status)
+    elif not client_secret or not hmac.compare_digest(secret_digest(client_secret), stored):
+        raise InvalidClientError(description="client authentication failed", status_code=status)
+    return app
+
+
+async def app_for_client(node: Node, client_id: str) -> Mapping[str, Any] | None:
+    """The app an authorize request names by its client id."""
+    app: Mapping[str, Any] | None = await repo.app_by_client_id(node.pool, client_id)
+    return app
+
+
+async def organizations_of(node: Node, user_id: str) -> list[Mapping[str, Any]]:
+    """The organizations a user may let an app act in: those they are an active member of."""
+    async with node.pool.acquire() as conn:
+        return list(await account_repo.memberships_of(conn, user_id))
+
+
+def _revoked_on_every_node(node: Node, token_ids: list[str]) -> None:
+    for token_id in token_ids:
+        node.invalidate(CredentialRevoked(token_id))
+
+
+async def issue_code(node: Node, *, app: Mapping[str, Any], org_id: str, user_id: str, scopes: list[str],
+                     redirect_uri: str, code_challenge: str | None) -> str:
+    code = secrets.token_urlsafe(32)
+    now = node.clock.now()
+    async with node.pool.acquire() as conn:
+        await repo.insert_grant(conn, grant_id=new_id("ogr"), app_id=app["id"], org_id=org_id, user_id=user_id,
+                                scopes=scopes, code_digest=secret_digest(code), redirect_uri=redirect_uri,
+                                code_challenge=code_challenge, expires_at=now + timedelta(seconds=CODE_SECONDS),
+                                now=now)
+    return code
+
+
+async def _issue_pair(conn: Any, node: Node, grant_id: str, access_scopes: list[str],
+                      refresh_scopes: list[str]) -> dict[str, Any]:
+    now = node.clock.now()
+    access = ACCESS_TOKEN_PREFIX + secrets.token_urlsafe(32)
+    refresh = REFRESH_TOKEN_PREFIX + secrets.token_urlsafe(32)
+    await repo.insert_token(conn, token_id=new_id("oat"), grant_id=grant_id, kind="access",
+                            token_digest=secret_digest(access), scopes=access_scopes,
+                            expires_at=now + timedelta(seconds=ACCESS_SECONDS), now=now)
+    await repo.insert_token(conn, token_id=new_id("ort"), grant_id=grant_id, kind="refresh",
+                            token_digest=secret_digest(refresh), scopes=refresh_scopes,
+                            expires_at=now + timedelta(days=REFRESH_DAYS), now=now)
+    return {"access_token": access, "token_type": "bearer", "expires_in": ACCESS_SECONDS,
+            "refresh_token": refresh, "scope": " ".join(access_scopes)}
+
+
+async def exchange_code(node: Node, app: Mapping[str, Any], code: str | None, redirect_uri: str | None,
+                        code_verifier: str | None) -> dict[str, Any]:
+    """RFC 6749 4.1.3 with RFC 7636 4.6: the token response for an authorization code."""
+    if not code:
+        raise InvalidRequestError(description="code is required")
+    if code_verifier is not None and not check_challenge(code_verifier):
+        raise InvalidRequestError(description="code_verifier must be 43-128 unreserved characters")
+    now = node.clock.now()
+    reused: list[str] | None = None
+    async with node.pool.acquire() as conn, conn.transaction():
+        grant = await repo.grant_by_code(conn, secret_digest(code))
+        if grant is None or grant["app_id"] != app["id"]:
+            raise InvalidGrantError(description="unknown authorization code")
+        if grant["code_used_at"] is not None:
+            reused = await repo.revoke_grant(conn, grant["id"], now)
+        else:
+            if grant["code_expires_at"] <= now or grant["revoked_at"] is not None:
+                raise InvalidGrantError(description="the authorization code expired")
+            if redirect_uri != grant["redirect_uri"]:
+                raise InvalidGrantError(description="redirect_uri does not match the authorization request")
+            challenge = grant["code_challenge"]
+            if challenge is not None:
+                if code_verifier is None:
+                    raise InvalidRequestError(description="code_verifier is required")
+                if not hmac.compare_digest(create_s256_code_challenge(code_verifier), challenge):
+                    raise InvalidGrantError(description="code_verifier does not match the code challenge")
+            elif app["public"]:  # never issued (authorize refuses it), kept as the rule's second lock
+                raise UnauthorizedClientError(description="a public client must use PKCE")
+            await repo.spend_code(conn, grant["id"], now)
+            scopes = list(grant["scopes"])
+            return await _issue_pair(conn, node, grant["id"], scopes, scopes)
+    _revoked_on_every_node(node, reused)
+    raise InvalidGrantError(description="the authorization code was already used")
+
+
+async def refresh(node: Node, app: Mapping[str, Any], refresh_token: str | None,
+                  scope: str | None) -> dict[str, Any]:
+    """RFC 6749 6 with rotation: a new access and refresh token; a spent refresh token revokes its grant."""
+    if not refresh_token:
+        raise InvalidRequestError(description="refresh_token is required")
+    now = node.clock.now()
+    reused: list[str] | None = None
+    async with node.pool.acquire() as conn, conn.transaction():
+        row = await repo.token_by_digest(conn, secret_digest(refresh_token), lock=True)
+        if row is None or row["kind"] != "refresh" or row["app_id"] != app["id"]:
+            raise InvalidGrantError(description="unknown refresh token")
+        if row["revoked_at"] is not None or row["grant_revoked_at"] is not None:
+            raise InvalidGrantError(description="the refresh token was revoked")
+        if row["spent_at"] is not None:
+            reused = await repo.revoke_grant(conn, row["grant_id"], now)
+        else:
+            if row["expires_at"] is not None and row["expires_at"] <= now:
+                raise InvalidGrantError(description="the refresh token expired")
+            granted = list(row["scopes"])
+            wanted = scope.split() if scope else granted
+            if not wanted or any(s not in granted for s in wanted):
+                raise InvalidScopeError(description="scope must be within the granted scopes")
+            await repo.spend_refresh(conn, row["id"], now)
+            # RFC 6749 6: the new refresh token keeps the scope of the one it replaces.
+            return await _issue_pair(conn, node, row["grant_id"], list(dict.fromkeys(wanted)), granted)
+    _revoked_on_every_node(node, reused)
+    raise InvalidGrantError(description="the refresh token was already used")
+
+
+async def revoke(node: Node, app: Mapping[str, Any], token: str | None) -> None:
+    """RFC 7009: a refresh token revokes its grant, an access token only itself. An unknown token, or one of
+    another client, changes nothing and is no error (nothing is told about tokens the client does not hold)."""
+    if not token:
+        raise InvalidRequestError(description="token is required")
+    now = node.clock.now()
+    async with node.pool.acquire() as conn, conn.transaction():
+        row = await repo.token_by_digest(conn, secret_digest(token), lock=True)
+        if row is None or row["app_id"] != app["id"]:
+            return
+        if row["kind"] == "refresh":
+            revoked = await repo.revoke_grant(conn, row["grant_id"], now)
+        else:
+            revoked = [row["id"]] if await repo.revoke_token(conn, row["id"], now) else []
+    _revoked_on_every_node(node, revoked)
