@@ -94,7 +94,8 @@ async def show_checkout(request: web.Request) -> web.Response:
                       f"{html.escape(row['billing_interval'])}, seats: {'unlimited' if seats is None else seats}.</p>"
                       "<p>This is the sandbox processor: no payment is taken.</p>"
                       f'<form method="post">{fields}<button type="submit" name="action" value="pay">Pay</button></form>'
-                      f'<p><a href="{html.escape(row["cancel_url"])}">Cancel</a></p>')
+                      f'<p><a href="{html.escape(row["cancel_url"])}">Cancel</a></p>',
+                      redirects_to=(row["success_url"],))
 
 
 async def _posted(request: web.Request, kind: str, again: str) -> tuple[Mapping[str, Any], Any] | web.Response:
@@ -140,7 +141,8 @@ async def show_portal(request: web.Request) -> web.Response:
                       f'<label>Seats <input type="number" name="seats" min="1" max="100000" value="{included or ""}">'
                       "</label> <button type='submit' name='action' value='seats'>Change seats</button></form>"
                       f'<form method="post"><input type="hidden" name="csrf" value="{token}">{cancel}</form>'
-                      f'<p><a href="{html.escape(row["return_url"])}">Back</a></p>')
+                      f'<p><a href="{html.escape(row["return_url"])}">Back</a></p>',
+                      redirects_to=(row["return_url"],))
 
 
 async def change_in_portal(request: web.Request) -> web.Response:

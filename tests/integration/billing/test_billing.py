@@ -344,3 +344,15 @@ async def test_a_subscription_canceled_at_period_end_becomes_free_when_the_perio
                                    " ORDER BY created_at", org.id)
     assert [(row["old"], row["new"]) for row in changes] == [("free", "starter"), ("starter", "free")]
     assert not mine & await event_ids(node)  # more than EVENT_MEMORY old: forgotten by the same sweep
+
+
+async def test_the_pages_let_their_forms_redirect_to_the_callers_urls(org: Org) -> None:
+    """Browsers check a form's redirects against the page's form-action: Pay ends at successUrl, the portal's
+    changes at returnUrl, so their origins (and no other) are allowed there."""
+    session = await checkout(org, "starter", successUrl="https://shop.example:8443/done?x=1")
+    portal = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "http://127.0.0.1:3000/settings"})
+    for url, origin in ((session["checkoutUrl"], "https://shop.example:8443"),
+                        (portal.data["portalUrl"], "http://127.0.0.1:3000")):
+        async with org.anonymous.client.get(page_path(url), headers={"Host": org.host}) as response:
+            policy = response.headers["Content-Security-Policy"]
+        assert f"form-action 'self' {origin};" in policy, policy
