@@ -21,9 +21,10 @@ import aiohttp
 import asyncpg
 import structlog
 
+from actors.automations.outbound import open_session
 from actors.identity import accounts
 from actors.identity.passwords import hash_secret
-from actors.identity.sso_provider import ProviderInfo, open_session, provider, userinfo, validate_id_token
+from actors.identity.sso_provider import ProviderInfo, provider, userinfo, validate_id_token
 from actors.kernel import sealing
 from actors.kernel.events import org_stream
 from actors.kernel.handlers import implement

@@ -10,10 +10,11 @@ import pytest
 
 from actors.identity import sso_provider
 from actors.identity.accounts import create_organization
+from actors.kernel.node import SSO_PROVIDER_SECONDS
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
 from tests.clients.oidc_provider import OidcProvider
-from tests.harness import PASSWORD, Org, free_port, login
+from tests.harness import PASSWORD, Org, free_port, login, make_org
 from tests.integration.sso.flow import callback, callback_uri, configure, new_email, sign_in, sign_in_at_provider, start
 from web.keys import NODE
 
@@ -66,8 +67,6 @@ async def test_the_state_is_bound_to_the_browser_and_used_once(enterprise: Org, 
 
 
 async def test_an_expired_sign_in_is_refused(clocked_client: Any, clock: Any, provider_installed: None) -> None:
-    from tests.harness import make_org
-
     org = await make_org(clocked_client, plan="enterprise")
     async with oidc_provider.running([callback_uri(org)]) as provider:
         await configure(org, provider, domains=["acme-sso.test"])
@@ -87,21 +86,49 @@ async def test_return_to_must_be_a_path_here(enterprise: Org, provider: OidcProv
             assert response.status == 400, target
 
 
-async def test_the_provider_restarting_with_new_keys_is_followed(enterprise: Org, provider: OidcProvider) -> None:
-    await configure(enterprise, provider, domains=["acme-sso.test"])
-    first, _ = await sign_in(enterprise, new_email("acme-sso.test"))
-    assert first.status == 302
-    old_kids = set(sso_provider._CACHE[provider.issuer].keys)
-    await oidc_provider.stop(provider)
-    restarted = await oidc_provider.start(provider.redirect_uris, port=provider.port, client_id=provider.client_id,
-                                          client_secret=provider.client_secret)
-    try:
-        second, browser = await sign_in(enterprise, new_email("acme-sso.test"))
-    finally:
-        await oidc_provider.stop(restarted)
+async def test_the_provider_restarting_with_new_keys_is_followed(clocked_client: Any, clock: Any,
+                                                                 provider_installed: None) -> None:
+    """Key rotation: a token signed with a new kid validates once the keys are fetched again, which an unknown kid
+    does at most once per KEYS_COOLDOWN_S."""
+    org = await make_org(clocked_client, plan="enterprise")
+    node = clocked_client.server.app[NODE]
+    async with oidc_provider.running([callback_uri(org)]) as provider:
+        await configure(org, provider, domains=["acme-sso.test"])
+        first, _ = await sign_in(org, new_email("acme-sso.test"))
+        assert first.status == 302
+        info = node.sso_providers.peek(provider.issuer)[1]
+        old_kids = set(info.keys)
+        await oidc_provider.stop(provider)
+        restarted = await oidc_provider.start(provider.redirect_uris, port=provider.port,
+                                              client_id=provider.client_id, client_secret=provider.client_secret)
+        try:
+            too_soon, _ = await sign_in(org, new_email("acme-sso.test"))
+            clock.advance(sso_provider.KEYS_COOLDOWN_S)
+            second, browser = await sign_in(org, new_email("acme-sso.test"))
+        finally:
+            await oidc_provider.stop(restarted)
+    assert too_soon.status == 401 and "does not publish" in too_soon.body
     assert second.status == 302 and browser is not None
-    new_kids = set(sso_provider._CACHE[provider.issuer].keys)
+    new_kids = set(node.sso_providers.peek(provider.issuer)[1].keys)
     assert new_kids and not new_kids & old_kids
+
+
+async def test_the_provider_documents_are_cached_on_the_node_and_its_clock(clocked_client: Any, clock: Any,
+                                                                          provider_installed: None) -> None:
+    org = await make_org(clocked_client, plan="enterprise")
+    node = clocked_client.server.app[NODE]
+    async with oidc_provider.running([callback_uri(org)]) as provider:
+        await configure(org, provider, domains=["acme-sso.test"])
+        await start(org)
+        cached, info = node.sso_providers.peek(provider.issuer)
+        assert cached and info is not None and info.discovery["issuer"] == provider.issuer
+        await start(org)
+        assert node.sso_providers.peek(provider.issuer)[1] is info  # not fetched again
+        clock.advance(SSO_PROVIDER_SECONDS)
+        assert node.sso_providers.peek(provider.issuer) == (False, None)
+        reply, browser = await sign_in(org, new_email("acme-sso.test"))
+        assert reply.status == 302 and browser is not None
+        assert node.sso_providers.peek(provider.issuer)[1] is not info
 
 
 async def test_an_unreachable_provider_is_a_clear_503(enterprise: Org) -> None:
