@@ -46,6 +46,7 @@ ATTEMPT_LIFETIME = timedelta(minutes=10)
 SCOPE = "openid email profile"
 CALLBACK_PATH = "/api/v1/auth/sso/callback"
 ENFORCED = "this organization signs in through its identity provider"
+OWNER_USES_PASSWORD = "the organization's owner signs in with a password, not through the identity provider"
 _DOMAIN = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$")
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
 
@@ -116,7 +117,13 @@ async def update_config(node: Node, caller: Caller, data: proto.UpdateSsoConfigI
                            {"issuer": issuer, "clientId": data.clientId, "enforce": data.enforce,
                             "allowedDomains": domains, "clientSecretChanged": data.clientSecret is not None})
         row = await repo.config(uow.conn, caller.org_id)
+    node.sso_enforced.drop(caller.org_id)  # other nodes follow within SSO_ENFORCED_SECONDS
     return config_view(row, caller.organization.plan)
+
+
+async def enforced(node: Node, org_id: str) -> bool:
+    """Whether the organization enforces single sign-on (on a plan with `sso`), cached on the node."""
+    return await node.sso_enforced.get(org_id, lambda: repo.enforced(node.pool, org_id))
 
 
 @dataclass(frozen=True)
@@ -227,8 +234,13 @@ async def _member(node: Node, org: Organization, settings: Settings, email: str,
     """The member with that e-mail, or a new member when the domain is allowed (seats permitting)."""
     async with node.write(None, org_id=org.id) as uow:
         user = await account_repo.user_login(uow.conn, email)
-        status = await repo.membership_status(uow.conn, org.id, user["id"]) if user is not None else None
+        membership = await repo.membership(uow.conn, org.id, user["id"]) if user is not None else None
+        status = membership["status"] if membership is not None else None
         if user is not None and status == "active":
+            # An admin may choose the provider, and the provider asserts any e-mail: through it the owner's
+            # e-mail must not give an admin the owner's powers. The owner keeps the password (break-glass).
+            if membership is not None and membership["role"] == "owner":
+                raise Forbidden(OWNER_USES_PASSWORD)
             return str(user["id"])
         if status is not None:  # deactivated (or pending): the provider does not undo an admin's decision
             raise Forbidden(f"this membership is {status}")

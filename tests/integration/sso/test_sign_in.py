@@ -226,3 +226,36 @@ async def test_a_deactivated_member_is_not_let_back_in(client: Any, enterprise: 
                                  AND user_id = (SELECT id FROM users WHERE email = $2)""", enterprise.id, email)
     again, browser = await sign_in(enterprise, email)
     assert again.status == 403 and browser is None and "deactivated" in again.body
+
+
+async def test_enforcement_is_not_bypassed_by_a_password_session_from_elsewhere(enterprise: Org,
+                                                                                provider: OidcProvider) -> None:
+    """A password login on the service's own host (no organization, so nothing to enforce there) opens a session
+    that is good on every host: under enforcement it must not open the organization for anyone but the owner."""
+    _, member = await enterprise.add_user("member")
+    email = (await member.query("auth.me")).data["email"]
+    await configure(enterprise, provider, enforce=True)
+    apex = await login(enterprise.anonymous.on_host("localhost"), email)
+    carried = apex.on_host(enterprise.host)
+    assert (await carried.query("organizations.get")).status == 401
+    assert (await member.query("organizations.get")).status == 401  # the session opened before enforcement too
+    assert (await enterprise.owner.query("organizations.get")).status == 200  # break-glass
+    owner_elsewhere = await login(enterprise.anonymous.on_host("localhost"), enterprise.owner_email)
+    assert (await owner_elsewhere.on_host(enterprise.host).query("organizations.get")).status == 200
+    await configure(enterprise, provider, enforce=False)
+    assert (await carried.query("organizations.get")).status == 200
+    assert (await member.query("organizations.get")).status == 200
+
+
+async def test_an_admin_cannot_become_the_owner_through_a_provider_of_their_own(enterprise: Org,
+                                                                                 provider: OidcProvider) -> None:
+    """An admin may set the provider, and a provider asserts any e-mail: signing the owner in through it would
+    hand an admin the owner's powers. The owner signs in with the password (break-glass)."""
+    _, admin = await enterprise.add_user("admin")
+    reply = await admin.mutate("sso.updateConfig", {
+        "issuer": provider.issuer, "clientId": provider.client_id, "clientSecret": provider.client_secret,
+        "enforce": False, "allowedDomains": []})
+    assert reply.status == 200, reply.body
+    refused, browser = await sign_in(enterprise, enterprise.owner_email)
+    assert refused.status == 403 and browser is None and "owner" in refused.body
+    assert "authjs.session-token" not in str(refused.headers)
