@@ -143,9 +143,10 @@ async def validate_id_token(node: Node, info: ProviderInfo, token: str, *, issue
                      "verify_nbf": False})
     except (jwt.PyJWTError, TypeError, ValueError) as error:  # PyJWT's key preparation raises the latter two
         raise Unauthorized(f"the ID token failed its checks: {error}") from None
+    # OIDC Core 3.1.3.7, 4 and 5: with several audiences `azp` must be there, and when there it must be us.
     audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
-    if len(audiences) > 1 and claims.get("azp") != client_id:
-        raise Unauthorized("the ID token names several audiences but is not authorized for this client")
+    if (len(audiences) > 1 or "azp" in claims) and claims.get("azp") != client_id:
+        raise Unauthorized("the ID token is not authorized for this client (azp)")
     now = node.clock.now().timestamp()
     if _timestamp(claims, "exp") + LEEWAY_S <= now:
         raise Unauthorized("the ID token has expired")

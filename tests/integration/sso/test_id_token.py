@@ -176,3 +176,27 @@ async def test_made_up_key_ids_do_not_make_every_callback_a_fetch(issued: Issued
         await validate(issued, forged)
     assert info.keys_fetched_at == fetched_at + sso_provider.KEYS_COOLDOWN_S  # once the cooldown is over
     await validate(issued)
+
+
+async def test_the_authorized_party_must_be_this_client(issued: Issued) -> None:
+    """OIDC Core 3.1.3.7 (4, 5): several audiences need `azp`, and an `azp` present must be our client id, even
+    beside a single audience. Signed with a key of the test's own, published in a provider entry built here."""
+    info = await sso_provider.provider(issued.node, issued.provider.issuer)
+    await validate(issued)  # keys fetched (and their time stamped)
+    private = ec.generate_private_key(ec.SECP256R1())
+    public = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(private.public_key())) | {"kid": "test", "alg": "ES256"}
+    own = sso_provider.ProviderInfo(info.discovery, {"test": public}, info.keys_fetched_at)
+    client_id = issued.provider.client_id
+
+    async def check(**changes: Any) -> dict[str, Any]:
+        claims = _claims(issued.token) | changes
+        token = jwt.encode(claims, private, algorithm="ES256", headers={"kid": "test"})
+        return await sso_provider.validate_id_token(issued.node, own, token, issuer=issued.provider.issuer,
+                                                    client_id=client_id, nonce=issued.nonce)
+
+    assert (await check())["aud"] == client_id
+    assert (await check(aud=[client_id, "other"], azp=client_id))["azp"] == client_id
+    for changes in ({"aud": [client_id, "other"]}, {"aud": [client_id, "other"], "azp": "other"},
+                    {"azp": "other"}):
+        with pytest.raises(Unauthorized, match="azp"):
+            await check(**changes)
