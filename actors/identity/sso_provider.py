@@ -163,6 +163,8 @@ async def userinfo(node: Node, info: ProviderInfo, access_token: str, subject: s
     endpoint = info.discovery.get("userinfo_endpoint")
     if not isinstance(endpoint, str):
         return {}
+    if node.production and not endpoint.startswith("https://"):  # the access token travels to it
+        raise ServiceUnavailable("the identity provider's userinfo_endpoint is not an https URL")
     claims = await _get_json(node, endpoint, "userinfo", {"Authorization": f"Bearer {access_token}"})
     if claims.get("sub") != subject:
         raise Unauthorized("the identity provider's userinfo is about another subject")
