@@ -262,6 +262,13 @@ async def _member(node: Node, org: Organization, settings: Settings, email: str,
     return user_id
 
 
+async def abandon(node: Node, org: Organization, *, state: str | None, bound_state: str | None) -> None:
+    """The provider answered with an error: the sign-in under way is dropped, when this browser started it."""
+    if state and bound_state and secrets.compare_digest(state.encode(), bound_state.encode()):
+        async with node.pool.acquire() as conn:
+            await repo.take_attempt(conn, state_digest(state), org.id, node.clock.now())
+
+
 @dataclass(frozen=True)
 class Finished:
     session: accounts.Session

@@ -10,6 +10,7 @@ import pytest
 
 from actors.identity import sso_provider
 from actors.identity.accounts import create_organization
+from actors.identity.sso import state_digest
 from actors.kernel.node import SSO_PROVIDER_SECONDS
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
@@ -184,6 +185,9 @@ async def test_a_provider_error_is_a_plain_401_page(enterprise: Org, provider: O
                            started.state)
     assert reply.status == 401 and "access_denied" in reply.body
     assert reply.headers["Content-Type"].startswith("text/html")
+    node = enterprise.anonymous.client.server.app[NODE]
+    assert await node.pool.fetchval("SELECT count(*) FROM sso_attempts WHERE state_digest = $1",
+                                    state_digest(started.state)) == 0  # the sign-in is over
 
 
 async def test_the_email_is_read_from_userinfo_when_the_id_token_lacks_it(enterprise: Org,
