@@ -52,11 +52,10 @@ async def take_attempt(conn: Conn, state_digest: str, org_id: str, now: datetime
     return row
 
 
-async def membership_status(conn: Conn, org_id: str, user_id: str) -> str | None:
-    """The user's membership status in the organization (active, pending, deactivated), None if none."""
-    status: str | None = await conn.fetchval(
-        "SELECT status FROM memberships WHERE organization_id = $1 AND user_id = $2", org_id, user_id)
-    return status
+async def membership(conn: Conn, org_id: str, user_id: str) -> asyncpg.Record | None:
+    """The user's membership in the organization (`status`: active, pending, deactivated; `role`), None if none."""
+    return await conn.fetchrow(
+        "SELECT status, role FROM memberships WHERE organization_id = $1 AND user_id = $2", org_id, user_id)
 
 
 async def enforced(conn: Conn, org_id: str) -> bool:

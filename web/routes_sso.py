@@ -56,6 +56,8 @@ async def callback(request: web.Request) -> web.Response:
         return plain_page("Organization not found", "", 404)
     node = request.app[NODE]
     if "error" in request.query:
+        await sso.abandon(node, caller.organization, state=request.query.get("state"),
+                          bound_state=request.cookies.get(STATE_COOKIE))
         response = plain_page("Single sign-on failed", "<p>The identity provider did not sign you in: "
                               f"{html.escape(request.query['error'][:200])}.</p>", 401)
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from actors.identity import throttle
+from actors.identity import sso, throttle
 from actors.identity.accounts import session_digest
 from actors.identity.passwords import verify_secret
 from actors.kernel.credential_cache import VerifiedCredential, secret_digest
@@ -181,6 +181,10 @@ async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, b
             user = None  # a single sign-on's session, good on its organization's host only
         if user is not None:
             role = await member_role(node, org.id, user[0]) if org else None
+            if org is not None and user[2] is None and role not in (None, "owner") and await sso.enforced(node, org.id):
+                # A password session (opened here before enforcement, or on another host) does not open an
+                # organization that signs in through its provider; the owner's does (break-glass).
+                return Caller(request_id=request_id, organization=org)
             return Caller(request_id=request_id, organization=org, user_id=user[0], user_email=user[1],
                           role=Role.parse(role) if role else None, credential=CredentialKind.SESSION,
                           credential_id=f"user:{user[0]}")

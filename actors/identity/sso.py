@@ -21,9 +21,10 @@ import aiohttp
 import asyncpg
 import structlog
 
+from actors.automations.outbound import open_session
 from actors.identity import accounts
 from actors.identity.passwords import hash_secret
-from actors.identity.sso_provider import ProviderInfo, open_session, provider, userinfo, validate_id_token
+from actors.identity.sso_provider import ProviderInfo, provider, userinfo, validate_id_token
 from actors.kernel import sealing
 from actors.kernel.events import org_stream
 from actors.kernel.handlers import implement
@@ -45,6 +46,7 @@ ATTEMPT_LIFETIME = timedelta(minutes=10)
 SCOPE = "openid email profile"
 CALLBACK_PATH = "/api/v1/auth/sso/callback"
 ENFORCED = "this organization signs in through its identity provider"
+OWNER_USES_PASSWORD = "the organization's owner signs in with a password, not through the identity provider"
 _DOMAIN = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$")
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
 
@@ -115,7 +117,13 @@ async def update_config(node: Node, caller: Caller, data: proto.UpdateSsoConfigI
                            {"issuer": issuer, "clientId": data.clientId, "enforce": data.enforce,
                             "allowedDomains": domains, "clientSecretChanged": data.clientSecret is not None})
         row = await repo.config(uow.conn, caller.org_id)
+    node.sso_enforced.drop(caller.org_id)  # other nodes follow within SSO_ENFORCED_SECONDS
     return config_view(row, caller.organization.plan)
+
+
+async def enforced(node: Node, org_id: str) -> bool:
+    """Whether the organization enforces single sign-on (on a plan with `sso`), cached on the node."""
+    return await node.sso_enforced.get(org_id, lambda: repo.enforced(node.pool, org_id))
 
 
 @dataclass(frozen=True)
@@ -226,8 +234,13 @@ async def _member(node: Node, org: Organization, settings: Settings, email: str,
     """The member with that e-mail, or a new member when the domain is allowed (seats permitting)."""
     async with node.write(None, org_id=org.id) as uow:
         user = await account_repo.user_login(uow.conn, email)
-        status = await repo.membership_status(uow.conn, org.id, user["id"]) if user is not None else None
+        membership = await repo.membership(uow.conn, org.id, user["id"]) if user is not None else None
+        status = membership["status"] if membership is not None else None
         if user is not None and status == "active":
+            # An admin may choose the provider, and the provider asserts any e-mail: through it the owner's
+            # e-mail must not give an admin the owner's powers. The owner keeps the password (break-glass).
+            if membership is not None and membership["role"] == "owner":
+                raise Forbidden(OWNER_USES_PASSWORD)
             return str(user["id"])
         if status is not None:  # deactivated (or pending): the provider does not undo an admin's decision
             raise Forbidden(f"this membership is {status}")
@@ -247,6 +260,13 @@ async def _member(node: Node, org: Organization, settings: Settings, email: str,
         uow.emit(org_stream(org.id), "member.joined", {"userId": user_id, "email": email, "role": "member"})
     forget_member(node, org.id, user_id)
     return user_id
+
+
+async def abandon(node: Node, org: Organization, *, state: str | None, bound_state: str | None) -> None:
+    """The provider answered with an error: the sign-in under way is dropped, when this browser started it."""
+    if state and bound_state and secrets.compare_digest(state.encode(), bound_state.encode()):
+        async with node.pool.acquire() as conn:
+            await repo.take_attempt(conn, state_digest(state), org.id, node.clock.now())
 
 
 @dataclass(frozen=True)

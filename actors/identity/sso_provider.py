@@ -1,11 +1,12 @@
 """Talking to an organization's OpenID provider (DESIGN "Single sign-on"): its discovery document and signing
 keys, fetched through the outbound-request guard (actors/delivery/addresses.py) with the node's timeout and
-cached per issuer, and the checks of an ID token it issued.
+cached per issuer on the node (`node.sso_providers`, on its clock), and the checks of an ID token it issued.
 
 The ID token is checked with PyJWT: the signature with a key of the provider's JWKS (an unknown `kid` refetches
-the JWKS once: the provider rotated its keys), an asymmetric `alg` the provider lists (never `none` or an HMAC
-one, which a public key must not verify), `iss`, `aud` (and `azp` when there are several audiences), `nonce`,
-and `exp`/`iat` on the node's clock with a small leeway."""
+the JWKS: the provider rotated its keys; at most once per KEYS_COOLDOWN_S, so forged kids cannot make every
+callback a fetch), an asymmetric `alg` the provider lists and the key is of (never `none` or an HMAC one, which a
+public key must not verify), `iss`, `aud` (and `azp` when there are several audiences), `nonce`, and `exp`/`iat`
+on the node's clock with a small leeway."""
 
 from __future__ import annotations
 
@@ -17,14 +18,16 @@ import aiohttp
 import jwt
 import structlog
 
-from actors.delivery.addresses import outbound_connector
+from actors.automations.outbound import open_session
 from actors.kernel.node import Node
 from protocol.errors import ServiceUnavailable, Unauthorized
 
 log = structlog.get_logger(__name__)
 
-DISCOVERY_TTL_S = 3600.0
 LEEWAY_S = 60
+# The least time between two fetches of a provider's keys for an unknown kid (jose's createRemoteJWKSet waits 30 s
+# likewise): a rotation is followed within it, a flood of made-up kids costs the provider one fetch per period.
+KEYS_COOLDOWN_S = 30.0
 # Signature algorithms with a public key; `none` and HS* are never accepted.
 ASYMMETRIC_ALGS = frozenset({"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
                              "EdDSA"})
@@ -32,20 +35,12 @@ ASYMMETRIC_ALGS = frozenset({"RS256", "RS384", "RS512", "PS256", "PS384", "PS512
 
 @dataclass
 class ProviderInfo:
-    """What is cached of one issuer: its discovery document (when fetched) and its signing keys by kid."""
+    """What is cached of one issuer: its discovery document and its signing keys (the JWKS entries PyJWT reads)
+    by kid, with when they were last fetched (node.clock.monotonic; None: not yet)."""
 
     discovery: dict[str, Any]
-    fetched_at: float
-    keys: dict[str, jwt.PyJWK] = field(default_factory=dict)
-
-
-# Per process (one node per process in production): the issuers' documents, keyed by issuer.
-_CACHE: dict[str, ProviderInfo] = {}
-
-
-def open_session(node: Node) -> aiohttp.ClientSession:
-    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=node.http_timeout),
-                                 connector=outbound_connector(node.allow_private_targets))
+    keys: dict[str, dict[str, Any]] = field(default_factory=dict)
+    keys_fetched_at: float | None = None
 
 
 async def _get_json(node: Node, url: str, what: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
@@ -64,12 +59,12 @@ async def _get_json(node: Node, url: str, what: str, headers: dict[str, str] | N
 
 
 async def provider(node: Node, issuer: str) -> ProviderInfo:
-    """The issuer's discovery document, fetched when not cached or older than the TTL; its `issuer` must be
-    the configured one."""
-    cached = _CACHE.get(issuer)
-    now = node.clock.monotonic()
-    if cached is not None and now - cached.fetched_at < DISCOVERY_TTL_S:
-        return cached
+    """The issuer's discovery document, fetched when not cached on the node or older than its TTL; its `issuer`
+    must be the configured one."""
+    return await node.sso_providers.get(issuer, lambda: _discover(node, issuer))
+
+
+async def _discover(node: Node, issuer: str) -> ProviderInfo:
     discovery = await _get_json(node, issuer.rstrip("/") + "/.well-known/openid-configuration",
                                 "discovery document")
     if discovery.get("issuer") != issuer:
@@ -79,33 +74,42 @@ async def provider(node: Node, issuer: str) -> ProviderInfo:
             raise ServiceUnavailable(f"the identity provider's discovery document has no {name}")
         if node.production and not discovery[name].startswith("https://"):
             raise ServiceUnavailable(f"the identity provider's {name} is not an https URL")
-    info = ProviderInfo(discovery, now)
-    _CACHE[issuer] = info
-    return info
+    return ProviderInfo(discovery)
 
 
 async def _refresh_keys(node: Node, info: ProviderInfo) -> None:
+    # Stamped before the fetch: a provider whose keys endpoint fails is not asked again within the cooldown either.
+    info.keys_fetched_at = node.clock.monotonic()
     jwks = await _get_json(node, info.discovery["jwks_uri"], "signing keys")
-    keys: dict[str, jwt.PyJWK] = {}
-    for entry in jwks.get("keys") or []:
+    keys: dict[str, dict[str, Any]] = {}
+    entries = jwks.get("keys")
+    for entry in entries if isinstance(entries, list) else []:
         if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
             continue
         try:
-            key = jwt.PyJWK(entry)
+            jwt.PyJWK(entry)
         except (jwt.PyJWKError, jwt.InvalidKeyError):
             continue  # a key type this library does not know: not one our tokens can be signed with
-        keys[key.key_id or ""] = key
+        keys[str(entry.get("kid") or "")] = entry
     info.keys = keys
 
 
-async def signing_key(node: Node, info: ProviderInfo, kid: str) -> jwt.PyJWK:
-    """The provider's key `kid`; an unknown one refetches the JWKS once (the provider rotated its keys)."""
-    if kid not in info.keys:
+async def signing_key(node: Node, info: ProviderInfo, kid: str, alg: str) -> jwt.PyJWK:
+    """The provider's key `kid` for verifying `alg`. An unknown kid refetches the JWKS (the provider rotated its
+    keys) unless it was fetched less than KEYS_COOLDOWN_S ago; a key of another type than `alg` needs (an ES256
+    header naming an RSA key) or declaring another `alg` is refused."""
+    fetched_at = info.keys_fetched_at
+    if kid not in info.keys and (fetched_at is None or node.clock.monotonic() - fetched_at >= KEYS_COOLDOWN_S):
         await _refresh_keys(node, info)
-    key = info.keys.get(kid)
-    if key is None:
+    entry = info.keys.get(kid)
+    if entry is None:
         raise Unauthorized("the ID token is signed with a key the identity provider does not publish")
-    return key
+    if entry.get("alg", alg) != alg:
+        raise Unauthorized(f"the ID token's algorithm {alg!r} is not its key's")
+    try:
+        return jwt.PyJWK(entry, algorithm=alg)
+    except (jwt.PyJWKError, jwt.InvalidKeyError):
+        raise Unauthorized(f"the ID token's algorithm {alg!r} does not fit its key") from None
 
 
 def allowed_algorithms(info: ProviderInfo) -> frozenset[str]:
@@ -130,17 +134,19 @@ async def validate_id_token(node: Node, info: ProviderInfo, token: str, *, issue
     alg = header.get("alg")
     if alg not in allowed_algorithms(info):
         raise Unauthorized(f"the ID token's algorithm {alg!r} is not accepted")
-    key = await signing_key(node, info, str(header.get("kid") or ""))
+    kid = header.get("kid")
+    key = await signing_key(node, info, kid if isinstance(kid, str) else "", alg)
     try:
         claims: dict[str, Any] = jwt.decode(
             token, key=key.key, algorithms=[alg], audience=client_id, issuer=issuer,
             options={"require": ["iss", "aud", "exp", "iat", "sub"], "verify_exp": False, "verify_iat": False,
                      "verify_nbf": False})
-    except jwt.InvalidTokenError as error:
+    except (jwt.PyJWTError, TypeError, ValueError) as error:  # PyJWT's key preparation raises the latter two
         raise Unauthorized(f"the ID token failed its checks: {error}") from None
+    # OIDC Core 3.1.3.7, 4 and 5: with several audiences `azp` must be there, and when there it must be us.
     audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
-    if len(audiences) > 1 and claims.get("azp") != client_id:
-        raise Unauthorized("the ID token names several audiences but is not authorized for this client")
+    if (len(audiences) > 1 or "azp" in claims) and claims.get("azp") != client_id:
+        raise Unauthorized("the ID token is not authorized for this client (azp)")
     now = node.clock.now().timestamp()
     if _timestamp(claims, "exp") + LEEWAY_S <= now:
         raise Unauthorized("the ID token has expired")
@@ -157,6 +163,8 @@ async def userinfo(node: Node, info: ProviderInfo, access_token: str, subject: s
     endpoint = info.discovery.get("userinfo_endpoint")
     if not isinstance(endpoint, str):
         return {}
+    if node.production and not endpoint.startswith("https://"):  # the access token travels to it
+        raise ServiceUnavailable("the identity provider's userinfo_endpoint is not an https URL")
     claims = await _get_json(node, endpoint, "userinfo", {"Authorization": f"Bearer {access_token}"})
     if claims.get("sub") != subject:
         raise Unauthorized("the identity provider's userinfo is about another subject")

@@ -35,6 +35,7 @@ from protocol.errors import ApiError
 from storage.migrate import pending_migrations
 
 if TYPE_CHECKING:
+    from actors.identity.sso_provider import ProviderInfo
     from protocol.caller import Organization
 
 # How stale a cached answer may be when the change was made on another node and no invalidation reached this
@@ -47,6 +48,11 @@ ORGANIZATION_SECONDS = 5.0
 RULES_SECONDS = 5.0
 PROFILES_SECONDS = 5.0
 WEBHOOK_ORGS_SECONDS = 5.0
+# An OpenID provider's discovery document (and the signing keys fetched with it) is kept an hour: providers
+# change them rarely, and an unknown key id refetches the keys sooner (actors/identity/sso_provider.py).
+SSO_PROVIDER_SECONDS = 3600.0
+# Whether an organization enforces single sign-on, read by every password session's request there.
+SSO_ENFORCED_SECONDS = 5.0
 # Row id -> board id entries kept at most; rows move between boards only when an item moves.
 MAX_BOARD_LOCATIONS = 100_000
 # How long `unready_reason` waits for a connection before calling the database unavailable.
@@ -98,6 +104,8 @@ class Node:
     rules: TtlCache[tuple[str, str], list[asyncpg.Record]] = field(init=False)  # (org, board) -> rules
     profiles: TtlCache[str, dict[str, Any]] = field(init=False)  # org -> user id -> comment Profile
     webhook_orgs: TtlCache[str, frozenset[str]] = field(init=False)  # WEBHOOK_ORGS_KEY -> org ids
+    sso_providers: TtlCache[str, ProviderInfo] = field(init=False)  # issuer -> discovery document and keys
+    sso_enforced: TtlCache[str, bool] = field(init=False)  # org -> single sign-on enforced
     board_locations: dict[str, str] = field(init=False)  # group/column/item/comment/KPI id -> board id
     # Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
     verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = field(init=False)
@@ -118,6 +126,8 @@ class Node:
         self.rules = TtlCache(RULES_SECONDS, clock)
         self.profiles = TtlCache(PROFILES_SECONDS, clock)
         self.webhook_orgs = TtlCache(WEBHOOK_ORGS_SECONDS, clock)
+        self.sso_providers = TtlCache(SSO_PROVIDER_SECONDS, clock)
+        self.sso_enforced = TtlCache(SSO_ENFORCED_SECONDS, clock)
         self.board_locations = {}
         self.verifying = {}
         self.idempotency = IdempotencyRecords(self.pool)

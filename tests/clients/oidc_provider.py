@@ -52,15 +52,15 @@ async def _wait_for_discovery(issuer: str, process: asyncio.subprocess.Process) 
 
 async def start(redirect_uris: list[str], *, port: int | None = None, client_id: str | None = None,
                 client_secret: str | None = None, auth_method: str = "client_secret_basic",
-                conform: bool = False) -> OidcProvider:
+                conform: bool = False, ec_key: bool = False) -> OidcProvider:
     """A provider with one confidential client; new signing keys at every start (a restart rotates them).
     `auth_method` is how the client authenticates at the token endpoint; `conform` keeps the e-mail out of the ID
-    token (only at the userinfo endpoint)."""
+    token (only at the userinfo endpoint); `ec_key` publishes an ES256 key beside the RSA one."""
     port = port or free_port()
     client_id = client_id or f"obeya-{secrets.token_hex(4)}"
     client_secret = client_secret or secrets.token_urlsafe(24)
     config = {"port": port, "clientId": client_id, "clientSecret": client_secret, "redirectUris": redirect_uris,
-              "authMethod": auth_method, "conform": conform}
+              "authMethod": auth_method, "conform": conform, "ecKey": ec_key}
     process = await asyncio.create_subprocess_exec(
         "node", str(PROVIDER_DIR / "provider.mjs"), json.dumps(config), cwd=PROVIDER_DIR,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
@@ -81,8 +81,8 @@ async def stop(provider: OidcProvider) -> None:
 
 @asynccontextmanager
 async def running(redirect_uris: list[str], *, auth_method: str = "client_secret_basic",
-                  conform: bool = False) -> AsyncIterator[OidcProvider]:
-    provider = await start(redirect_uris, auth_method=auth_method, conform=conform)
+                  conform: bool = False, ec_key: bool = False) -> AsyncIterator[OidcProvider]:
+    provider = await start(redirect_uris, auth_method=auth_method, conform=conform, ec_key=ec_key)
     try:
         yield provider
     finally:

@@ -16,12 +16,13 @@ from urllib.parse import parse_qs, urlsplit
 import aiohttp
 import jwt
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from actors.identity import sso_provider
 from actors.identity.sso import state_digest
 from actors.kernel.node import Node
-from protocol.errors import Unauthorized
+from protocol.errors import ServiceUnavailable, Unauthorized
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
 from tests.harness import make_org
@@ -43,7 +44,8 @@ class Issued:
 async def issued(clocked_client: Any, provider_installed: None) -> AsyncIterator[Issued]:
     org = await make_org(clocked_client, plan="enterprise")
     node = clocked_client.server.app[NODE]
-    async with oidc_provider.running([callback_uri(org)]) as provider:
+    # An ES256 key beside the RSA one that signs the ID tokens: the discovery lists both algorithms.
+    async with oidc_provider.running([callback_uri(org)], ec_key=True) as provider:
         await configure(org, provider, domains=["acme-sso.test"])
         started = await start(org)
         back = await sign_in_at_provider(started.location, new_email("acme-sso.test"), callback_uri(org))
@@ -118,10 +120,95 @@ async def test_unsigned_and_hmac_tokens_are_refused(issued: Issued) -> None:
     await validate(issued)  # the provider's keys are fetched
     info = await sso_provider.provider(issued.node, issued.provider.issuer)
     # The key confusion attack: an HMAC "signature" keyed with the provider's public key.
-    public_pem = info.keys[header["kid"]].key.public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    public_pem = jwt.PyJWK(info.keys[header["kid"]]).key.public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
     signing_input = (f"{_b64(json.dumps({'alg': 'HS256', 'kid': header['kid']}).encode())}."
                      f"{_b64(json.dumps(claims).encode())}")
     mac = hmac.new(public_pem, signing_input.encode(), hashlib.sha256).digest()
     hmac_token = f"{signing_input}.{_b64(mac)}"
     with pytest.raises(Unauthorized, match="algorithm"):
         await validate(issued, hmac_token)
+
+
+async def test_an_algorithm_that_does_not_fit_the_key_is_refused(issued: Issued) -> None:
+    """An ES256 header naming the provider's RSA key (signed with some EC key): PyJWT would raise TypeError
+    preparing the RSA key for ECDSA; it is a refused token, not a server error."""
+    claims = _claims(issued.token)
+    kid = jwt.get_unverified_header(issued.token)["kid"]
+    info = await sso_provider.provider(issued.node, issued.provider.issuer)
+    assert "ES256" in sso_provider.allowed_algorithms(info)
+    forged = jwt.encode(claims, ec.generate_private_key(ec.SECP256R1()), algorithm="ES256", headers={"kid": kid})
+    with pytest.raises(Unauthorized, match="ES256"):
+        await validate(issued, forged)
+    await validate(issued)  # the real token still validates
+
+
+async def test_a_key_published_without_alg_is_checked_against_the_header(issued: Issued) -> None:
+    """A JWK need not declare its `alg` (RFC 7517 4.4): then the key's type decides, and an RSA key named by an
+    ES256 header is refused."""
+    kid = jwt.get_unverified_header(issued.token)["kid"]
+    info = await sso_provider.provider(issued.node, issued.provider.issuer)
+    await validate(issued)  # the provider's keys are fetched
+    untyped = sso_provider.ProviderInfo(info.discovery, {kid: {k: v for k, v in info.keys[kid].items() if k != "alg"}},
+                                        info.keys_fetched_at)
+    forged = jwt.encode(_claims(issued.token), ec.generate_private_key(ec.SECP256R1()), algorithm="ES256",
+                        headers={"kid": kid})
+    with pytest.raises(Unauthorized, match="does not fit its key"):
+        await sso_provider.validate_id_token(issued.node, untyped, forged, issuer=issued.provider.issuer,
+                                             client_id=issued.provider.client_id, nonce=issued.nonce)
+    claims = await sso_provider.validate_id_token(issued.node, untyped, issued.token, issuer=issued.provider.issuer,
+                                                  client_id=issued.provider.client_id, nonce=issued.nonce)
+    assert claims["sub"] == _claims(issued.token)["sub"]
+
+
+async def test_made_up_key_ids_do_not_make_every_callback_a_fetch(issued: Issued, clock: Any) -> None:
+    await validate(issued)  # the provider's keys are fetched
+    info = await sso_provider.provider(issued.node, issued.provider.issuer)
+    fetched_at = info.keys_fetched_at
+    claims = _claims(issued.token)
+    for n in range(3):
+        forged = jwt.encode(claims, ec.generate_private_key(ec.SECP256R1()), algorithm="ES256",
+                            headers={"kid": f"made-up-{n}"})
+        with pytest.raises(Unauthorized, match="does not publish"):
+            await validate(issued, forged)
+        assert info.keys_fetched_at == fetched_at  # not fetched again within the cooldown
+    clock.advance(sso_provider.KEYS_COOLDOWN_S)
+    with pytest.raises(Unauthorized, match="does not publish"):
+        await validate(issued, forged)
+    assert info.keys_fetched_at == fetched_at + sso_provider.KEYS_COOLDOWN_S  # once the cooldown is over
+    await validate(issued)
+
+
+async def test_the_authorized_party_must_be_this_client(issued: Issued) -> None:
+    """OIDC Core 3.1.3.7 (4, 5): several audiences need `azp`, and an `azp` present must be our client id, even
+    beside a single audience. Signed with a key of the test's own, published in a provider entry built here."""
+    info = await sso_provider.provider(issued.node, issued.provider.issuer)
+    await validate(issued)  # keys fetched (and their time stamped)
+    private = ec.generate_private_key(ec.SECP256R1())
+    public = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(private.public_key())) | {"kid": "test", "alg": "ES256"}
+    own = sso_provider.ProviderInfo(info.discovery, {"test": public}, info.keys_fetched_at)
+    client_id = issued.provider.client_id
+
+    async def check(**changes: Any) -> dict[str, Any]:
+        claims = _claims(issued.token) | changes
+        token = jwt.encode(claims, private, algorithm="ES256", headers={"kid": "test"})
+        return await sso_provider.validate_id_token(issued.node, own, token, issuer=issued.provider.issuer,
+                                                    client_id=client_id, nonce=issued.nonce)
+
+    assert (await check())["aud"] == client_id
+    assert (await check(aud=[client_id, "other"], azp=client_id))["azp"] == client_id
+    for changes in ({"aud": [client_id, "other"]}, {"aud": [client_id, "other"], "azp": "other"},
+                    {"azp": "other"}):
+        with pytest.raises(Unauthorized, match="azp"):
+            await check(**changes)
+
+
+async def test_in_production_the_provider_endpoints_must_be_https(issued: Issued) -> None:
+    """The code, the client secret and the access token travel to them. A production node has its own cache: the
+    development node's copy of the (http) discovery is not its."""
+    production = Node(pool=issued.node.pool, production=True, allow_private_targets=True)
+    with pytest.raises(ServiceUnavailable, match="authorization_endpoint is not an https URL"):
+        await sso_provider.provider(production, issued.provider.issuer)
+    assert production.sso_providers.peek(issued.provider.issuer) == (False, None)
+    info = await sso_provider.provider(issued.node, issued.provider.issuer)
+    with pytest.raises(ServiceUnavailable, match="userinfo_endpoint is not an https URL"):
+        await sso_provider.userinfo(production, info, "an-access-token", _claims(issued.token)["sub"])

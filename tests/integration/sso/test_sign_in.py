@@ -10,10 +10,12 @@ import pytest
 
 from actors.identity import sso_provider
 from actors.identity.accounts import create_organization
+from actors.identity.sso import state_digest
+from actors.kernel.node import SSO_PROVIDER_SECONDS
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
 from tests.clients.oidc_provider import OidcProvider
-from tests.harness import PASSWORD, Org, free_port, login
+from tests.harness import PASSWORD, Org, free_port, login, make_org
 from tests.integration.sso.flow import callback, callback_uri, configure, new_email, sign_in, sign_in_at_provider, start
 from web.keys import NODE
 
@@ -66,8 +68,6 @@ async def test_the_state_is_bound_to_the_browser_and_used_once(enterprise: Org, 
 
 
 async def test_an_expired_sign_in_is_refused(clocked_client: Any, clock: Any, provider_installed: None) -> None:
-    from tests.harness import make_org
-
     org = await make_org(clocked_client, plan="enterprise")
     async with oidc_provider.running([callback_uri(org)]) as provider:
         await configure(org, provider, domains=["acme-sso.test"])
@@ -87,21 +87,49 @@ async def test_return_to_must_be_a_path_here(enterprise: Org, provider: OidcProv
             assert response.status == 400, target
 
 
-async def test_the_provider_restarting_with_new_keys_is_followed(enterprise: Org, provider: OidcProvider) -> None:
-    await configure(enterprise, provider, domains=["acme-sso.test"])
-    first, _ = await sign_in(enterprise, new_email("acme-sso.test"))
-    assert first.status == 302
-    old_kids = set(sso_provider._CACHE[provider.issuer].keys)
-    await oidc_provider.stop(provider)
-    restarted = await oidc_provider.start(provider.redirect_uris, port=provider.port, client_id=provider.client_id,
-                                          client_secret=provider.client_secret)
-    try:
-        second, browser = await sign_in(enterprise, new_email("acme-sso.test"))
-    finally:
-        await oidc_provider.stop(restarted)
+async def test_the_provider_restarting_with_new_keys_is_followed(clocked_client: Any, clock: Any,
+                                                                 provider_installed: None) -> None:
+    """Key rotation: a token signed with a new kid validates once the keys are fetched again, which an unknown kid
+    does at most once per KEYS_COOLDOWN_S."""
+    org = await make_org(clocked_client, plan="enterprise")
+    node = clocked_client.server.app[NODE]
+    async with oidc_provider.running([callback_uri(org)]) as provider:
+        await configure(org, provider, domains=["acme-sso.test"])
+        first, _ = await sign_in(org, new_email("acme-sso.test"))
+        assert first.status == 302
+        info = node.sso_providers.peek(provider.issuer)[1]
+        old_kids = set(info.keys)
+        await oidc_provider.stop(provider)
+        restarted = await oidc_provider.start(provider.redirect_uris, port=provider.port,
+                                              client_id=provider.client_id, client_secret=provider.client_secret)
+        try:
+            too_soon, _ = await sign_in(org, new_email("acme-sso.test"))
+            clock.advance(sso_provider.KEYS_COOLDOWN_S)
+            second, browser = await sign_in(org, new_email("acme-sso.test"))
+        finally:
+            await oidc_provider.stop(restarted)
+    assert too_soon.status == 401 and "does not publish" in too_soon.body
     assert second.status == 302 and browser is not None
-    new_kids = set(sso_provider._CACHE[provider.issuer].keys)
+    new_kids = set(node.sso_providers.peek(provider.issuer)[1].keys)
     assert new_kids and not new_kids & old_kids
+
+
+async def test_the_provider_documents_are_cached_on_the_node_and_its_clock(clocked_client: Any, clock: Any,
+                                                                          provider_installed: None) -> None:
+    org = await make_org(clocked_client, plan="enterprise")
+    node = clocked_client.server.app[NODE]
+    async with oidc_provider.running([callback_uri(org)]) as provider:
+        await configure(org, provider, domains=["acme-sso.test"])
+        await start(org)
+        cached, info = node.sso_providers.peek(provider.issuer)
+        assert cached and info is not None and info.discovery["issuer"] == provider.issuer
+        await start(org)
+        assert node.sso_providers.peek(provider.issuer)[1] is info  # not fetched again
+        clock.advance(SSO_PROVIDER_SECONDS)
+        assert node.sso_providers.peek(provider.issuer) == (False, None)
+        reply, browser = await sign_in(org, new_email("acme-sso.test"))
+        assert reply.status == 302 and browser is not None
+        assert node.sso_providers.peek(provider.issuer)[1] is not info
 
 
 async def test_an_unreachable_provider_is_a_clear_503(enterprise: Org) -> None:
@@ -157,6 +185,9 @@ async def test_a_provider_error_is_a_plain_401_page(enterprise: Org, provider: O
                            started.state)
     assert reply.status == 401 and "access_denied" in reply.body
     assert reply.headers["Content-Type"].startswith("text/html")
+    node = enterprise.anonymous.client.server.app[NODE]
+    assert await node.pool.fetchval("SELECT count(*) FROM sso_attempts WHERE state_digest = $1",
+                                    state_digest(started.state)) == 0  # the sign-in is over
 
 
 async def test_the_email_is_read_from_userinfo_when_the_id_token_lacks_it(enterprise: Org,
@@ -199,3 +230,36 @@ async def test_a_deactivated_member_is_not_let_back_in(client: Any, enterprise: 
                                  AND user_id = (SELECT id FROM users WHERE email = $2)""", enterprise.id, email)
     again, browser = await sign_in(enterprise, email)
     assert again.status == 403 and browser is None and "deactivated" in again.body
+
+
+async def test_enforcement_is_not_bypassed_by_a_password_session_from_elsewhere(enterprise: Org,
+                                                                                provider: OidcProvider) -> None:
+    """A password login on the service's own host (no organization, so nothing to enforce there) opens a session
+    that is good on every host: under enforcement it must not open the organization for anyone but the owner."""
+    _, member = await enterprise.add_user("member")
+    email = (await member.query("auth.me")).data["email"]
+    await configure(enterprise, provider, enforce=True)
+    apex = await login(enterprise.anonymous.on_host("localhost"), email)
+    carried = apex.on_host(enterprise.host)
+    assert (await carried.query("organizations.get")).status == 401
+    assert (await member.query("organizations.get")).status == 401  # the session opened before enforcement too
+    assert (await enterprise.owner.query("organizations.get")).status == 200  # break-glass
+    owner_elsewhere = await login(enterprise.anonymous.on_host("localhost"), enterprise.owner_email)
+    assert (await owner_elsewhere.on_host(enterprise.host).query("organizations.get")).status == 200
+    await configure(enterprise, provider, enforce=False)
+    assert (await carried.query("organizations.get")).status == 200
+    assert (await member.query("organizations.get")).status == 200
+
+
+async def test_an_admin_cannot_become_the_owner_through_a_provider_of_their_own(enterprise: Org,
+                                                                                 provider: OidcProvider) -> None:
+    """An admin may set the provider, and a provider asserts any e-mail: signing the owner in through it would
+    hand an admin the owner's powers. The owner signs in with the password (break-glass)."""
+    _, admin = await enterprise.add_user("admin")
+    reply = await admin.mutate("sso.updateConfig", {
+        "issuer": provider.issuer, "clientId": provider.client_id, "clientSecret": provider.client_secret,
+        "enforce": False, "allowedDomains": []})
+    assert reply.status == 200, reply.body
+    refused, browser = await sign_in(enterprise, enterprise.owner_email)
+    assert refused.status == 403 and browser is None and "owner" in refused.body
+    assert "authjs.session-token" not in str(refused.headers)
