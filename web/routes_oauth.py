@@ -32,7 +32,7 @@ from authlib.oauth2.rfc6749.errors import (
 )
 from authlib.oauth2.rfc6749.util import extract_basic_authorization
 
-from actors.identity import accounts, oauth_grants
+from actors.identity import accounts, oauth_grants, sso
 from actors.identity.callers import resolve_caller
 from actors.kernel.membership_cache import member_role
 from protocol.auth import LoginInput
@@ -206,6 +206,10 @@ async def submit_authorize(request: web.Request) -> web.Response:
     member = await member_role(request.app[NODE], org_id, user_id) if org_id else None
     if member is None:
         return plain_page("Choose one of your organizations", "", 400)
+    if member != "owner" and await sso.enforced(request.app[NODE], org_id):
+        # The sign-in here is a password's, which such an organization leaves to its owner alone (break-glass).
+        return plain_page("This organization signs in through its identity provider",
+                          "<p>Its members cannot let an application act for them from a password sign-in.</p>", 403)
     code = await oauth_grants.issue_code(request.app[NODE], app=checked["app"], org_id=org_id, user_id=user_id,
                                          scopes=checked["scopes"], redirect_uri=checked["redirect_uri"],
                                          code_challenge=checked["challenge"])

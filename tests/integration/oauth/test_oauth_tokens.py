@@ -212,3 +212,23 @@ async def test_token_acts_in_the_organization_chosen(client: Any) -> None:
     chosen = Api(client, f"{second_slug}.localhost").with_bearer(tokens["access_token"])
     assert (await chosen.query("workspaces.list")).status == 200
     assert (await _bearer(client, home, tokens["access_token"]).query("workspaces.list")).status == 401
+
+
+async def test_an_organization_enforcing_single_sign_on_grants_only_its_owner(client: Any) -> None:
+    """The auth host's sign-in is a password's: with SSO enforced, a member's approval is refused (no code), the
+    owner's (break-glass) still goes through."""
+    org = await make_org(client, plan="enterprise")
+    member_id, _ = await org.add_user("member")  # signed in by password here: before enforcement
+    enforced = await org.owner.mutate("sso.updateConfig", {
+        "issuer": "https://login.example.com", "clientId": "obeya", "clientSecret": "s" * 32, "enforce": True,
+        "allowedDomains": []})
+    assert enforced.status == 200, enforced.body
+    app = await register(org)
+    email = await _email(client, member_id)
+    async with oauth_client(client, app) as oauth:
+        url, _ = oauth.create_authorization_url(AUTHORIZE_URL, code_verifier=generate_token(48))
+        browser = Browser(client)
+        refused = await browser.decide(url, await browser.sign_in(url, email))
+        assert refused.status == 403 and refused.location is None, refused
+        assert "identity provider" in refused.text
+        assert (await _tokens(client, org, oauth))["access_token"].startswith("svc_oat_")
