@@ -99,6 +99,12 @@ def own_origin(request: web.Request, production: bool) -> tuple[str, str, int | 
     return _origin_of(f"{scheme}://{request.host}") if request.host else None
 
 
+def is_own_origin(request: web.Request, claimed: str, production: bool) -> bool:
+    """Whether an Origin or Referer value names exactly this organization's scheme, host and port."""
+    origin = _origin_of(claimed)
+    return origin is not None and origin == own_origin(request, production)
+
+
 def is_json(request: web.Request) -> bool:
     return (request.headers.get("Content-Type") or "").split(";")[0].strip().lower() == "application/json"
 
@@ -110,7 +116,7 @@ def check_csrf(request: web.Request, production: bool) -> None:
     body-less PUT, PATCH or DELETE (those always need a preflight cross-site)."""
     claimed = request.headers.get("Origin") or request.headers.get("Referer")
     if claimed is not None:
-        if _origin_of(claimed) is None or _origin_of(claimed) != own_origin(request, production):
+        if not is_own_origin(request, claimed, production):
             raise Forbidden("cross-site request refused: the origin is not this organization's")
         return
     if is_json(request):

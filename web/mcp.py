@@ -14,7 +14,6 @@ is a tool result with `isError`. Resources are `obeya://board/<id>` and `obeya:/
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 import msgspec
 from aiohttp import web
@@ -24,14 +23,14 @@ from protocol.caller import Caller, CredentialKind
 from protocol.errors import ApiError, BadRequest, Unauthorized, ValidationFailed
 from protocol.plans import plan
 from protocol.registry import REGISTRY, Procedure
-from web.context import MCP_PATH, identify
+from web.context import MCP_PATH, identify, is_own_origin
 from web.dispatch import call_procedure
 from web.envelopes import json_response, rest_error, rpc_payload
 from web.errors import unexpected_error
 from web.idempotency import idempotent
 from web.idempotency_store import HEADER as IDEMPOTENCY_KEY
 from web.inputs import decode_json
-from web.keys import CALLER
+from web.keys import CALLER, NODE
 from web.mcp_resources import TEMPLATES, BadResource, list_resources, plain, reader
 from web.rate_limit import count, count_refused
 
@@ -173,7 +172,7 @@ def _transport_refusal(request: web.Request) -> web.Response | None:
     """The spec's header rules, checked before the key: a foreign Origin, an unknown protocol version, and for
     a POST an Accept without JSON."""
     origin = request.headers.get("Origin")
-    if origin is not None and urlsplit(origin).netloc.lower() != request.host.lower():
+    if origin is not None and not is_own_origin(request, origin, request.app[NODE].production):
         return _refusal(403, INVALID_REQUEST, "Origin is not this organization's host")
     version = request.headers.get("MCP-Protocol-Version")
     if version is not None and version not in VERSIONS:

@@ -96,7 +96,8 @@ async def _named(request: web.Request, uris: tuple[str, ...]) -> list[dict[str, 
 
 async def list_resources(request: web.Request, granted: tuple[str, ...], cursor: Any) -> dict[str, Any]:
     """One page of `resources/list`."""
-    if cursor is not None and not (isinstance(cursor, str) and cursor.isdigit() and len(cursor) < 10):
+    if cursor is not None and not (isinstance(cursor, str) and cursor.isascii() and cursor.isdigit()
+                                   and len(cursor) < 10):
         raise BadResource("cursor is not one this server gave")
     start = int(cursor or 0)
     listed = await (_named(request, granted) if granted else _readable(request))

@@ -137,3 +137,13 @@ async def test_resources_come_in_pages_of_50_followed_by_cursor(board: Board) ->
         second = await session.list_resources(cursor=first.nextCursor)
         assert len(second.resources) == 2 and second.nextCursor is None
     assert {str(r.uri) for r in [*first.resources, *second.resources]} == expected
+
+
+async def test_an_unreadable_origin_or_cursor_is_refused_not_a_500(org: Org) -> None:
+    key, _ = await _create(org)
+    for origin in ("http://[", "null", f"http://{org.host}:8443", f"ftp://{org.host}"):
+        status, _, body = await _post(org, key, _request("ping"), Origin=origin)
+        assert status == 403 and "Origin" in body["error"]["message"], origin
+    for cursor in ("²", "-1", "1e3", 5):  # a superscript digit passes str.isdigit but not int()
+        status, _, body = await _post(org, key, _request("resources/list", {"cursor": cursor}))
+        assert status == 200 and body["error"]["code"] == -32602 and "cursor" in body["error"]["message"], cursor
