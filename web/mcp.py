@@ -33,6 +33,7 @@ from web.inputs import decode_json
 from web.keys import CALLER, NODE
 from web.mcp_resources import TEMPLATES, BadResource, list_resources, plain, reader
 from web.rate_limit import count, count_refused
+from web.rpc import MAX_BATCH
 
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 _encode = msgspec.json.Encoder().encode
@@ -152,6 +153,8 @@ async def _respond(request: web.Request) -> web.StreamResponse:
     except BadRequest:
         return _refusal(400, PARSE_ERROR, "body is not JSON")
     if isinstance(body, list):
+        if not 0 < len(body) <= MAX_BATCH:  # one request, counted once, must not fan out without bound
+            return _refusal(400, INVALID_REQUEST, f"a batch holds 1 to {MAX_BATCH} messages")
         answers = [a for a in [await _message(request, caller, m) for m in body] if a is not None]
         return json_response(answers) if answers else web.Response(status=202)
     answer = await _message(request, caller, body)

@@ -147,3 +147,13 @@ async def test_an_unreadable_origin_or_cursor_is_refused_not_a_500(org: Org) -> 
     for cursor in ("²", "-1", "1e3", 5):  # a superscript digit passes str.isdigit but not int()
         status, _, body = await _post(org, key, _request("resources/list", {"cursor": cursor}))
         assert status == 200 and body["error"]["code"] == -32602 and "cursor" in body["error"]["message"], cursor
+
+
+async def test_a_batch_holds_at_most_50_messages(org: Org) -> None:
+    # Counted once against the rate limit, a batch without bound would run any number of tool calls.
+    key, _ = await _create(org)
+    status, _, body = await _post(org, key, [_request("ping", ident=n) for n in range(50)])
+    assert status == 200 and [answer["id"] for answer in body] == list(range(50))
+    for batch in ([_request("ping", ident=n) for n in range(51)], []):
+        status, _, body = await _post(org, key, batch)
+        assert status == 400 and body["error"]["code"] == -32600 and "batch" in body["error"]["message"]
