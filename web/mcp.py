@@ -23,14 +23,14 @@ from protocol.caller import Caller, CredentialKind
 from protocol.errors import ApiError, BadRequest, Unauthorized, ValidationFailed
 from protocol.plans import plan
 from protocol.registry import REGISTRY, Procedure
-from web.context import MCP_PATH, identify, is_own_origin
+from web.context import MCP_PATH, identify, is_own_origin, note_retry_after
 from web.dispatch import call_procedure
 from web.envelopes import json_response, rest_error, rpc_payload
 from web.errors import unexpected_error
 from web.idempotency import idempotent
 from web.idempotency_store import HEADER as IDEMPOTENCY_KEY
 from web.inputs import decode_json
-from web.keys import CALLER, NODE
+from web.keys import CALLER, NODE, NOTHING_DONE
 from web.mcp_resources import TEMPLATES, BadResource, list_resources, plain, reader
 from web.rate_limit import count, count_refused
 from web.rpc import MAX_BATCH
@@ -72,13 +72,20 @@ def _text(value: Any) -> dict[str, Any]:
     return {"type": "text", "text": _encode(rpc_payload(value)).decode()}
 
 
+# How many tool calls of this request ran through and how many were refused or failed.
+_CALLS_DONE = web.RequestKey("mcp_calls_done", int)
+_CALLS_FAILED = web.RequestKey("mcp_calls_failed", int)
+
+
 async def _call(request: web.Request, procedure: Procedure, arguments: Any) -> dict[str, Any]:
     try:
         value = await call_procedure(request, procedure, arguments)
-    except ApiError as error:
+    except Exception as exc:  # an unexpected one logged as the routers log it; each answered as a failed call
+        error = exc if isinstance(exc, ApiError) else unexpected_error(request, exc)
+        note_retry_after(request, error)
+        request[_CALLS_FAILED] = request.get(_CALLS_FAILED, 0) + 1
         return {"content": [_text(rest_error(error))], "isError": True}
-    except Exception as exc:  # logged as the routers log it, answered as a failed tool call
-        return {"content": [_text(rest_error(unexpected_error(request, exc)))], "isError": True}
+    request[_CALLS_DONE] = request.get(_CALLS_DONE, 0) + 1
     return {"content": [_text(value)], "isError": False}
 
 
@@ -156,8 +163,16 @@ async def _respond(request: web.Request) -> web.StreamResponse:
         if not 0 < len(body) <= MAX_BATCH:  # one request, counted once, must not fan out without bound
             return _refusal(400, INVALID_REQUEST, f"a batch holds 1 to {MAX_BATCH} messages")
         answers = [a for a in [await _message(request, caller, m) for m in body] if a is not None]
-        return json_response(answers) if answers else web.Response(status=202)
+        return _answered(request, answers or None)
     answer = await _message(request, caller, body)
+    return _answered(request, answer)
+
+
+def _answered(request: web.Request, answer: Any) -> web.Response:
+    """The HTTP answer; a request whose tool calls were all refused changed nothing, and says so to the
+    idempotency key (a refused HTTP call is a 4xx, a refused tool call a 200 with `isError`)."""
+    if request.get(_CALLS_FAILED) and not request.get(_CALLS_DONE):
+        request[NOTHING_DONE] = True
     return json_response(answer) if answer is not None else web.Response(status=202)
 
 

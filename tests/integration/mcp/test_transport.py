@@ -157,3 +157,25 @@ async def test_a_batch_holds_at_most_50_messages(org: Org) -> None:
     for batch in ([_request("ping", ident=n) for n in range(51)], []):
         status, _, body = await _post(org, key, batch)
         assert status == 400 and body["error"]["code"] == -32600 and "batch" in body["error"]["message"]
+
+
+async def test_a_refused_tool_call_leaves_its_idempotency_key_free_for_the_retry(board: Board) -> None:
+    # Over HTTP a refused write (4xx, 5xx) releases its key, so its retry runs again; a refused tool call is an
+    # HTTP 200 whose result has isError, and must do the same, not replay the refusal for good.
+    org = board.org
+    viewer_id, viewer = await org.add_user("guest")
+    made = await viewer.mutate("mcpKeys.create", {"name": "a guest's assistant", "allowedTools": ["items.create"]})
+    assert made.status == 200, made.body
+    call = _request("tools/call", {"name": "items_create", "arguments": {
+        "boardId": board.id, "groupId": board.group_id, "name": "After the promotion"}})
+    refused = await _post(org, made.data["key"], call, Idempotency_Key="mcp-retry-1")
+    assert refused[0] == 200 and refused[2]["result"]["isError"]
+    promoted = await org.owner.mutate("organizations.members.updateRole", {"userId": viewer_id, "role": "member"})
+    assert promoted.status == 200, promoted.body
+    retried = await _post(org, made.data["key"], call, Idempotency_Key="mcp-retry-1")
+    assert retried[0] == 200 and not retried[2]["result"]["isError"], (retried[1], refused[2])
+    assert "Idempotent-Replayed" not in retried[1]
+    listed = await org.owner.query("items.list", {"boardId": board.id})
+    assert [i["name"] for i in listed.data["items"]] == ["After the promotion"]
+    again = await _post(org, made.data["key"], call, Idempotency_Key="mcp-retry-1")
+    assert again[1].get("Idempotent-Replayed") == "true" and again[2] == retried[2]
