@@ -149,3 +149,13 @@ async def test_a_key_shows_its_last_use_and_is_refused_once_expired(clocked_clie
     assert (await org.owner.query("mcpKeys.list")).data[0]["status"] == "expired"
     past = await org.owner.mutate("mcpKeys.create", {"name": "late", "expiresAt": "2000-01-01T00:00:00Z"})
     assert past.status == 400 and "expiresAt" in json.dumps(past.body)
+
+
+async def test_an_expiry_beyond_what_utc_holds_is_refused_naming_expires_at(org: Org) -> None:
+    # 9999-12-31T23:59:59-23:59 is in year 10000 in UTC: it failed to be stored (500) for MCP and API keys alike.
+    for procedure in ("mcpKeys.create", "apiKeys.create"):
+        for moment in ("9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"):
+            reply = await org.owner.mutate(procedure, {"name": "far", "expiresAt": moment})
+            assert reply.status == 400 and "expiresAt" in json.dumps(reply.body), (procedure, moment, reply.body)
+    latest = await org.owner.mutate("mcpKeys.create", {"name": "far", "expiresAt": "9999-12-31T23:59:59Z"})
+    assert latest.status == 200 and latest.data["mcpKey"]["expiresAt"] == "9999-12-31T23:59:59.000Z"
