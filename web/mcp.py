@@ -93,7 +93,7 @@ async def _answer(request: web.Request, caller: Caller, method: str, params: dic
     tools, resources = split_grants(caller.scopes)
     if method == "initialize":
         asked = params.get("protocolVersion")
-        return {"protocolVersion": asked if asked in VERSIONS else VERSIONS[1],
+        return {"protocolVersion": asked if asked in VERSIONS else VERSIONS[0],  # else the latest (spec)
                 "capabilities": {"tools": {"listChanged": False},
                                  "resources": {"subscribe": False, "listChanged": False}},
                 "serverInfo": {"name": "obeya", "version": "1"}}
@@ -138,11 +138,18 @@ async def _message(request: web.Request, caller: Caller, message: Any) -> dict[s
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "not JSON-RPC 2.0"}}
     if "method" not in message:
-        return None  # a response to a request of ours: we send none
+        if "id" in message and ("result" in message) != ("error" in message):
+            return None  # a response to a request of ours: we send none
+        return {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "neither a request, "
+                                                        "a notification nor a response"}}
     ident = message.get("id")
     if "id" not in message:
         return None  # a notification (notifications/initialized, cancelled): nothing to answer
-    method, params = message.get("method"), message.get("params") or {}
+    if isinstance(ident, bool) or not isinstance(ident, str | int):  # MCP: a string or an integer, never null
+        return {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST,
+                                                        "message": "id must be a string or an integer"}}
+    method, params = message.get("method"), message.get("params")
+    params = {} if params is None else params
     try:
         if not isinstance(method, str) or not isinstance(params, dict):
             raise _RpcError(INVALID_REQUEST, "method must be a string and params an object")

@@ -179,3 +179,24 @@ async def test_a_refused_tool_call_leaves_its_idempotency_key_free_for_the_retry
     assert [i["name"] for i in listed.data["items"]] == ["After the promotion"]
     again = await _post(org, made.data["key"], call, Idempotency_Key="mcp-retry-1")
     assert again[1].get("Idempotent-Replayed") == "true" and again[2] == retried[2]
+
+
+async def test_messages_that_are_not_requests_notifications_or_responses_are_invalid(org: Org) -> None:
+    key, _ = await _create(org)
+    pings = [{"jsonrpc": "2.0", "id": ident, "method": "ping"} for ident in (None, {"a": 1}, True, 1.5)]
+    for message in ({"jsonrpc": "2.0", "id": 3}, {"jsonrpc": "2.0", "id": 3, "result": {}, "error": {}}, *pings,
+                    {"jsonrpc": "2.0", "id": 4, "method": "ping", "params": []}):
+        status, _, body = await _post(org, key, message)
+        assert status == 200 and body["error"]["code"] == -32600, message
+        assert body["id"] is None or body["id"] == 4, message
+    status, _, body = await _post(org, key, {"jsonrpc": "2.0", "id": "a", "method": "ping"})
+    assert status == 200 and body == {"jsonrpc": "2.0", "id": "a", "result": {}}
+
+
+async def test_initialize_offers_the_latest_version_when_the_asked_one_is_unknown(org: Org) -> None:
+    key, _ = await _create(org)
+    hello = {"capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}
+    status, _, body = await _post(org, key, _request("initialize", {**hello, "protocolVersion": "2099-01-01"}))
+    assert status == 200 and body["result"]["protocolVersion"] == "2025-11-25"
+    status, _, body = await _post(org, key, _request("initialize", {**hello, "protocolVersion": "2025-03-26"}))
+    assert status == 200 and body["result"]["protocolVersion"] == "2025-03-26"
