@@ -19,7 +19,6 @@ from protocol.errors import (
     PayloadTooLarge,
     ServiceUnavailable,
     TooManyRequests,
-    Unauthorized,
 )
 from protocol.ids import new_id
 from protocol.slugs import ROUTED_HOST_LABELS
@@ -162,9 +161,7 @@ async def identify(request: web.Request) -> Caller:
         bearer = session_token = None
     caller = await resolve_caller(node, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
                                   node.service_host), bearer=bearer, session_token=session_token,
-                                  address=request.remote)
-    if caller.credential is CredentialKind.MCP_KEY and request.path != MCP_PATH:
-        raise Unauthorized("an assistant (MCP) key is valid on /mcp only")
+                                  address=request.remote, mcp=request.path == MCP_PATH)
     request[CALLER] = caller
     structlog.contextvars.bind_contextvars(
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+import socketio
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
@@ -20,6 +21,7 @@ from actors.identity.last_used import flush
 from actors.runtime.clock import ManualClock
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board
+from tests.integration.live.conftest import Screen
 from web.keys import NODE
 
 # The brief names the client's streamablehttp_client, which mcp 1.30 marks deprecated for streamable_http_client.
@@ -159,3 +161,19 @@ async def test_an_expiry_beyond_what_utc_holds_is_refused_naming_expires_at(org:
             assert reply.status == 400 and "expiresAt" in json.dumps(reply.body), (procedure, moment, reply.body)
     latest = await org.owner.mutate("mcpKeys.create", {"name": "far", "expiresAt": "9999-12-31T23:59:59Z"})
     assert latest.status == 200 and latest.data["mcpKey"]["expiresAt"] == "9999-12-31T23:59:59.000Z"
+
+
+async def test_a_key_opens_no_live_socket(board: Board) -> None:
+    # Valid on /mcp only: on the socket the key would follow every board its member reads, whatever its
+    # allowedResources, and on a plan without API access.
+    org = board.org
+    key, _ = await _create(org, allowedTools=["boards.get"], allowedResources=[f"obeya://board/{board.id}"])
+    screen, reasons = Screen(), []
+    screen.client.on("connect_error", reasons.append)
+    try:
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            await screen.connect(org.owner, token=key, cookie=False)
+    finally:
+        await screen.close()
+    assert [r["data"] for r in reasons] == [{"code": "UNAUTHORIZED",
+                                             "message": "an assistant (MCP) key is valid on /mcp only"}]
