@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+import web.mcp_resources
+from protocol.errors import ServiceUnavailable
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board
 from tests.integration.kpis.conftest import define, kpi_input
@@ -200,3 +202,26 @@ async def test_initialize_offers_the_latest_version_when_the_asked_one_is_unknow
     assert status == 200 and body["result"]["protocolVersion"] == "2025-11-25"
     status, _, body = await _post(org, key, _request("initialize", {**hello, "protocolVersion": "2025-03-26"}))
     assert status == 200 and body["result"]["protocolVersion"] == "2025-03-26"
+
+
+async def test_a_resource_walk_that_meets_an_outage_says_retry_rather_than_listing_less(
+        board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Only a plan without KPIs (403) or a resource gone or out of reach (404, 403) leaves a resource out; a 503
+    # is the request's, with Retry-After, not a shorter list the assistant takes for the whole.
+    org = board.org
+    await define(board)
+    named, _ = await _create(org, allowedResources=[f"obeya://board/{board.id}", "obeya://kpi/kpi_gone"])
+    everything, _ = await _create(org)
+    status, _, body = await _post(org, named, _request("resources/list"))
+    assert status == 200 and [r["uri"] for r in body["result"]["resources"]] == [f"obeya://board/{board.id}"]
+    real = web.mcp_resources.call_procedure
+
+    async def away(request: Any, procedure: Any, arguments: Any) -> Any:
+        if procedure.name in ("kpis.list", "boards.get"):
+            raise ServiceUnavailable("the board's actor is moving")
+        return await real(request, procedure, arguments)
+
+    monkeypatch.setattr(web.mcp_resources, "call_procedure", away)
+    for key in (named, everything):
+        status, headers, body = await _post(org, key, _request("resources/list"))
+        assert status == 503 and headers["Retry-After"] == "1", body
