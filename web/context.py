@@ -19,7 +19,6 @@ from protocol.errors import (
     PayloadTooLarge,
     ServiceUnavailable,
     TooManyRequests,
-    Unauthorized,
 )
 from protocol.ids import new_id
 from protocol.slugs import ROUTED_HOST_LABELS
@@ -99,6 +98,12 @@ def own_origin(request: web.Request, production: bool) -> tuple[str, str, int | 
     return _origin_of(f"{scheme}://{request.host}") if request.host else None
 
 
+def is_own_origin(request: web.Request, claimed: str, production: bool) -> bool:
+    """Whether an Origin or Referer value names exactly this organization's scheme, host and port."""
+    origin = _origin_of(claimed)
+    return origin is not None and origin == own_origin(request, production)
+
+
 def is_json(request: web.Request) -> bool:
     return (request.headers.get("Content-Type") or "").split(";")[0].strip().lower() == "application/json"
 
@@ -110,7 +115,7 @@ def check_csrf(request: web.Request, production: bool) -> None:
     body-less PUT, PATCH or DELETE (those always need a preflight cross-site)."""
     claimed = request.headers.get("Origin") or request.headers.get("Referer")
     if claimed is not None:
-        if _origin_of(claimed) is None or _origin_of(claimed) != own_origin(request, production):
+        if not is_own_origin(request, claimed, production):
             raise Forbidden("cross-site request refused: the origin is not this organization's")
         return
     if is_json(request):
@@ -156,9 +161,7 @@ async def identify(request: web.Request) -> Caller:
         bearer = session_token = None
     caller = await resolve_caller(node, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
                                   node.service_host), bearer=bearer, session_token=session_token,
-                                  address=request.remote)
-    if caller.credential is CredentialKind.MCP_KEY and request.path != MCP_PATH:
-        raise Unauthorized("an assistant (MCP) key is valid on /mcp only")
+                                  address=request.remote, mcp=request.path == MCP_PATH)
     request[CALLER] = caller
     structlog.contextvars.bind_contextvars(
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)

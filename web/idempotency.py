@@ -13,7 +13,7 @@ from aiohttp import web
 
 import web.idempotency_store as idempotency
 from protocol.caller import Caller
-from web.keys import CALLER, NODE, RETURNS_SECRET
+from web.keys import CALLER, NODE, NOTHING_DONE, RETURNS_SECRET
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -54,9 +54,10 @@ async def idempotent(request: web.Request, handler: Handler, caller: Caller) -> 
     except BaseException:
         await idempotency.release(node, scope, key, digest)
         raise
-    if response.status < 400 and request.get(RETURNS_SECRET, False):
+    done = response.status < 400 and not request.get(NOTHING_DONE, False)
+    if done and request.get(RETURNS_SECRET, False):
         await idempotency.finish_withheld(node, scope, key, digest, response.status)
-    elif response.status < 400 and isinstance(response, web.Response) and isinstance(response.body, bytes):
+    elif done and isinstance(response, web.Response) and isinstance(response.body, bytes):
         await idempotency.finish(node, scope, key, digest, idempotency.StoredResponse(
             response.status, response.body, response.headers.get("Content-Type")))
     else:

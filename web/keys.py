@@ -15,6 +15,9 @@ CALLS = web.RequestKey("calls", int)              # procedure calls run so far (
 # Set when a procedure whose reply holds a shown-once secret ran (protocol/registry.py `returns_secret`).
 RETURNS_SECRET = web.RequestKey("returns_secret", bool)
 REQUEST_ID = web.RequestKey("request_id", str)
+# Set when a 2xx answer reports only refused or failed calls (MCP tool results with `isError`, web/mcp.py): its
+# Idempotency-Key is released as a 4xx/5xx's is (web/idempotency.py), so that the retry runs again.
+NOTHING_DONE = web.RequestKey("nothing_done", bool)
 # Seconds a refused caller should wait (a TooManyRequests that says so, any ServiceUnavailable), sent as
 # `Retry-After` by the edge (web/edge.py); an RPC batch keeps the longest of its calls'.
 RETRY_AFTER = web.RequestKey("retry_after", int)

@@ -14,7 +14,6 @@ is a tool result with `isError`. Resources are `obeya://board/<id>` and `obeya:/
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 import msgspec
 from aiohttp import web
@@ -24,16 +23,17 @@ from protocol.caller import Caller, CredentialKind
 from protocol.errors import ApiError, BadRequest, Unauthorized, ValidationFailed
 from protocol.plans import plan
 from protocol.registry import REGISTRY, Procedure
-from web.context import MCP_PATH, identify
+from web.context import MCP_PATH, identify, is_own_origin, note_retry_after
 from web.dispatch import call_procedure
 from web.envelopes import json_response, rest_error, rpc_payload
 from web.errors import unexpected_error
 from web.idempotency import idempotent
 from web.idempotency_store import HEADER as IDEMPOTENCY_KEY
 from web.inputs import decode_json
-from web.keys import CALLER
+from web.keys import CALLER, NODE, NOTHING_DONE
 from web.mcp_resources import TEMPLATES, BadResource, list_resources, plain, reader
 from web.rate_limit import count, count_refused
+from web.rpc import MAX_BATCH
 
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 _encode = msgspec.json.Encoder().encode
@@ -72,13 +72,20 @@ def _text(value: Any) -> dict[str, Any]:
     return {"type": "text", "text": _encode(rpc_payload(value)).decode()}
 
 
+# How many tool calls of this request ran through and how many were refused or failed.
+_CALLS_DONE = web.RequestKey("mcp_calls_done", int)
+_CALLS_FAILED = web.RequestKey("mcp_calls_failed", int)
+
+
 async def _call(request: web.Request, procedure: Procedure, arguments: Any) -> dict[str, Any]:
     try:
         value = await call_procedure(request, procedure, arguments)
-    except ApiError as error:
+    except Exception as exc:  # an unexpected one logged as the routers log it; each answered as a failed call
+        error = exc if isinstance(exc, ApiError) else unexpected_error(request, exc)
+        note_retry_after(request, error)
+        request[_CALLS_FAILED] = request.get(_CALLS_FAILED, 0) + 1
         return {"content": [_text(rest_error(error))], "isError": True}
-    except Exception as exc:  # logged as the routers log it, answered as a failed tool call
-        return {"content": [_text(rest_error(unexpected_error(request, exc)))], "isError": True}
+    request[_CALLS_DONE] = request.get(_CALLS_DONE, 0) + 1
     return {"content": [_text(value)], "isError": False}
 
 
@@ -86,7 +93,7 @@ async def _answer(request: web.Request, caller: Caller, method: str, params: dic
     tools, resources = split_grants(caller.scopes)
     if method == "initialize":
         asked = params.get("protocolVersion")
-        return {"protocolVersion": asked if asked in VERSIONS else VERSIONS[1],
+        return {"protocolVersion": asked if asked in VERSIONS else VERSIONS[0],  # else the latest (spec)
                 "capabilities": {"tools": {"listChanged": False},
                                  "resources": {"subscribe": False, "listChanged": False}},
                 "serverInfo": {"name": "obeya", "version": "1"}}
@@ -131,11 +138,18 @@ async def _message(request: web.Request, caller: Caller, message: Any) -> dict[s
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "not JSON-RPC 2.0"}}
     if "method" not in message:
-        return None  # a response to a request of ours: we send none
+        if "id" in message and ("result" in message) != ("error" in message):
+            return None  # a response to a request of ours: we send none
+        return {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "neither a request, "
+                                                        "a notification nor a response"}}
     ident = message.get("id")
     if "id" not in message:
         return None  # a notification (notifications/initialized, cancelled): nothing to answer
-    method, params = message.get("method"), message.get("params") or {}
+    if isinstance(ident, bool) or not isinstance(ident, str | int):  # MCP: a string or an integer, never null
+        return {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST,
+                                                        "message": "id must be a string or an integer"}}
+    method, params = message.get("method"), message.get("params")
+    params = {} if params is None else params
     try:
         if not isinstance(method, str) or not isinstance(params, dict):
             raise _RpcError(INVALID_REQUEST, "method must be a string and params an object")
@@ -153,9 +167,19 @@ async def _respond(request: web.Request) -> web.StreamResponse:
     except BadRequest:
         return _refusal(400, PARSE_ERROR, "body is not JSON")
     if isinstance(body, list):
+        if not 0 < len(body) <= MAX_BATCH:  # one request, counted once, must not fan out without bound
+            return _refusal(400, INVALID_REQUEST, f"a batch holds 1 to {MAX_BATCH} messages")
         answers = [a for a in [await _message(request, caller, m) for m in body] if a is not None]
-        return json_response(answers) if answers else web.Response(status=202)
+        return _answered(request, answers or None)
     answer = await _message(request, caller, body)
+    return _answered(request, answer)
+
+
+def _answered(request: web.Request, answer: Any) -> web.Response:
+    """The HTTP answer; a request whose tool calls were all refused changed nothing, and says so to the
+    idempotency key (a refused HTTP call is a 4xx, a refused tool call a 200 with `isError`)."""
+    if request.get(_CALLS_FAILED) and not request.get(_CALLS_DONE):
+        request[NOTHING_DONE] = True
     return json_response(answer) if answer is not None else web.Response(status=202)
 
 
@@ -173,7 +197,7 @@ def _transport_refusal(request: web.Request) -> web.Response | None:
     """The spec's header rules, checked before the key: a foreign Origin, an unknown protocol version, and for
     a POST an Accept without JSON."""
     origin = request.headers.get("Origin")
-    if origin is not None and urlsplit(origin).netloc.lower() != request.host.lower():
+    if origin is not None and not is_own_origin(request, origin, request.app[NODE].production):
         return _refusal(403, INVALID_REQUEST, "Origin is not this organization's host")
     version = request.headers.get("MCP-Protocol-Version")
     if version is not None and version not in VERSIONS:

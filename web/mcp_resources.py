@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
-from protocol.errors import ApiError
+from protocol.errors import Forbidden, NotFound
 from protocol.registry import REGISTRY, Procedure
 from web.dispatch import call_procedure
 from web.envelopes import rpc_payload
@@ -77,7 +77,7 @@ async def _readable(request: web.Request) -> list[dict[str, Any]]:
                     async for kpi in _pages(request, "kpis.list", {"boardId": board["id"]}):
                         found.append({"uri": f"obeya://kpi/{kpi['id']}", "name": str(kpi.get("name") or kpi["id"]),
                                       "mimeType": "application/json"})
-                except ApiError:  # a plan without KPIs: the boards are still there
+                except Forbidden:  # a plan without KPIs: the boards are still there (an outage is the request's)
                     continue
     return found
 
@@ -88,7 +88,7 @@ async def _named(request: web.Request, uris: tuple[str, ...]) -> list[dict[str, 
         procedure, arguments = reader(uri)
         try:
             value = await plain(request, procedure, arguments)
-        except ApiError:
+        except (NotFound, Forbidden):  # gone, or out of the member's reach now; an outage is the request's
             continue
         found.append({"uri": uri, "name": str(value.get("name") or uri), "mimeType": "application/json"})
     return found
@@ -96,7 +96,8 @@ async def _named(request: web.Request, uris: tuple[str, ...]) -> list[dict[str, 
 
 async def list_resources(request: web.Request, granted: tuple[str, ...], cursor: Any) -> dict[str, Any]:
     """One page of `resources/list`."""
-    if cursor is not None and not (isinstance(cursor, str) and cursor.isdigit() and len(cursor) < 10):
+    if cursor is not None and not (isinstance(cursor, str) and cursor.isascii() and cursor.isdigit()
+                                   and len(cursor) < 10):
         raise BadResource("cursor is not one this server gave")
     start = int(cursor or 0)
     listed = await (_named(request, granted) if granted else _readable(request))

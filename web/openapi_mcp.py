@@ -41,7 +41,7 @@ def mcp_path_item() -> dict[str, Any]:
         "post": {
             "operationId": "post_mcp", "tags": ["mcp"],
             "summary": "Model Context Protocol (Streamable HTTP) for assistants holding an MCP key",
-            "description": "One JSON-RPC 2.0 message or a batch of them. Tools are the procedures the key allows "
+            "description": "One JSON-RPC 2.0 message or a batch of 1 to 50. Tools are the procedures the key allows "
                            "(`items.create` is the tool `items_create`); resources are `obeya://board/{id}` and "
                            "`obeya://kpi/{id}`. Only an MCP key (`svc_mcp_live_...`) is accepted here.",
             "security": [{"bearerAuth": []}],
@@ -58,7 +58,8 @@ def mcp_path_item() -> dict[str, Any]:
                 "200": {"description": "the answers to the requests", "content": {JSON: {"schema": {
                     "oneOf": [_ANSWER, {"type": "array", "items": _ANSWER}]}}}},
                 "202": {"description": "only notifications or responses were sent: nothing to answer"},
-                "400": _refusal("not JSON (-32700), too deep, or an unsupported MCP-Protocol-Version"),
+                "400": _refusal("not JSON (-32700), too deep, a batch of none or more than 50 messages, or an "
+                                "unsupported MCP-Protocol-Version"),
                 "401": {"description": "no MCP key, or a wrong, revoked or expired one"},
                 "403": _refusal("a foreign Origin, or a plan without API access"),
                 "406": _refusal("Accept names no JSON"),

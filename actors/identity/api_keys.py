@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from actors.identity.callers import API_KEY_PREFIX, LOOKUP_LENGTH
@@ -62,6 +62,11 @@ def future_expiry(moment: datetime | None, now: datetime) -> datetime | None:
         return None
     if moment.tzinfo is None:  # a time without offset is read as UTC, as everywhere on the wire
         moment = moment.replace(tzinfo=now.tzinfo)
+    try:  # stored in UTC: 9999-12-31T23:59-01:00 is in year 10000 there, which no datetime holds
+        moment = moment.astimezone(UTC)
+    except OverflowError:
+        raise ValidationFailed("expiresAt is out of range",
+                               details=[FieldError("expiresAt", "must be before the year 10000 in UTC")]) from None
     if moment <= now:
         raise ValidationFailed("expiresAt must be in the future",
                                details=[FieldError("expiresAt", "must be in the future")])

@@ -143,9 +143,11 @@ async def _bearer_credential(node: Node, token: str, address: str | None) -> Ver
 
 
 async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, bearer: str | None,
-                         session_token: str | None, address: str | None = None) -> Caller:
+                         session_token: str | None, address: str | None = None, mcp: bool = False) -> Caller:
     """`address` (the client's) turns on the guessing throttle for credentials not yet verified on this
-    node (actors/identity/throttle.py ADDRESS), unless the node has it off."""
+    node (actors/identity/throttle.py ADDRESS), unless the node has it off. An assistant (MCP) key is refused
+    unless `mcp` (the request is to /mcp, web/mcp.py): elsewhere, an HTTP route or the live socket, it would
+    reach every procedure or board its member may, whatever the key allows."""
     if not node.address_throttle:
         address = None
     org = await organization_for_slug(node, org_slug) if org_slug else None
@@ -161,6 +163,8 @@ async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, b
         if role is None:
             raise Unauthorized("credential owner is no longer a member")
         kind = _KINDS[credential.kind]
+        if kind is CredentialKind.MCP_KEY and not mcp:
+            raise Unauthorized("an assistant (MCP) key is valid on /mcp only")
         return Caller(request_id=request_id, organization=org, user_id=credential.user_id,
                       role=Role.parse(role), credential=kind, credential_id=credential.id,
                       scopes=credential.scopes)

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+import socketio
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
@@ -20,6 +21,7 @@ from actors.identity.last_used import flush
 from actors.runtime.clock import ManualClock
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board
+from tests.integration.live.conftest import Screen
 from web.keys import NODE
 
 # The brief names the client's streamablehttp_client, which mcp 1.30 marks deprecated for streamable_http_client.
@@ -149,3 +151,29 @@ async def test_a_key_shows_its_last_use_and_is_refused_once_expired(clocked_clie
     assert (await org.owner.query("mcpKeys.list")).data[0]["status"] == "expired"
     past = await org.owner.mutate("mcpKeys.create", {"name": "late", "expiresAt": "2000-01-01T00:00:00Z"})
     assert past.status == 400 and "expiresAt" in json.dumps(past.body)
+
+
+async def test_an_expiry_beyond_what_utc_holds_is_refused_naming_expires_at(org: Org) -> None:
+    # 9999-12-31T23:59:59-23:59 is in year 10000 in UTC: it failed to be stored (500) for MCP and API keys alike.
+    for procedure in ("mcpKeys.create", "apiKeys.create"):
+        for moment in ("9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"):
+            reply = await org.owner.mutate(procedure, {"name": "far", "expiresAt": moment})
+            assert reply.status == 400 and "expiresAt" in json.dumps(reply.body), (procedure, moment, reply.body)
+    latest = await org.owner.mutate("mcpKeys.create", {"name": "far", "expiresAt": "9999-12-31T23:59:59Z"})
+    assert latest.status == 200 and latest.data["mcpKey"]["expiresAt"] == "9999-12-31T23:59:59.000Z"
+
+
+async def test_a_key_opens_no_live_socket(board: Board) -> None:
+    # Valid on /mcp only: on the socket the key would follow every board its member reads, whatever its
+    # allowedResources, and on a plan without API access.
+    org = board.org
+    key, _ = await _create(org, allowedTools=["boards.get"], allowedResources=[f"obeya://board/{board.id}"])
+    screen, reasons = Screen(), []
+    screen.client.on("connect_error", reasons.append)
+    try:
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            await screen.connect(org.owner, token=key, cookie=False)
+    finally:
+        await screen.close()
+    assert [r["data"] for r in reasons] == [{"code": "UNAUTHORIZED",
+                                             "message": "an assistant (MCP) key is valid on /mcp only"}]

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+import web.mcp_resources
+from protocol.errors import ServiceUnavailable
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board
 from tests.integration.kpis.conftest import define, kpi_input
@@ -137,3 +139,89 @@ async def test_resources_come_in_pages_of_50_followed_by_cursor(board: Board) ->
         second = await session.list_resources(cursor=first.nextCursor)
         assert len(second.resources) == 2 and second.nextCursor is None
     assert {str(r.uri) for r in [*first.resources, *second.resources]} == expected
+
+
+async def test_an_unreadable_origin_or_cursor_is_refused_not_a_500(org: Org) -> None:
+    key, _ = await _create(org)
+    for origin in ("http://[", "null", f"http://{org.host}:8443", f"ftp://{org.host}"):
+        status, _, body = await _post(org, key, _request("ping"), Origin=origin)
+        assert status == 403 and "Origin" in body["error"]["message"], origin
+    for cursor in ("²", "-1", "1e3", 5):  # a superscript digit passes str.isdigit but not int()
+        status, _, body = await _post(org, key, _request("resources/list", {"cursor": cursor}))
+        assert status == 200 and body["error"]["code"] == -32602 and "cursor" in body["error"]["message"], cursor
+
+
+async def test_a_batch_holds_at_most_50_messages(org: Org) -> None:
+    # Counted once against the rate limit, a batch without bound would run any number of tool calls.
+    key, _ = await _create(org)
+    status, _, body = await _post(org, key, [_request("ping", ident=n) for n in range(50)])
+    assert status == 200 and [answer["id"] for answer in body] == list(range(50))
+    for batch in ([_request("ping", ident=n) for n in range(51)], []):
+        status, _, body = await _post(org, key, batch)
+        assert status == 400 and body["error"]["code"] == -32600 and "batch" in body["error"]["message"]
+
+
+async def test_a_refused_tool_call_leaves_its_idempotency_key_free_for_the_retry(board: Board) -> None:
+    # Over HTTP a refused write (4xx, 5xx) releases its key, so its retry runs again; a refused tool call is an
+    # HTTP 200 whose result has isError, and must do the same, not replay the refusal for good.
+    org = board.org
+    viewer_id, viewer = await org.add_user("guest")
+    made = await viewer.mutate("mcpKeys.create", {"name": "a guest's assistant", "allowedTools": ["items.create"]})
+    assert made.status == 200, made.body
+    call = _request("tools/call", {"name": "items_create", "arguments": {
+        "boardId": board.id, "groupId": board.group_id, "name": "After the promotion"}})
+    refused = await _post(org, made.data["key"], call, Idempotency_Key="mcp-retry-1")
+    assert refused[0] == 200 and refused[2]["result"]["isError"]
+    promoted = await org.owner.mutate("organizations.members.updateRole", {"userId": viewer_id, "role": "member"})
+    assert promoted.status == 200, promoted.body
+    retried = await _post(org, made.data["key"], call, Idempotency_Key="mcp-retry-1")
+    assert retried[0] == 200 and not retried[2]["result"]["isError"], (retried[1], refused[2])
+    assert "Idempotent-Replayed" not in retried[1]
+    listed = await org.owner.query("items.list", {"boardId": board.id})
+    assert [i["name"] for i in listed.data["items"]] == ["After the promotion"]
+    again = await _post(org, made.data["key"], call, Idempotency_Key="mcp-retry-1")
+    assert again[1].get("Idempotent-Replayed") == "true" and again[2] == retried[2]
+
+
+async def test_messages_that_are_not_requests_notifications_or_responses_are_invalid(org: Org) -> None:
+    key, _ = await _create(org)
+    pings = [{"jsonrpc": "2.0", "id": ident, "method": "ping"} for ident in (None, {"a": 1}, True, 1.5)]
+    for message in ({"jsonrpc": "2.0", "id": 3}, {"jsonrpc": "2.0", "id": 3, "result": {}, "error": {}}, *pings,
+                    {"jsonrpc": "2.0", "id": 4, "method": "ping", "params": []}):
+        status, _, body = await _post(org, key, message)
+        assert status == 200 and body["error"]["code"] == -32600, message
+        assert body["id"] is None or body["id"] == 4, message
+    status, _, body = await _post(org, key, {"jsonrpc": "2.0", "id": "a", "method": "ping"})
+    assert status == 200 and body == {"jsonrpc": "2.0", "id": "a", "result": {}}
+
+
+async def test_initialize_offers_the_latest_version_when_the_asked_one_is_unknown(org: Org) -> None:
+    key, _ = await _create(org)
+    hello = {"capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}
+    status, _, body = await _post(org, key, _request("initialize", {**hello, "protocolVersion": "2099-01-01"}))
+    assert status == 200 and body["result"]["protocolVersion"] == "2025-11-25"
+    status, _, body = await _post(org, key, _request("initialize", {**hello, "protocolVersion": "2025-03-26"}))
+    assert status == 200 and body["result"]["protocolVersion"] == "2025-03-26"
+
+
+async def test_a_resource_walk_that_meets_an_outage_says_retry_rather_than_listing_less(
+        board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Only a plan without KPIs (403) or a resource gone or out of reach (404, 403) leaves a resource out; a 503
+    # is the request's, with Retry-After, not a shorter list the assistant takes for the whole.
+    org = board.org
+    await define(board)
+    named, _ = await _create(org, allowedResources=[f"obeya://board/{board.id}", "obeya://kpi/kpi_gone"])
+    everything, _ = await _create(org)
+    status, _, body = await _post(org, named, _request("resources/list"))
+    assert status == 200 and [r["uri"] for r in body["result"]["resources"]] == [f"obeya://board/{board.id}"]
+    real = web.mcp_resources.call_procedure
+
+    async def away(request: Any, procedure: Any, arguments: Any) -> Any:
+        if procedure.name in ("kpis.list", "boards.get"):
+            raise ServiceUnavailable("the board's actor is moving")
+        return await real(request, procedure, arguments)
+
+    monkeypatch.setattr(web.mcp_resources, "call_procedure", away)
+    for key in (named, everything):
+        status, headers, body = await _post(org, key, _request("resources/list"))
+        assert status == 503 and headers["Retry-After"] == "1", body
