@@ -37,6 +37,7 @@ from actors.identity.callers import resolve_caller
 from actors.kernel.membership_cache import member_role
 from protocol.auth import LoginInput
 from protocol.errors import TooManyRequests, Unauthorized
+from web.auth_routes import set_session_cookie
 from web.context import SESSION_COOKIE, host_name, request_id_of
 from web.keys import NODE
 from web.plain_pages import plain_page
@@ -168,16 +169,15 @@ async def _form(request: web.Request) -> Any:
 async def _sign_in(request: web.Request, form: Any) -> web.Response:
     node = request.app[NODE]
     try:
-        data = msgspec.convert({"email": str(form.get("email", "")).strip(), "password": str(form.get("password", ""))},
-                      LoginInput)
+        data = msgspec.convert({"email": str(form.get("email", "")).strip(),
+                                "password": str(form.get("password", ""))}, LoginInput)
         session = await accounts.login(node, None, data)
     except (msgspec.ValidationError, Unauthorized):
         return _sign_in_page(request, "Invalid e-mail or password.", 401)
     except TooManyRequests as error:
         return plain_page("Too many attempts", f"<p>{html.escape(error.message)}</p>", 429)
     response = web.HTTPSeeOther(str(request.rel_url))
-    response.set_cookie(SESSION_COOKIE, session.token, max_age=int(session.expires_in.total_seconds()),
-                        httponly=True, samesite="Lax", secure=node.production, path="/")
+    set_session_cookie(request, response, session)
     raise response
 
 
