@@ -34,6 +34,7 @@ class Leadership:
     def __init__(self, connect: Connect) -> None:
         self._connect = connect
         self._conn: asyncpg.Connection | None = None
+        self._connecting: asyncio.Future[asyncpg.Connection] | None = None
         self._held: set[str] = set()
         self._followed: set[str] = set()  # names another node was found to lead (logged once)
         self._lock = asyncio.Lock()  # one statement at a time on the one connection
@@ -43,7 +44,7 @@ class Leadership:
         async with self._lock:
             try:
                 if self._conn is None:
-                    self._conn = await self._connect()
+                    self._conn = await self._connected()
                 if name in self._held:
                     await self._conn.fetchval("SELECT 1", timeout=STATEMENT_SECONDS)
                     return True
@@ -62,9 +63,28 @@ class Leadership:
                 log.info("worker_follows", worker=name)
             return bool(taken)
 
+    async def _connected(self) -> asyncpg.Connection:
+        """The new connection. A worker cancelled meanwhile (the node stopping) leaves the attempt running for
+        the next ask or `close`: asyncpg cancelled in the middle of its handshake leaves behind a future whose
+        error asyncio prints when the process exits (MagicStack/asyncpg#1211), after a command's last line."""
+        if self._connecting is None:
+            self._connecting = asyncio.ensure_future(self._connect())
+        connecting = self._connecting
+        try:
+            return await asyncio.shield(connecting)
+        finally:
+            if connecting.done():
+                self._connecting = None
+
     async def close(self) -> None:
         """Release every lock (the node is stopping): another node takes over at its next step."""
         async with self._lock:
+            connecting, self._connecting = self._connecting, None
+            if connecting is not None:
+                try:
+                    self._conn = await connecting
+                except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                    pass  # nothing was opened: nothing to close
             await self._give_up()
 
     async def _give_up(self) -> None:

@@ -4,10 +4,12 @@ other takes over at its next ask; a node that stops hands its locks over."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import secrets
 
 import asyncpg
+import pytest
 
 from actors.kernel.leadership import NAMESPACE, Leadership
 
@@ -40,3 +42,28 @@ async def test_one_node_leads_and_the_other_takes_over_when_it_dies(database_url
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_worker_stopped_while_connecting_leaves_the_handshake_to_finish_and_close_closes_it(
+        database_url: str) -> None:
+    """asyncpg interrupted in the middle of its handshake leaves an error behind that asyncio prints at exit
+    (after `obeya demo`'s last line): the attempt is never cancelled, and `close` closes what it opened."""
+    asking, release = asyncio.Event(), asyncio.Event()
+    opened: list[asyncpg.Connection] = []
+
+    async def connect() -> asyncpg.Connection:
+        asking.set()
+        await release.wait()
+        conn = await asyncpg.connect(database_url)
+        opened.append(conn)
+        return conn
+
+    leadership = Leadership(connect)
+    worker = asyncio.ensure_future(leadership.leads(f"test-sweeper-{secrets.token_hex(4)}"))
+    await asking.wait()
+    worker.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await worker
+    release.set()
+    await leadership.close()
+    assert len(opened) == 1 and opened[0].is_closed()
