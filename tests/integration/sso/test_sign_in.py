@@ -220,6 +220,39 @@ async def test_a_single_sign_on_session_is_good_on_its_organization_only(client:
     assert (await (await login(elsewhere.with_session(None), email)).query("auth.me")).status == 200
 
 
+async def test_a_single_sign_on_session_shows_and_changes_nothing_of_the_users_other_organizations(
+        client: Any, enterprise: Org, provider: OidcProvider) -> None:
+    """auth.me lists the session's organization only, and the profile every organization of the user sees is
+    not changed through it (403 saying why); the password session still changes it."""
+    await configure(enterprise, provider)
+    _, member = await enterprise.add_user("member")
+    email = (await member.query("auth.me")).data["email"]
+    other_slug = f"other-{secrets.token_hex(4)}"
+    await create_organization(client.server.app[NODE], slug=other_slug, name="Other", owner_email=email,
+                              owner_password=PASSWORD, plan="business")
+    _, browser = await sign_in(enterprise, email)
+    assert browser is not None
+    me = await browser.query("auth.me")
+    assert me.status == 200
+    assert [m["organizationSlug"] for m in me.data["memberships"]] == [enterprise.slug]
+    refused = await browser.mutate("auth.updateProfile", {"name": "Renamed by a provider"})
+    assert refused.status == 403 and "single sign-on" in str(refused.body)
+    patched = await browser.rest("PATCH", "/api/v1/auth/me", {"image": "https://example.test/a.png"})
+    assert patched.status == 403
+    assert (await member.query("auth.me")).data["name"] != "Renamed by a provider"
+    assert len((await member.query("auth.me")).data["memberships"]) == 2
+    assert (await member.mutate("auth.updateProfile", {"name": "Chosen"})).status == 200
+
+
+async def test_a_single_sign_on_user_of_one_organization_changes_their_profile(enterprise: Org,
+                                                                                provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    _, browser = await sign_in(enterprise, new_email("acme-sso.test"))
+    assert browser is not None
+    changed = await browser.mutate("auth.updateProfile", {"name": "Ada"})
+    assert changed.status == 200 and changed.data["name"] == "Ada"
+
+
 async def test_a_deactivated_member_is_not_let_back_in(client: Any, enterprise: Org, provider: OidcProvider) -> None:
     await configure(enterprise, provider, domains=["acme-sso.test"])
     email = new_email("acme-sso.test")
