@@ -55,6 +55,32 @@ async def test_a_domain_not_allowed_is_refused(enterprise: Org, provider: OidcPr
     assert "not a member" in reply.body and "authjs.session-token" not in str(reply.headers)
 
 
+async def test_an_account_made_elsewhere_does_not_join_through_an_allowed_domain(
+        client: Any, enterprise: Org, provider: OidcProvider) -> None:
+    """Nothing proves the organization owns the domain it allows: its provider asserting the e-mail of an
+    account from another organization does not make that account a member; an invitation does."""
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    email = new_email("acme-sso.test")
+    await create_organization(client.server.app[NODE], slug=f"other-{secrets.token_hex(4)}", name="Other",
+                              owner_email=email, owner_password=PASSWORD, plan="free")
+    reply, browser = await sign_in(enterprise, email)
+    assert reply.status == 403 and browser is None and "invitation" in reply.body
+    assert "authjs.session-token" not in str(reply.headers)
+    joined = await client.server.app[NODE].pool.fetchval(
+        """SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id
+            WHERE m.organization_id = $1 AND u.email = $2""", enterprise.id, email)
+    assert joined == 0
+
+
+async def test_a_public_mail_domain_allowed_before_it_was_refused_joins_nobody(
+        client: Any, enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    await client.server.app[NODE].pool.execute(
+        "UPDATE sso_configs SET allowed_domains = ARRAY['gmail.com'] WHERE organization_id = $1", enterprise.id)
+    reply, browser = await sign_in(enterprise, new_email("gmail.com"))
+    assert reply.status == 403 and browser is None and "not a member" in reply.body
+
+
 async def test_the_state_is_bound_to_the_browser_and_used_once(enterprise: Org, provider: OidcProvider) -> None:
     await configure(enterprise, provider, domains=["acme-sso.test"])
     email = new_email("acme-sso.test")
