@@ -12,6 +12,7 @@ from actors.identity import sso_provider
 from actors.identity.accounts import create_organization
 from actors.identity.sso import state_digest
 from actors.kernel.node import SSO_PROVIDER_SECONDS
+from storage import notifications as notifications_repo
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
 from tests.clients.oidc_provider import OidcProvider
@@ -268,6 +269,20 @@ async def test_a_single_sign_on_session_shows_and_changes_nothing_of_the_users_o
     assert (await member.query("auth.me")).data["name"] != "Renamed by a provider"
     assert len((await member.query("auth.me")).data["memberships"]) == 2
     assert (await member.mutate("auth.updateProfile", {"name": "Chosen"})).status == 200
+
+    # Notifications too: the session's organization's only.
+    node = client.server.app[NODE]
+    other_id = await node.pool.fetchval("SELECT id FROM organizations WHERE slug = $1", other_slug)
+    async with node.pool.acquire() as conn:
+        here = await notifications_repo.insert(conn, me.data["id"], enterprise.id, "mention", "Here", None, None, None)
+        there = await notifications_repo.insert(conn, me.data["id"], other_id, "mention", "Elsewhere: the merger",
+                                                None, None, None)
+    listed = await browser.query("notifications.list", {})
+    assert [n["id"] for n in listed.data["notifications"]] == [here["id"]], listed.body
+    assert (await browser.query("notifications.unreadCount")).data["count"] == 1
+    assert (await browser.mutate("notifications.markAsRead", {"id": there["id"]})).status == 404
+    assert (await browser.mutate("notifications.markAllAsRead")).data["count"] == 1
+    assert (await member.query("notifications.unreadCount")).data["count"] == 1  # the other's, still unread
 
 
 async def test_a_single_sign_on_user_of_one_organization_changes_their_profile(enterprise: Org,
