@@ -49,8 +49,8 @@ CALLBACK_PATH = "/api/v1/auth/sso/callback"
 ENFORCED = "this organization signs in through its identity provider"
 OWNER_USES_PASSWORD = "the organization's owner signs in with a password, not through the identity provider"
 _DOMAIN = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$")
-EXISTING_ACCOUNT = ("this e-mail address already has an account: it joins the organization by invitation, then "
-                    "signs in here")
+EXISTING_ACCOUNT = ("this e-mail address has an account in another organization: it joins this one by invitation, "
+                    "then signs in here")
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
 
 
@@ -236,7 +236,8 @@ def _verified_email(claims: dict[str, Any]) -> str:
 
 
 async def _member(node: Node, org: Organization, settings: Settings, email: str, name: str) -> str:
-    """The member with that e-mail, or a new user and member when the domain is allowed (seats permitting)."""
+    """The member with that e-mail, or a new member when the domain is allowed (seats permitting): a new user, or
+    one of no other organization."""
     async with node.write(None, org_id=org.id) as uow:
         user = await account_repo.user_login(uow.conn, email)
         membership = await repo.membership(uow.conn, org.id, user["id"]) if user is not None else None
@@ -253,15 +254,19 @@ async def _member(node: Node, org: Organization, settings: Settings, email: str,
         if domain not in settings.allowed_domains or is_public(domain):  # public: listed before they were refused
             raise Forbidden("this e-mail address is not a member of the organization and its domain is not "
                             "allowed to join")
-        if user is not None:
+        if user is not None and await account_repo.member_elsewhere(uow.conn, user["id"], org.id):
             # Nothing proves the organization owns an allowed domain, so its provider does not hand it an account
-            # made elsewhere: that account joins by invitation, proven by its password.
+            # of another organization: that account joins by invitation, proven by its password. One of no other
+            # organization (a member removed here, say) may rejoin.
             raise Forbidden(EXISTING_ACCOUNT)
         await check_seat_to_join(uow.conn, org.id)
-        user_id = new_id("usr")
-        # No password is chosen: the hash of a random one nobody knows (the column is required).
-        await account_repo.insert_user(uow.conn, user_id, email, name,
-                                       await hash_secret(secrets.token_urlsafe(32), node.bcrypt_rounds))
+        if user is None:
+            user_id = new_id("usr")
+            # No password is chosen: the hash of a random one nobody knows (the column is required).
+            await account_repo.insert_user(uow.conn, user_id, email, name,
+                                           await hash_secret(secrets.token_urlsafe(32), node.bcrypt_rounds))
+        else:
+            user_id = user["id"]
         await account_repo.insert_membership(uow.conn, org.id, user_id, "member")
         uow.caller = Caller(request_id="", user_id=user_id, user_email=email)
         uow.emit(org_stream(org.id), "member.joined", {"userId": user_id, "email": email, "role": "member"})

@@ -73,6 +73,20 @@ async def test_an_account_made_elsewhere_does_not_join_through_an_allowed_domain
     assert joined == 0
 
 
+async def test_a_member_removed_and_of_no_other_organization_rejoins_through_an_allowed_domain(
+        enterprise: Org, provider: OidcProvider) -> None:
+    """The sign-in made the account and it has no password anyone knows: an invitation could not bring it back."""
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    email = new_email("acme-sso.test")
+    _, browser = await sign_in(enterprise, email)
+    assert browser is not None
+    user_id = (await browser.query("auth.me")).data["id"]
+    assert (await enterprise.owner.mutate("organizations.members.remove", {"userId": user_id})).status == 200
+    again, back = await sign_in(enterprise, email)
+    assert again.status == 302 and back is not None
+    assert (await back.query("auth.me")).data["id"] == user_id
+
+
 async def test_a_public_mail_domain_allowed_before_it_was_refused_joins_nobody(
         client: Any, enterprise: Org, provider: OidcProvider) -> None:
     await configure(enterprise, provider, domains=["acme-sso.test"])
