@@ -45,6 +45,9 @@ class Caller:
     credential_id: str | None = None
     scopes: tuple[str, ...] = field(default=())
     automation: AutomationRun | None = None
+    # A session opened by single sign-on (sessions.organization_id): the organization's provider vouched for
+    # the user here only, so the call sees and changes nothing of the user's other organizations.
+    single_sign_on: bool = False
     # Set when the call was made under an Idempotency-Key: a digest of the credential, the key, the request and
     # the call's place in it. An actor that applied this call answers it again from what it kept (the first
     # reply may have been lost on its way back), never applying it twice.

@@ -84,6 +84,12 @@ async def memberships_of(conn: Conn, user_id: str) -> list[asyncpg.Record]:
             WHERE m.user_id = $1 AND m.status = 'active' ORDER BY m.joined_at""", user_id)
 
 
+async def member_elsewhere(conn: Conn, user_id: str, org_id: str) -> bool:
+    """Whether the user has a membership (of any status) in an organization other than `org_id`."""
+    return bool(await conn.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM memberships WHERE user_id = $1 AND organization_id <> $2)", user_id, org_id))
+
+
 async def insert_session(conn: Conn, token_hash: str, user_id: str, expires_at: datetime,
                          org_id: str | None = None) -> None:
     """A session; `org_id` limits it to that organization (a single sign-on's)."""

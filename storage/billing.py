@@ -38,6 +38,13 @@ async def cancel_due(conn: Conn, now: datetime, limit: int) -> list[asyncpg.Reco
         " LIMIT $2 FOR UPDATE OF s SKIP LOCKED", now, limit)
 
 
+async def renew_due(conn: Conn, now: datetime, limit: int) -> list[asyncpg.Record]:
+    """Active subscriptions not set to cancel whose period has ended (the sandbox's sweeper renews them), locked."""
+    return await conn.fetch(
+        "SELECT * FROM subscriptions WHERE status = 'active' AND NOT cancel_at_period_end"
+        " AND current_period_end <= $1 ORDER BY current_period_end LIMIT $2 FOR UPDATE SKIP LOCKED", now, limit)
+
+
 async def ensure_subscription(conn: Conn, subscription_id: str, org_id: str, start: datetime,
                               end: datetime) -> None:
     """The organization's subscription row, created from its plan on first use (a no-op when it exists)."""

@@ -1,4 +1,5 @@
-"""Notifications and device tokens. Notifications belong to a user; the caller's id scopes every query."""
+"""Notifications and device tokens. Notifications belong to a user; the caller's id scopes every query, and
+`org_id`, when given, keeps it to that organization's (a single sign-on session's view)."""
 
 from __future__ import annotations
 
@@ -18,34 +19,42 @@ async def insert(conn: Conn, user_id: str, org_id: str | None, type: str, title:
         new_id("ntf"), user_id, org_id, type, title, body, entity_type, entity_id)
 
 
-async def page(conn: Conn, user_id: str, limit: int, after_id: str | None) -> list[asyncpg.Record]:
+# Every organization's when the parameter is null; that organization's only otherwise.
+_IN_ORG = "($%d::text IS NULL OR organization_id = $%d)"
+
+
+async def page(conn: Conn, user_id: str, limit: int, after_id: str | None,
+               org_id: str | None = None) -> list[asyncpg.Record]:
     """Newest first; `after_id` is the last notification of the previous page (spec 4.4's cursor)."""
     if after_id is None:
-        return await conn.fetch(f"SELECT {COLUMNS} FROM notifications WHERE user_id = $1 "
-                                "ORDER BY created_at DESC, id DESC LIMIT $2", user_id, limit)
+        return await conn.fetch(f"SELECT {COLUMNS} FROM notifications WHERE user_id = $1 AND {_IN_ORG % (3, 3)} "
+                                "ORDER BY created_at DESC, id DESC LIMIT $2", user_id, limit, org_id)
     return await conn.fetch(
         f"""SELECT {COLUMNS} FROM notifications
-             WHERE user_id = $1 AND (created_at, id) < (
+             WHERE user_id = $1 AND {_IN_ORG % (4, 4)} AND (created_at, id) < (
                    SELECT created_at, id FROM notifications WHERE id = $3 AND user_id = $1)
-             ORDER BY created_at DESC, id DESC LIMIT $2""", user_id, limit, after_id)
+             ORDER BY created_at DESC, id DESC LIMIT $2""", user_id, limit, after_id, org_id)
 
 
-async def exists(conn: Conn, user_id: str, notification_id: str) -> bool:
-    return bool(await conn.fetchval("SELECT EXISTS (SELECT 1 FROM notifications WHERE id = $1 AND user_id = $2)",
-                                    notification_id, user_id))
+async def exists(conn: Conn, user_id: str, notification_id: str, org_id: str | None = None) -> bool:
+    return bool(await conn.fetchval(
+        f"SELECT EXISTS (SELECT 1 FROM notifications WHERE id = $1 AND user_id = $2 AND {_IN_ORG % (3, 3)})",
+        notification_id, user_id, org_id))
 
 
-async def unread_count(conn: Conn, user_id: str) -> int:
-    return int(await conn.fetchval("SELECT count(*) FROM notifications WHERE user_id = $1 AND NOT read", user_id))
+async def unread_count(conn: Conn, user_id: str, org_id: str | None = None) -> int:
+    return int(await conn.fetchval(
+        f"SELECT count(*) FROM notifications WHERE user_id = $1 AND NOT read AND {_IN_ORG % (2, 2)}", user_id, org_id))
 
 
-async def mark_read(conn: Conn, user_id: str, notification_id: str) -> asyncpg.Record | None:
+async def mark_read(conn: Conn, user_id: str, notification_id: str, org_id: str | None = None) -> asyncpg.Record | None:
     return await conn.fetchrow(f"UPDATE notifications SET read = true WHERE id = $1 AND user_id = $2 "
-                               f"RETURNING {COLUMNS}", notification_id, user_id)
+                               f"AND {_IN_ORG % (3, 3)} RETURNING {COLUMNS}", notification_id, user_id, org_id)
 
 
-async def mark_all_read(conn: Conn, user_id: str) -> int:
-    status = await conn.execute("UPDATE notifications SET read = true WHERE user_id = $1 AND NOT read", user_id)
+async def mark_all_read(conn: Conn, user_id: str, org_id: str | None = None) -> int:
+    status = await conn.execute(f"UPDATE notifications SET read = true WHERE user_id = $1 AND NOT read "
+                                f"AND {_IN_ORG % (2, 2)}", user_id, org_id)
     return int(status.split()[-1])
 
 

@@ -101,10 +101,10 @@ async def _answer(request: web.Request, caller: Caller, method: str, params: dic
         return {}
     if method == "tools/list":
         return {"tools": [{"name": name, "description": p.summary, "inputSchema": input_schema(p)}
-                          for name, p in sorted(tools_of(tools).items())]}
+                          for name, p in sorted(tools_of(tools, resources).items())]}
     if method == "tools/call":
         name = params.get("name")
-        procedure = tools_of(tools).get(name) if isinstance(name, str) else None
+        procedure = tools_of(tools, resources).get(name) if isinstance(name, str) else None
         if procedure is None:
             known = isinstance(name, str) and any(tool_name(p) == name for p in REGISTRY.values())
             if not known:

@@ -171,15 +171,23 @@ def with_defaults(state: BoardState, command: Command, values: dict[str, Any], *
 
 def check_item_room(state: BoardState, command: Command, adding: int) -> None:
     """403 naming the limit when `adding` more live items would pass the plan's items per board (a board over it
-    since a downgrade keeps every item; only additions are refused)."""
+    since a downgrade keeps every item; only additions are refused). Every item create asks: under the limit it
+    costs a length, not a walk through the board."""
     organization = command.caller.organization
     limit = plan(organization.plan).items_per_board if organization is not None else None
     if limit is None or organization is None:
         return
-    live = sum(1 for item in state.items.values() if item.deleted_at is None)
-    if live + adding > limit:
-        raise Forbidden(f"the {organization.plan} plan includes {limit} items per board",
-                        data={"limit": "maxItemsPerBoard", "max": limit})
+    if len(state.items) + adding <= limit:  # in memory are the live items and a few trashed ones read back
+        return
+    # Near or over the limit: count live items only until one too many is found, at most `limit` + 1 of them
+    # however large a board kept from before a downgrade.
+    live, room = 0, limit - adding
+    for item in state.items.values():
+        if item.deleted_at is None:
+            live += 1
+            if live > room:
+                raise Forbidden(f"the {organization.plan} plan includes {limit} items per board",
+                                data={"limit": "maxItemsPerBoard", "max": limit})
 
 
 @decides(spec.CREATE)

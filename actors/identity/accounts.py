@@ -30,6 +30,8 @@ from storage import accounts as repo
 from storage import sso as sso_repo
 
 SESSION_DAYS = 30
+SSO_PROFILE = ("a single sign-on session cannot change a profile the user's other organizations also see: "
+               "sign in with the password to change it")
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,8 @@ async def me(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
         if user is None:
             raise NotFound("user not found")
         memberships = await repo.memberships_of(conn, caller.uid)
+    if caller.single_sign_on:  # the provider vouched for the user in this organization only
+        memberships = [m for m in memberships if m["organization_id"] == caller.org_id]
     view = user_view(user)
     view["avatar"] = view["image"]
     view["memberships"] = [{"organizationId": m["organization_id"], "organizationSlug": m["organization_slug"],
@@ -196,6 +200,9 @@ def check_image(image: str) -> str:
 async def update_profile(node: Node, caller: Caller, data: auth.UpdateProfileInput) -> dict[str, Any]:
     image = check_image(data.image) if data.image is not None else None
     changes = {name: value for name, value in (("name", data.name), ("image", image)) if value is not None}
+    if caller.single_sign_on and changes and await repo.member_elsewhere(node.pool, caller.uid, caller.org_id):
+        # The profile shows in every organization of the user; this organization's provider speaks for it alone.
+        raise Forbidden(SSO_PROFILE)
     user = await repo.update_user(node.pool, caller.uid, changes)
     if user is None:
         raise NotFound("user not found")

@@ -191,5 +191,5 @@ async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, b
                 return Caller(request_id=request_id, organization=org)
             return Caller(request_id=request_id, organization=org, user_id=user[0], user_email=user[1],
                           role=Role.parse(role) if role else None, credential=CredentialKind.SESSION,
-                          credential_id=f"user:{user[0]}")
+                          credential_id=f"user:{user[0]}", single_sign_on=user[2] is not None)
     return Caller(request_id=request_id, organization=org)

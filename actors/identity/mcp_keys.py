@@ -2,8 +2,10 @@
 
 A key is `svc_mcp_live_` + 40 hex characters, stored as API keys are (bcrypt hash plus the first 8 hex
 characters as lookup prefix, verification cached per node). It acts as the member who made it, limited to its
-allowed tools (registry procedures; none listed: the read procedures) and resources (boards and KPIs; none
-listed: every one the member may read). Revoking drops its cached verification on every node.
+allowed tools (registry procedures; none listed: the read procedures, unless resources are listed, then none)
+and resources (boards and KPIs; none listed: every one the member may read). The two lists are independent: a
+tool reaches whatever its member may, whichever resources are listed. Revoking drops its cached verification on
+every node.
 """
 
 from __future__ import annotations
@@ -36,8 +38,12 @@ def may_be_tool(procedure: Procedure) -> bool:
     return procedure.access is not Access.PUBLIC and not procedure.session_only
 
 
-def tools_of(allowed: tuple[str, ...]) -> dict[str, Procedure]:
-    """The tools a key with these allowed procedure names may call, by tool name."""
+def tools_of(allowed: tuple[str, ...], resources: tuple[str, ...] = ()) -> dict[str, Procedure]:
+    """The tools a key with these allowed procedure names and resources may call, by tool name. The read
+    procedures are the default of a key that names neither: one that names only resources is confined to them,
+    and a read tool would reach every board its member may read."""
+    if not allowed and resources:
+        return {}
     chosen = [p for p in REGISTRY.values() if may_be_tool(p) and (p.name in allowed if allowed else p.is_query)]
     return {tool_name(p): p for p in chosen}
 

@@ -24,6 +24,7 @@ import structlog
 from actors.automations.outbound import open_session
 from actors.identity import accounts
 from actors.identity.passwords import hash_secret
+from actors.identity.public_mail import is_public
 from actors.identity.sso_provider import ProviderInfo, provider, userinfo, validate_id_token
 from actors.kernel import sealing
 from actors.kernel.events import org_stream
@@ -48,6 +49,8 @@ CALLBACK_PATH = "/api/v1/auth/sso/callback"
 ENFORCED = "this organization signs in through its identity provider"
 OWNER_USES_PASSWORD = "the organization's owner signs in with a password, not through the identity provider"
 _DOMAIN = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$")
+EXISTING_ACCOUNT = ("this e-mail address has an account in another organization: it joins this one by invitation, "
+                    "then signs in here")
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
 
 
@@ -78,6 +81,8 @@ def check_domains(domains: list[str]) -> list[str]:
         lowered = domain.strip().lower()
         if not _DOMAIN.match(lowered):
             raise _refuse(f"allowedDomains[{index}]", "is not a domain name")
+        if is_public(lowered):
+            raise _refuse(f"allowedDomains[{index}]", "is a public mail provider's: anyone may have an address there")
         cleaned.append(lowered)
     return list(dict.fromkeys(cleaned))
 
@@ -231,7 +236,8 @@ def _verified_email(claims: dict[str, Any]) -> str:
 
 
 async def _member(node: Node, org: Organization, settings: Settings, email: str, name: str) -> str:
-    """The member with that e-mail, or a new member when the domain is allowed (seats permitting)."""
+    """The member with that e-mail, or a new member when the domain is allowed (seats permitting): a new user, or
+    one of no other organization."""
     async with node.write(None, org_id=org.id) as uow:
         user = await account_repo.user_login(uow.conn, email)
         membership = await repo.membership(uow.conn, org.id, user["id"]) if user is not None else None
@@ -244,9 +250,15 @@ async def _member(node: Node, org: Organization, settings: Settings, email: str,
             return str(user["id"])
         if status is not None:  # deactivated (or pending): the provider does not undo an admin's decision
             raise Forbidden(f"this membership is {status}")
-        if email.rsplit("@", 1)[1].lower() not in settings.allowed_domains:
+        domain = email.rsplit("@", 1)[1].lower()
+        if domain not in settings.allowed_domains or is_public(domain):  # public: listed before they were refused
             raise Forbidden("this e-mail address is not a member of the organization and its domain is not "
                             "allowed to join")
+        if user is not None and await account_repo.member_elsewhere(uow.conn, user["id"], org.id):
+            # Nothing proves the organization owns an allowed domain, so its provider does not hand it an account
+            # of another organization: that account joins by invitation, proven by its password. One of no other
+            # organization (a member removed here, say) may rejoin.
+            raise Forbidden(EXISTING_ACCOUNT)
         await check_seat_to_join(uow.conn, org.id)
         if user is None:
             user_id = new_id("usr")

@@ -54,11 +54,9 @@ async def current(conn: asyncpg.Connection | asyncpg.Pool, node: Node, org_id: s
 
 
 def included_seats(plan_name: str, purchased: int | None) -> int | None:
-    """The seats an organization has: those bought with the subscription, else the plan's (None: unlimited)."""
-    seats = plan(plan_name).seats
-    if seats is None:
-        return None
-    return purchased if purchased is not None else seats
+    """The seats an organization has: those bought with the subscription, on every plan (prices are per seat),
+    else the plan's (None: unlimited)."""
+    return purchased if purchased is not None else plan(plan_name).seats
 
 
 def seats_refused(plan_name: str, seats: int) -> Forbidden:
@@ -141,20 +139,25 @@ async def check_feature_gate(node: Node, caller: Caller, data: spec.FeatureGateI
 async def create_checkout_session(node: Node, caller: Caller, data: spec.CheckoutInput) -> dict[str, Any]:
     assert caller.organization is not None
     row = await current(node.pool, node, caller.org_id)
+    seats = data.seats
+    if seats is None and plan(data.plan).seats is None:
+        # Prices are per seat and this plan names no seats: it is bought for the seats in use now (at least one),
+        # not for one seat with every member on top.
+        seats = max(await repo.seats_used(node.pool, caller.org_id, node.clock.now()), 1)
     # The processor is asked outside any transaction: no connection is held while it answers.
     made = await node.billing.checkout(CheckoutRequest(
         organization_id=caller.org_id, base_url=node.base_url(caller.organization.slug), plan=data.plan,
-        interval=data.interval, seats=data.seats, success_url=data.successUrl, cancel_url=data.cancelUrl,
+        interval=data.interval, seats=seats, success_url=data.successUrl, cancel_url=data.cancelUrl,
         customer_id=row["processor_customer_id"], email=caller.user_email,
         subscription_id=row["processor_subscription_id"] if row["status"] != "canceled" else None), node.clock.now())
     async with node.write(caller) as uow:
         await repo.insert_session(uow.conn, id=made.id, organization_id=caller.org_id, kind="checkout",
-                                  plan=data.plan, billing_interval=data.interval, seats=data.seats,
+                                  plan=data.plan, billing_interval=data.interval, seats=seats,
                                   success_url=data.successUrl, cancel_url=data.cancelUrl, created_by=caller.uid,
                                   created_at=uow.now, expires_at=made.expires_at)
         await uow.activity("subscription", caller.org_id, "billing.checkout_created",
                            {"sessionId": made.id, "plan": data.plan, "interval": data.interval,
-                            "seats": data.seats, "processor": node.billing.name})
+                            "seats": seats, "processor": node.billing.name})
     return {"checkoutUrl": made.url, "sessionId": made.id, "expiresAt": iso(made.expires_at)}
 
 

@@ -13,12 +13,15 @@ through exactly this path. Its secret is derived from `OBEYA_SECRET_KEY` when se
 `secret_keys` table, shared by every node.
 
 Events: `checkout.session.completed` (the session's plan, interval and seats; the processor's customer and
-subscription ids), `customer.subscription.updated` (plan by price, seats = quantity, status, period,
-cancellation at period end), `customer.subscription.deleted` (back to free, canceled), `invoice.payment_failed`
-(past due). A plan change (`change_plan`, also the period-end sweeper's) is written to `organizations.plan`,
-where every gate reads it (the feature gates of actors/kernel/authorization.py, boards, automations per board,
-items per board, the seat checks, the rate limit), and announced with `OrganizationChanged`, which drops the
-cached organization on every node at once.
+subscription ids; a session paid by a bank debit still under way, `payment_status: unpaid`, keeps only the ids and
+waits for `checkout.session.async_payment_succeeded`, which applies it, or `async_payment_failed`, which closes it
+and leaves the plan), `customer.subscription.updated` (plan by price, seats = quantity, status, period,
+cancellation at period end; `paused`, whose subscription makes no invoices, falls back to free as `past_due` until
+it resumes; `.paused` and `.resumed` are read the same way), `customer.subscription.deleted` (back to free,
+canceled), `invoice.payment_failed` (past due). A plan change (`change_plan`, also the period-end sweeper's) is
+written to `organizations.plan`, where every gate reads it (the feature gates of actors/kernel/authorization.py,
+boards, automations per board, items per board, the seat checks, the rate limit), and announced with
+`OrganizationChanged`, which drops the cached organization on every node at once.
 """
 
 from __future__ import annotations
@@ -89,6 +92,7 @@ class EventObject(msgspec.Struct):
     customer: str | None = None
     subscription: str | None = None  # checkout.session; invoice (API versions before 2025-03-31)
     status: str | None = None
+    payment_status: str | None = None  # checkout.session: `unpaid` while a bank debit is still under way
     quantity: Count | None = None  # subscription: seats
     cancel_at_period_end: bool | None = None
     current_period_start: UnixTime | None = None
@@ -197,6 +201,7 @@ def _time(value: int | None) -> datetime | None:
 
 
 async def _checkout_completed(node: Node, uow: UnitOfWork, event: Event, at: datetime) -> _Outcome:
+    """A checkout paid (`completed`, or `async_payment_succeeded` once a bank debit went through): its plan."""
     found = event.data.object
     conn = uow.conn
     session = await repo.session(conn, found.id, for_update=True)
@@ -208,12 +213,16 @@ async def _checkout_completed(node: Node, uow: UnitOfWork, event: Event, at: dat
     await current(conn, node, org_id)
     row = await repo.subscription(conn, org_id, for_update=True)
     assert row is not None
-    await repo.complete_session(conn, found.id)
     ids: dict[str, Any] = {}
     if found.customer is not None:
         ids["processor_customer_id"] = found.customer
     if found.subscription is not None:
         ids["processor_subscription_id"] = found.subscription
+    if found.payment_status == "unpaid":  # a bank debit under way: the session waits for its outcome
+        if ids:
+            await repo.update_subscription(conn, org_id, uow.now, **ids)
+        return _Outcome()
+    await repo.complete_session(conn, found.id)
     if _stale(row, at):  # the subscription's later events already said more: keep only the ids
         if ids:
             await repo.update_subscription(conn, org_id, uow.now, **ids)
@@ -226,6 +235,19 @@ async def _checkout_completed(node: Node, uow: UnitOfWork, event: Event, at: dat
                              current_period_end=add_interval(uow.now, session["billing_interval"]),
                              cancel_at_period_end=False, processor_event_at=at, **ids)
     return _Outcome(applied=True, changed_slug=slug)
+
+
+async def _checkout_payment_failed(node: Node, uow: UnitOfWork, event: Event, at: datetime) -> _Outcome:
+    """A checkout's bank debit failed: the session closes and the plan stays as it was."""
+    found = event.data.object
+    session = await repo.session(uow.conn, found.id, for_update=True)
+    if session is None or session["kind"] != "checkout" or session["status"] != "open":
+        return _Outcome()
+    org_id = session["organization_id"]
+    await repo.complete_session(uow.conn, found.id)
+    await uow.activity("subscription", org_id, "billing.checkout_payment_failed",
+                       {"sessionId": found.id, "plan": session["plan"], "eventId": event.id}, org_id=org_id)
+    return _Outcome(applied=True)
 
 
 async def _subscription_of(conn: asyncpg.Connection, found: EventObject) -> asyncpg.Record | None:
@@ -255,6 +277,8 @@ async def _subscription_updated(node: Node, uow: UnitOfWork, event: Event, at: d
         return _Outcome(stale=True)
     if STATUSES.get(found.status or "") == "canceled":  # e.g. `incomplete_expired`: the first payment never came
         return await _to_free(uow, row, event, at)
+    if found.status == "paused":
+        return await _paused(uow, row, event, at)
     org_id = row["organization_id"]
     item = found.items.data[0] if found.items is not None and found.items.data else SubscriptionItem()
     fields: dict[str, Any] = {}
@@ -309,6 +333,18 @@ async def _to_free(uow: UnitOfWork, row: asyncpg.Record, event: Event, at: datet
     return _Outcome(applied=True, changed_slug=slug)
 
 
+async def _paused(uow: UnitOfWork, row: asyncpg.Record, event: Event, at: datetime) -> _Outcome:
+    """A paused subscription (its trial ended without a payment method) makes no invoices: nobody pays, so the plan
+    falls back to free, and `past_due` says the subscription awaits a payment method in the portal (a new checkout
+    would make a second subscription beside it). Resumed, its update names the price and the plan comes back."""
+    if row["plan"] == "free" and row["status"] == "past_due":  # already paused: `.paused` and `.updated` both say so
+        await repo.update_subscription(uow.conn, row["organization_id"], uow.now, processor_event_at=at)
+        return _Outcome()
+    slug = await change_plan(uow, row["organization_id"], "free", uow.now, {"eventId": event.id, "paused": True},
+                             status="past_due", seats=None, processor_event_at=at)
+    return _Outcome(applied=True, changed_slug=slug)
+
+
 async def _payment_failed(node: Node, uow: UnitOfWork, event: Event, at: datetime) -> _Outcome:
     found = event.data.object
     subscription_id = found.subscription
@@ -330,6 +366,10 @@ async def _payment_failed(node: Node, uow: UnitOfWork, event: Event, at: datetim
 
 _HANDLERS: dict[str, Handler] = {
     "checkout.session.completed": _checkout_completed,
+    "checkout.session.async_payment_succeeded": _checkout_completed,
+    "checkout.session.async_payment_failed": _checkout_payment_failed,
+    "customer.subscription.paused": _subscription_updated,
+    "customer.subscription.resumed": _subscription_updated,
     "customer.subscription.updated": _subscription_updated,
     "customer.subscription.deleted": _subscription_deleted,
     "invoice.payment_failed": _payment_failed,

@@ -17,13 +17,18 @@ from protocol.registry import EmptyInput
 from storage import notifications as repo
 
 
+def _only(caller: Caller) -> str | None:
+    """The organization a single sign-on session is limited to (its notifications only); None: every one."""
+    return caller.org_id if caller.single_sign_on else None
+
+
 @implement(spec.LIST)
 async def list_notifications(node: Node, caller: Caller, data: spec.ListNotificationsInput) -> Page:
     limit = page_limit(data.limit, default=spec.DEFAULT_PAGE, maximum=spec.MAX_PAGE)
     async with node.pool.acquire() as conn:
-        if data.cursor is not None and not await repo.exists(conn, caller.uid, data.cursor):
+        if data.cursor is not None and not await repo.exists(conn, caller.uid, data.cursor, _only(caller)):
             raise BadRequest("malformed cursor", details=[FieldError("cursor", "unknown notification id")])
-        rows = await repo.page(conn, caller.uid, limit + 1, data.cursor)
+        rows = await repo.page(conn, caller.uid, limit + 1, data.cursor, _only(caller))
     items = [notification_view(row) for row in rows[:limit]]
     next_cursor = items[-1]["id"] if len(rows) > limit else None
     return Page(items, next_cursor, limit, key="notifications")
@@ -31,12 +36,12 @@ async def list_notifications(node: Node, caller: Caller, data: spec.ListNotifica
 
 @implement(spec.UNREAD_COUNT)
 async def unread_count(node: Node, caller: Caller, data: EmptyInput) -> dict[str, int]:
-    return {"count": await repo.unread_count(node.pool, caller.uid)}
+    return {"count": await repo.unread_count(node.pool, caller.uid, _only(caller))}
 
 
 @implement(spec.MARK_AS_READ)
 async def mark_as_read(node: Node, caller: Caller, data: spec.NotificationIdInput) -> dict[str, Any]:
-    row = await repo.mark_read(node.pool, caller.uid, data.id)
+    row = await repo.mark_read(node.pool, caller.uid, data.id, _only(caller))
     if row is None:
         raise NotFound("notification not found")
     return notification_view(row)
@@ -44,7 +49,7 @@ async def mark_as_read(node: Node, caller: Caller, data: spec.NotificationIdInpu
 
 @implement(spec.MARK_ALL_AS_READ)
 async def mark_all_as_read(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
-    return {"success": True, "count": await repo.mark_all_read(node.pool, caller.uid)}
+    return {"success": True, "count": await repo.mark_all_read(node.pool, caller.uid, _only(caller))}
 
 
 @implement(spec.REGISTER_DEVICE_TOKEN)

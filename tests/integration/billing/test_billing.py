@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from actors.tenancy.billing_callbacks import callback_secret, sign
-from protocol.ids import new_id
+from protocol.ids import iso, new_id
 from tests.harness import Org, login, make_org
 from tests.integration.automations.conftest import rule
 from tests.integration.boards.conftest import make_board
@@ -344,6 +344,28 @@ async def test_a_subscription_canceled_at_period_end_becomes_free_when_the_perio
                                    " ORDER BY created_at", org.id)
     assert [(row["old"], row["new"]) for row in changes] == [("free", "starter"), ("starter", "free")]
     assert not mine & await event_ids(node)  # more than EVENT_MEMORY old: forgotten by the same sweep
+
+
+@pytest.mark.workers("billing-sweeper")
+async def test_an_active_sandbox_subscription_renews_when_its_period_ends(clocked_client: Any, clock: Any) -> None:
+    """The sandbox renews as a processor would: the period rolls forward by its interval, to the one holding now
+    (several at once after a long stop), and the plan stays."""
+    from actors.tenancy.billing_sweeper import SWEEP_SECONDS
+
+    org = await make_org(clocked_client, plan="free")
+    node = clocked_client.server.app[NODE]
+    await pay_through_pages(org, "starter")
+    paid = await subscription(org)
+    first_end = paid["currentPeriodEnd"]
+    clock.advance(95 * 86400 + SWEEP_SECONDS)  # three months and some days on
+    await node.workers.idle()
+    org.owner = await login(org.anonymous, f"owner@{org.slug}.test")  # the session of months ago has ended
+    renewed = await subscription(org)
+    now = node.clock.now()
+    assert (renewed["plan"], renewed["status"], renewed["cancelAtPeriodEnd"]) == ("starter", "active", False)
+    assert renewed["currentPeriodStart"] > first_end
+    assert renewed["currentPeriodStart"] <= iso(now) < renewed["currentPeriodEnd"]
+    assert renewed["currentPeriodEnd"] <= iso(now + timedelta(days=31))
 
 
 async def test_the_pages_let_their_forms_redirect_to_the_callers_urls(org: Org) -> None:

@@ -349,3 +349,98 @@ async def test_a_portal_stripe_refuses_is_409_saying_why_and_a_bad_key_is_503(cl
     assert key.status == 503 and "sk_test" not in str(key.body), key.body
     assert (await org.owner.mutate("billing.createPortalSession",
                                    {"returnUrl": "https://app.example/settings"})).status == 200
+
+
+async def test_a_paused_subscription_falls_back_to_free_until_it_resumes(client: Any, stripe_api: StripeApi) -> None:
+    """A subscription paused (a trial ended without a payment method) makes no invoices: nobody pays, so the paid
+    gates close; resumed, the plan and seats come back."""
+    org = await make_org(client, plan="free")
+    await bought(org, stripe_api)
+    start = int(time.time())
+    paused = event("customer.subscription.paused",
+                   subscription_object(org, "price_starter_y", 12, status="paused", start=start), created=start)
+    assert (await deliver(org, paused))[1]["applied"] is True
+    now = await subscription(org)
+    assert (now["plan"], now["status"], now["seats"]["included"]) == ("free", "past_due", 3)
+    assert (await org.owner.query("webhooks.list")).status == 403
+    again = event("customer.subscription.updated",
+                  subscription_object(org, "price_starter_y", 12, status="paused", start=start), created=start)
+    assert (await deliver(org, again))[1]["applied"] is False
+    # Paid for in the portal, not by a second subscription beside the paused one.
+    second = await org.owner.mutate("billing.createCheckoutSession", {
+        "plan": "starter", "interval": "annual", "successUrl": "https://a.example/", "cancelUrl": "https://a.example/"})
+    assert second.status == 409 and "billing portal" in second.error["message"]
+
+    resumed = event("customer.subscription.resumed", subscription_object(org, "price_starter_y", 12, start=start),
+                    created=start + 1)
+    assert (await deliver(org, resumed))[1]["applied"] is True
+    back = await subscription(org)
+    assert (back["plan"], back["status"], back["seats"]["included"]) == ("starter", "active", 12)
+    assert (await org.owner.query("webhooks.list")).status == 200
+
+
+def checkout_object(org: Org, session_id: str, payment_status: str) -> dict[str, Any]:
+    return {"id": session_id, "object": "checkout.session", "client_reference_id": org.id, "customer": cus_id(org),
+            "subscription": sub_id(org), "mode": "subscription", "payment_status": payment_status,
+            "metadata": {"organizationId": org.id}}
+
+
+async def test_a_checkout_paid_by_bank_debit_applies_when_the_payment_succeeds(client: Any,
+                                                                               stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    reply = await org.owner.mutate("billing.createCheckoutSession", {
+        "plan": "business", "interval": "monthly", "successUrl": "https://a.example/", "cancelUrl": "https://a.example/"})
+    session_id = reply.data["sessionId"]
+    completed = event("checkout.session.completed", checkout_object(org, session_id, "unpaid"))
+    assert (await deliver(org, completed))[1]["applied"] is False
+    waiting = await subscription(org)
+    assert (waiting["plan"], waiting["stripeSubscriptionId"]) == ("free", sub_id(org))
+    assert (await org.owner.query("webhooks.list")).status == 403  # not paid yet
+
+    succeeded = event("checkout.session.async_payment_succeeded", checkout_object(org, session_id, "paid"))
+    assert (await deliver(org, succeeded))[1]["applied"] is True
+    paid = await subscription(org)
+    assert (paid["plan"], paid["status"], paid["seats"]["included"]) == ("business", "active", 25)
+    assert (await org.owner.query("webhooks.list")).status == 200
+
+
+async def test_a_checkout_whose_bank_debit_fails_leaves_the_plan(client: Any, stripe_api: StripeApi) -> None:
+    org = await make_org(client, plan="free")
+    reply = await org.owner.mutate("billing.createCheckoutSession", {
+        "plan": "business", "interval": "monthly", "successUrl": "https://a.example/", "cancelUrl": "https://a.example/"})
+    session_id = reply.data["sessionId"]
+    assert (await deliver(org, event("checkout.session.completed",
+                                     checkout_object(org, session_id, "unpaid"))))[1]["applied"] is False
+    failed = event("checkout.session.async_payment_failed", checkout_object(org, session_id, "unpaid"))
+    assert (await deliver(org, failed))[1]["applied"] is True
+    assert (await subscription(org))["plan"] == "free"
+    # The session is over: a late success for it changes nothing.
+    late = event("checkout.session.async_payment_succeeded", checkout_object(org, session_id, "paid"))
+    assert (await deliver(org, late))[1]["applied"] is False
+    assert (await subscription(org))["plan"] == "free"
+    node = client.server.app[NODE]
+    logged = await node.pool.fetchval("SELECT count(*) FROM activity WHERE organization_id = $1"
+                                      " AND action = 'billing.checkout_payment_failed'", org.id)
+    assert logged == 1
+
+
+async def test_an_enterprise_checkout_without_seats_buys_the_seats_in_use(client: Any, stripe_api: StripeApi) -> None:
+    """Prices are per seat: an enterprise checkout (a plan naming no seats) is not one seat with everyone on top;
+    the seats bought bound the organization as on the other plans."""
+    org = await make_org(client, plan="free")
+    await org.add_user("member")
+    await org.add_user("member")
+    reply = await org.owner.mutate("billing.createCheckoutSession", {
+        "plan": "enterprise", "interval": "monthly", "successUrl": "https://a.example/",
+        "cancelUrl": "https://a.example/"})
+    assert reply.status == 200, reply.body
+    _, _, form = stripe_api.requests[0]
+    assert (form["line_items[0][price]"], form["line_items[0][quantity]"]) == ("price_enterprise_m", "3")
+    completed = event("checkout.session.completed", checkout_object(org, reply.data["sessionId"], "paid"))
+    assert (await deliver(org, completed))[1]["applied"] is True
+    now = await subscription(org)
+    assert (now["plan"], now["seats"]["included"], now["seats"]["available"]) == ("enterprise", 3, 0)
+    gate = await org.owner.query("billing.checkFeatureGate", {"feature": "seats"})
+    assert (gate.data["allowed"], gate.data["limit"]) == (False, 3)
+    invite = await org.owner.mutate("organizations.members.invite", {"email": "one-more@example.test"})
+    assert invite.status == 403 and "seats" in str(invite.body)

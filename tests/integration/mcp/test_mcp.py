@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamablehttp_client
 from actors.identity.last_used import flush
 from actors.runtime.clock import ManualClock
 from tests.harness import Org, make_org
-from tests.integration.boards.conftest import Board
+from tests.integration.boards.conftest import Board, make_board
 from tests.integration.live.conftest import Screen
 from web.keys import NODE
 
@@ -114,6 +114,25 @@ async def test_a_key_with_tools_writes_as_its_member_and_reads_its_resources(boa
     listed = await org.owner.query("items.list", {"boardId": board.id})
     assert [i["id"] for i in listed.data["items"]] == [item["id"]]
     assert listed.data["items"][0]["createdBy"] == org.owner_id
+
+
+async def test_a_key_naming_only_resources_has_no_tools_to_reach_other_boards(board: Board) -> None:
+    """Named resources and no tools: the key reads those resources only; the read tools (the default of a key
+    naming neither) would reach every board of its member."""
+    org = board.org
+    other = await make_board(org)
+    uri = f"obeya://board/{board.id}"
+    key, _ = await _create(org, allowedResources=[uri])
+    async with _session(org, key) as session:
+        assert (await session.list_tools()).tools == []
+        refused = await session.call_tool("boards_get", {"id": other.id})
+        assert refused.isError and "FORBIDDEN" in refused.content[0].text  # type: ignore[union-attr]
+        contents = (await session.read_resource(uri)).contents  # type: ignore[arg-type]
+        assert json.loads(contents[0].text)["id"] == board.id  # type: ignore[union-attr]
+    everything, _ = await _create(org)
+    async with _session(org, everything) as session:
+        read = await session.call_tool("boards_get", {"id": other.id})
+        assert not read.isError and json.loads(read.content[0].text)["id"] == other.id  # type: ignore[union-attr]
 
 
 async def test_a_revoked_key_is_refused_with_401(org: Org) -> None:

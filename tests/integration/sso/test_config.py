@@ -70,6 +70,15 @@ async def test_bad_settings_are_refused_naming_the_field(client: Any) -> None:
     assert reply.status == 400 and "clientId" in json.dumps(reply.body)
 
 
+async def test_a_public_mail_providers_domain_cannot_be_allowed(client: Any) -> None:
+    """Anyone may open an address there: listing it would let the organization's provider join anyone."""
+    org = await make_org(client, plan="enterprise")
+    reply = await org.owner.mutate("sso.updateConfig", {**SETTINGS, "allowedDomains": ["example.com", "GMail.com"]})
+    assert reply.status == 400 and "allowedDomains[1]" in json.dumps(reply.body)
+    assert "public mail provider" in json.dumps(reply.body)
+    assert (await org.owner.query("sso.getConfig")).data == {"configured": False, "enabled": False}
+
+
 async def test_only_admins_with_a_session_may_change_it(client: Any) -> None:
     org = await make_org(client, plan="enterprise")
     _, member = await org.add_user("member")

@@ -12,6 +12,7 @@ from actors.identity import sso_provider
 from actors.identity.accounts import create_organization
 from actors.identity.sso import state_digest
 from actors.kernel.node import SSO_PROVIDER_SECONDS
+from storage import notifications as notifications_repo
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
 from tests.clients.oidc_provider import OidcProvider
@@ -53,6 +54,46 @@ async def test_a_domain_not_allowed_is_refused(enterprise: Org, provider: OidcPr
     reply, browser = await sign_in(enterprise, new_email("elsewhere.test"))
     assert reply.status == 403 and browser is None
     assert "not a member" in reply.body and "authjs.session-token" not in str(reply.headers)
+
+
+async def test_an_account_made_elsewhere_does_not_join_through_an_allowed_domain(
+        client: Any, enterprise: Org, provider: OidcProvider) -> None:
+    """Nothing proves the organization owns the domain it allows: its provider asserting the e-mail of an
+    account from another organization does not make that account a member; an invitation does."""
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    email = new_email("acme-sso.test")
+    await create_organization(client.server.app[NODE], slug=f"other-{secrets.token_hex(4)}", name="Other",
+                              owner_email=email, owner_password=PASSWORD, plan="free")
+    reply, browser = await sign_in(enterprise, email)
+    assert reply.status == 403 and browser is None and "invitation" in reply.body
+    assert "authjs.session-token" not in str(reply.headers)
+    joined = await client.server.app[NODE].pool.fetchval(
+        """SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id
+            WHERE m.organization_id = $1 AND u.email = $2""", enterprise.id, email)
+    assert joined == 0
+
+
+async def test_a_member_removed_and_of_no_other_organization_rejoins_through_an_allowed_domain(
+        enterprise: Org, provider: OidcProvider) -> None:
+    """The sign-in made the account and it has no password anyone knows: an invitation could not bring it back."""
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    email = new_email("acme-sso.test")
+    _, browser = await sign_in(enterprise, email)
+    assert browser is not None
+    user_id = (await browser.query("auth.me")).data["id"]
+    assert (await enterprise.owner.mutate("organizations.members.remove", {"userId": user_id})).status == 200
+    again, back = await sign_in(enterprise, email)
+    assert again.status == 302 and back is not None
+    assert (await back.query("auth.me")).data["id"] == user_id
+
+
+async def test_a_public_mail_domain_allowed_before_it_was_refused_joins_nobody(
+        client: Any, enterprise: Org, provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    await client.server.app[NODE].pool.execute(
+        "UPDATE sso_configs SET allowed_domains = ARRAY['gmail.com'] WHERE organization_id = $1", enterprise.id)
+    reply, browser = await sign_in(enterprise, new_email("gmail.com"))
+    assert reply.status == 403 and browser is None and "not a member" in reply.body
 
 
 async def test_the_state_is_bound_to_the_browser_and_used_once(enterprise: Org, provider: OidcProvider) -> None:
@@ -218,6 +259,53 @@ async def test_a_single_sign_on_session_is_good_on_its_organization_only(client:
     assert (await elsewhere.query("organizations.get")).status == 401
     # The member's password session still works there.
     assert (await (await login(elsewhere.with_session(None), email)).query("auth.me")).status == 200
+
+
+async def test_a_single_sign_on_session_shows_and_changes_nothing_of_the_users_other_organizations(
+        client: Any, enterprise: Org, provider: OidcProvider) -> None:
+    """auth.me lists the session's organization only, and the profile every organization of the user sees is
+    not changed through it (403 saying why); the password session still changes it."""
+    await configure(enterprise, provider)
+    _, member = await enterprise.add_user("member")
+    email = (await member.query("auth.me")).data["email"]
+    other_slug = f"other-{secrets.token_hex(4)}"
+    await create_organization(client.server.app[NODE], slug=other_slug, name="Other", owner_email=email,
+                              owner_password=PASSWORD, plan="business")
+    _, browser = await sign_in(enterprise, email)
+    assert browser is not None
+    me = await browser.query("auth.me")
+    assert me.status == 200
+    assert [m["organizationSlug"] for m in me.data["memberships"]] == [enterprise.slug]
+    refused = await browser.mutate("auth.updateProfile", {"name": "Renamed by a provider"})
+    assert refused.status == 403 and "single sign-on" in str(refused.body)
+    patched = await browser.rest("PATCH", "/api/v1/auth/me", {"image": "https://example.test/a.png"})
+    assert patched.status == 403
+    assert (await member.query("auth.me")).data["name"] != "Renamed by a provider"
+    assert len((await member.query("auth.me")).data["memberships"]) == 2
+    assert (await member.mutate("auth.updateProfile", {"name": "Chosen"})).status == 200
+
+    # Notifications too: the session's organization's only.
+    node = client.server.app[NODE]
+    other_id = await node.pool.fetchval("SELECT id FROM organizations WHERE slug = $1", other_slug)
+    async with node.pool.acquire() as conn:
+        here = await notifications_repo.insert(conn, me.data["id"], enterprise.id, "mention", "Here", None, None, None)
+        there = await notifications_repo.insert(conn, me.data["id"], other_id, "mention", "Elsewhere: the merger",
+                                                None, None, None)
+    listed = await browser.query("notifications.list", {})
+    assert [n["id"] for n in listed.data["notifications"]] == [here["id"]], listed.body
+    assert (await browser.query("notifications.unreadCount")).data["count"] == 1
+    assert (await browser.mutate("notifications.markAsRead", {"id": there["id"]})).status == 404
+    assert (await browser.mutate("notifications.markAllAsRead")).data["count"] == 1
+    assert (await member.query("notifications.unreadCount")).data["count"] == 1  # the other's, still unread
+
+
+async def test_a_single_sign_on_user_of_one_organization_changes_their_profile(enterprise: Org,
+                                                                                provider: OidcProvider) -> None:
+    await configure(enterprise, provider, domains=["acme-sso.test"])
+    _, browser = await sign_in(enterprise, new_email("acme-sso.test"))
+    assert browser is not None
+    changed = await browser.mutate("auth.updateProfile", {"name": "Ada"})
+    assert changed.status == 200 and changed.data["name"] == "Ada"
 
 
 async def test_a_deactivated_member_is_not_let_back_in(client: Any, enterprise: Org, provider: OidcProvider) -> None:
