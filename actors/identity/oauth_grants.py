@@ -47,20 +47,34 @@ def check_challenge(challenge: str) -> bool:
     return PKCE_VALUE.fullmatch(challenge) is not None
 
 
+class ClientRefused(InvalidClientError):  # type: ignore[misc]  # authlib ships no types
+    """RFC 6749 5.2: a refused client authentication is 401; the `WWW-Authenticate: Basic` challenge is sent only
+    to a client that tried Basic (a client that posted its credentials in the form was not using HTTP auth)."""
+
+    status_code = 401
+
+    def __init__(self, description: str, *, basic: bool) -> None:
+        super().__init__(description=description)
+        self.basic = basic
+
+    def get_headers(self) -> list[tuple[str, str]]:
+        headers: list[tuple[str, str]] = super().get_headers()
+        return headers if self.basic else [(k, v) for k, v in headers if k.lower() != "www-authenticate"]
+
+
 async def authenticate_client(node: Node, client_id: str | None, client_secret: str | None,
                               basic: bool) -> Mapping[str, Any]:
     """The app a token or revocation request comes from. A confidential app must present its secret (Basic or
-    form); a public app presents none. A refusal is 401 with `WWW-Authenticate` when Basic was used."""
-    status = 401 if basic else 400
+    form); a public app presents none. A refusal is 401, with `WWW-Authenticate` when Basic was used."""
     app: Mapping[str, Any] | None = await repo.app_by_client_id(node.pool, client_id) if client_id else None
     if app is None:
-        raise InvalidClientError(description="unknown client", status_code=status)
+        raise ClientRefused("unknown client", basic=basic)
     stored = app["secret_digest"]
     if stored is None:
         if client_secret:
-            raise InvalidClientError(description="a public client has no secret", status_code=status)
+            raise ClientRefused("a public client has no secret", basic=basic)
     elif not client_secret or not hmac.compare_digest(secret_digest(client_secret), stored):
-        raise InvalidClientError(description="client authentication failed", status_code=status)
+        raise ClientRefused("client authentication failed", basic=basic)
     return app
 
 

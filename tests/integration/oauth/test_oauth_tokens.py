@@ -84,7 +84,8 @@ async def test_revocation(client: Any) -> None:
         assert (await oauth.revoke_token(revoke_url, token="svc_oat_unknown")).status_code == 200
         assert (await _bearer(client, org, other["access_token"]).query("auth.me")).status == 200
     anonymous = await post_form(client, "/oauth/revoke", {"token": other["access_token"]})
-    assert anonymous.status_code == 400 and anonymous.json()["error"] == "invalid_client"
+    assert anonymous.status_code == 401 and anonymous.json()["error"] == "invalid_client"
+    assert "WWW-Authenticate" not in anonymous.headers
     assert (await _bearer(client, org, other["access_token"]).query("auth.me")).status == 200
 
 
@@ -97,7 +98,13 @@ async def test_client_authentication_and_request_errors(client: Any) -> None:
     assert refused.headers["WWW-Authenticate"].startswith("Basic ")
     posted = await post_form(client, "/oauth/token", {"grant_type": "authorization_code", "code": "x",
                                                       "client_id": app["clientId"], "client_secret": "wrong"})
-    assert posted.status_code == 400 and posted.json()["error"] == "invalid_client"
+    # RFC 6749 5.2: invalid_client is 401 however the client authenticated; the Basic challenge only follows Basic.
+    assert posted.status_code == 401 and posted.json()["error"] == "invalid_client"
+    assert "WWW-Authenticate" not in posted.headers
+    unknown = await post_form(client, "/oauth/token", {"grant_type": "authorization_code", "code": "x",
+                                                       "client_id": "oac_nobody"})
+    assert unknown.status_code == 401 and unknown.json()["error"] == "invalid_client"
+    assert "WWW-Authenticate" not in unknown.headers
     good = (app["clientId"], app["clientSecret"])
     grant = await post_form(client, "/oauth/token", {"grant_type": "password"}, auth=good)
     assert grant.status_code == 400 and grant.json()["error"] == "unsupported_grant_type"
