@@ -150,6 +150,10 @@ async def exchange_code(node: Node, app: Mapping[str, Any], code: str | None, re
                     raise InvalidGrantError(description="code_verifier does not match the code challenge")
             elif app["public"]:  # never issued (authorize refuses it), kept as the rule's second lock
                 raise UnauthorizedClientError(description="a public client must use PKCE")
+            elif code_verifier is not None:
+                # Downgrade protection (OAuth 2.1 4.1.3): a verifier for a code issued without a challenge means
+                # the authorization request that carried the challenge is not the one this code came from.
+                raise InvalidGrantError(description="code_verifier sent for a code issued without a code_challenge")
             await repo.spend_code(conn, grant["id"], now)
             scopes = list(grant["scopes"])
             return await _issue_pair(conn, node, grant["id"], scopes, scopes)

@@ -107,10 +107,12 @@ class Browser:
 
 
 async def authorize(client: TestClient, org: Org, oauth: AsyncOAuth2Client, *, email: str | None = None,
-                    extra: dict[str, str] | None = None) -> tuple[str, str]:
-    """Run the browser part of the flow as `email` (the owner by default): (code, code_verifier)."""
+                    extra: dict[str, str] | None = None, pkce: bool = True) -> tuple[str, str]:
+    """Run the browser part of the flow as `email` (the owner by default): (code, code_verifier); without `pkce`
+    the request has no code_challenge (the verifier returned is one the client never committed to)."""
     verifier = generate_token(48)
-    url, state = oauth.create_authorization_url(AUTHORIZE_URL, code_verifier=verifier, **(extra or {}))
+    url, state = oauth.create_authorization_url(AUTHORIZE_URL, code_verifier=verifier if pkce else None,
+                                                **(extra or {}))
     browser = Browser(client)
     consent = await browser.sign_in(url, email or org.owner_email)
     back = await browser.decide(url, consent)

@@ -80,6 +80,20 @@ async def test_wrong_verifier_is_invalid_grant(clocked_client: Any) -> None:
         assert refused.value.error == "invalid_grant"
 
 
+async def test_verifier_for_a_code_without_challenge_is_invalid_grant(clocked_client: Any) -> None:
+    """PKCE downgrade protection (RFC 7636, OAuth 2.1 4.1.3): a code issued without a code_challenge cannot be
+    exchanged with a code_verifier; the same code still goes through without one."""
+    org = await make_org(clocked_client)
+    app = await register(org)
+    async with oauth_client(clocked_client, app) as oauth:
+        code, verifier = await authorize(clocked_client, org, oauth, pkce=False)
+        with pytest.raises(OAuthError) as refused:
+            await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code, code_verifier=verifier)
+        assert refused.value.error == "invalid_grant"
+        token = await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code)
+        assert token["access_token"].startswith("svc_oat_")
+
+
 async def test_reused_code_revokes_its_tokens(clocked_client: Any) -> None:
     org = await make_org(clocked_client)
     app = await register(org)
