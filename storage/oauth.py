@@ -67,13 +67,14 @@ async def delete_app(conn: Conn, org_id: str, app_id: str) -> list[str]:
 
 
 async def insert_grant(conn: Conn, *, grant_id: str, app_id: str, org_id: str, user_id: str, scopes: list[str],
-                       code_digest: str, redirect_uri: str, code_challenge: str | None, expires_at: datetime,
-                       now: datetime) -> None:
+                       code_digest: str, redirect_uri: str, redirect_uri_sent: bool, code_challenge: str | None,
+                       expires_at: datetime, now: datetime) -> None:
     await conn.execute(
         """INSERT INTO oauth_grants (id, app_id, organization_id, user_id, scopes, code_digest, redirect_uri,
-                                     code_challenge, code_expires_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)""",
-        grant_id, app_id, org_id, user_id, scopes, code_digest, redirect_uri, code_challenge, expires_at, now)
+                                     redirect_uri_sent, code_challenge, code_expires_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)""",
+        grant_id, app_id, org_id, user_id, scopes, code_digest, redirect_uri, redirect_uri_sent, code_challenge,
+        expires_at, now)
 
 
 async def grant_by_code(conn: Conn, code_digest: str) -> asyncpg.Record | None:

@@ -75,6 +75,7 @@ async def _authorization(request: web.Request) -> dict[str, Any]:
     if app is None:
         raise _Refused("Unknown application (client_id)")
     registered = list(app["redirect_uris"])
+    sent = redirect_uri is not None
     if redirect_uri is None and len(registered) == 1:
         redirect_uri = registered[0]
     if redirect_uri not in registered:
@@ -92,8 +93,8 @@ async def _authorization(request: web.Request) -> dict[str, Any]:
     if challenge is not None and (query.get("code_challenge_method") != "S256"
                                   or not oauth_grants.check_challenge(challenge)):
         _error_redirect(InvalidRequestError(description="code_challenge must be S256", **back))
-    return {"app": app, "redirect_uri": redirect_uri, "state": state, "challenge": challenge,
-            "scopes": list(dict.fromkeys(scopes))}
+    return {"app": app, "redirect_uri": redirect_uri, "redirect_uri_sent": sent, "state": state,
+            "challenge": challenge, "scopes": list(dict.fromkeys(scopes))}
 
 
 async def _signed_in_user(request: web.Request) -> str | None:
@@ -212,6 +213,7 @@ async def submit_authorize(request: web.Request) -> web.Response:
                           "<p>Its members cannot let an application act for them from a password sign-in.</p>", 403)
     code = await oauth_grants.issue_code(request.app[NODE], app=checked["app"], org_id=org_id, user_id=user_id,
                                          scopes=checked["scopes"], redirect_uri=checked["redirect_uri"],
+                                         redirect_uri_sent=checked["redirect_uri_sent"],
                                          code_challenge=checked["challenge"])
     params = [("code", code)] + ([("state", checked["state"])] if checked["state"] is not None else [])
     raise web.HTTPFound(add_params_to_uri(checked["redirect_uri"], params))

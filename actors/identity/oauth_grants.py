@@ -96,12 +96,13 @@ def _revoked_on_every_node(node: Node, token_ids: list[str]) -> None:
 
 
 async def issue_code(node: Node, *, app: Mapping[str, Any], org_id: str, user_id: str, scopes: list[str],
-                     redirect_uri: str, code_challenge: str | None) -> str:
+                     redirect_uri: str, redirect_uri_sent: bool, code_challenge: str | None) -> str:
     code = secrets.token_urlsafe(32)
     now = node.clock.now()
     async with node.pool.acquire() as conn:
         await repo.insert_grant(conn, grant_id=new_id("ogr"), app_id=app["id"], org_id=org_id, user_id=user_id,
                                 scopes=scopes, code_digest=secret_digest(code), redirect_uri=redirect_uri,
+                                redirect_uri_sent=redirect_uri_sent,
                                 code_challenge=code_challenge, expires_at=now + timedelta(seconds=CODE_SECONDS),
                                 now=now)
     return code
@@ -140,7 +141,9 @@ async def exchange_code(node: Node, app: Mapping[str, Any], code: str | None, re
         else:
             if grant["code_expires_at"] <= now or grant["revoked_at"] is not None:
                 raise InvalidGrantError(description="the authorization code expired")
-            if redirect_uri != grant["redirect_uri"]:
+            # RFC 6749 4.1.3: required (and identical) only if the authorization request had it; sent anyway, it
+            # must still be the URI the code went to.
+            if (redirect_uri is not None or grant["redirect_uri_sent"]) and redirect_uri != grant["redirect_uri"]:
                 raise InvalidGrantError(description="redirect_uri does not match the authorization request")
             challenge = grant["code_challenge"]
             if challenge is not None:

@@ -113,13 +113,17 @@ async def authorize(client: TestClient, org: Org, oauth: AsyncOAuth2Client, *, e
     verifier = generate_token(48)
     url, state = oauth.create_authorization_url(AUTHORIZE_URL, code_verifier=verifier if pkce else None,
                                                 **(extra or {}))
-    browser = Browser(client)
-    consent = await browser.sign_in(url, email or org.owner_email)
-    back = await browser.decide(url, consent)
-    assert back.status == 302 and back.location is not None and back.location.startswith(REDIRECT_URI), back
-    params = back.query()
+    params = await approve(client, url, email or org.owner_email)
     assert params["state"] == state
     return params["code"], verifier
+
+
+async def approve(client: TestClient, url: str, email: str) -> dict[str, str]:
+    """Sign in as `email` on the authorize `url`, approve, and return the query the app's redirect URI gets."""
+    browser = Browser(client)
+    back = await browser.decide(url, await browser.sign_in(url, email))
+    assert back.status == 302 and back.location is not None and back.location.startswith(REDIRECT_URI), back
+    return back.query()
 
 
 async def post_form(client: TestClient, path: str, data: dict[str, str], *,

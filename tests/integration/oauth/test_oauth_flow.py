@@ -7,13 +7,16 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from authlib.common.security import generate_token
 from authlib.integrations.base_client.errors import OAuthError
+from authlib.oauth2.rfc7636 import create_s256_code_challenge
 
 from tests.harness import Api, make_org
 from tests.integration.oauth.flow import (
     AUTHORIZE_URL,
     REDIRECT_URI,
     Browser,
+    approve,
     authorize,
     csrf_of,
     endpoint,
@@ -139,6 +142,34 @@ async def test_redirect_uri_mismatch(clocked_client: Any) -> None:
     bogus = await browser.open("GET", f"{AUTHORIZE_URL}?client_id=oac_nothing&redirect_uri={REDIRECT_URI}"
                                       "&response_type=code")
     assert bogus.status == 400 and bogus.location is None
+
+
+async def test_redirect_uri_at_the_token_endpoint_only_when_sent_at_authorize(clocked_client: Any) -> None:
+    """RFC 6749 4.1.3: redirect_uri is required at the token endpoint only if the authorization request had it
+    (then identical). An app with one registered URI may leave it out of both."""
+    org = await make_org(clocked_client)
+    app = await register(org)
+    verifier = generate_token(48)
+    url = (f"{AUTHORIZE_URL}?client_id={app['clientId']}&response_type=code&state=s1&code_challenge_method=S256"
+           f"&code_challenge={create_s256_code_challenge(verifier)}")
+    basic = (app["clientId"], app["clientSecret"])
+    exchange = {"grant_type": "authorization_code", "code_verifier": verifier}
+    params = await approve(clocked_client, url, org.owner_email)
+    other = await post_form(clocked_client, "/oauth/token", {
+        **exchange, "code": params["code"], "redirect_uri": "https://client.example.com/other"}, auth=basic)
+    assert other.status_code == 400 and other.json()["error"] == "invalid_grant"
+    without = await post_form(clocked_client, "/oauth/token", {**exchange, "code": params["code"]}, auth=basic)
+    assert without.status_code == 200, without.text
+    params = await approve(clocked_client, url, org.owner_email)
+    same = await post_form(clocked_client, "/oauth/token", {**exchange, "code": params["code"],
+                                                            "redirect_uri": REDIRECT_URI}, auth=basic)
+    assert same.status_code == 200, same.text
+    # Sent at authorize (the standard client always sends it): the token request must repeat it.
+    async with oauth_client(clocked_client, app) as oauth:
+        code, verifier = await authorize(clocked_client, org, oauth)
+    missing = await post_form(clocked_client, "/oauth/token", {
+        "grant_type": "authorization_code", "code": code, "code_verifier": verifier}, auth=basic)
+    assert missing.status_code == 400 and missing.json()["error"] == "invalid_grant"
 
 
 async def test_deny_is_access_denied(clocked_client: Any) -> None:
