@@ -58,7 +58,10 @@ async def set_secret(conn: Conn, org_id: str, app_id: str, secret_digest: str, n
 
 
 async def delete_app(conn: Conn, org_id: str, app_id: str) -> list[str]:
-    """Delete an app (its grants and tokens go with it); the ids of its tokens that were still live."""
+    """Delete an app (its grants and tokens go with it); the ids of its tokens that were still live. Its grants
+    are locked first: a token being minted for one of them (its insert holds the grant) commits before the
+    tokens are read, so no token is deleted without its id returned (and its caches told)."""
+    await conn.execute("SELECT id FROM oauth_grants WHERE app_id = $1 FOR UPDATE", app_id)
     rows = await conn.fetch(
         """SELECT t.id FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
             WHERE g.app_id = $1 AND t.revoked_at IS NULL""", app_id)
