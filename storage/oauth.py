@@ -98,6 +98,19 @@ async def revoke_grant(conn: Conn, grant_id: str, now: datetime) -> list[str]:
     return [row["id"] for row in rows]
 
 
+async def revoke_member_grants(conn: Conn, org_id: str, user_id: str, now: datetime) -> list[str]:
+    """Revoke every grant a user gave in an organization, with their tokens; the ids of the tokens that were live
+    until now. Every path that mints a token holds its grant `FOR UPDATE`, so the grants' update waits for it and
+    the tokens' update (a later statement) sees its token."""
+    grants = await conn.fetch(
+        """UPDATE oauth_grants SET revoked_at = COALESCE(revoked_at, $3)
+            WHERE organization_id = $1 AND user_id = $2 RETURNING id""", org_id, user_id, now)
+    rows = await conn.fetch(
+        """UPDATE oauth_tokens SET revoked_at = $2 WHERE grant_id = ANY($1::text[]) AND revoked_at IS NULL
+           RETURNING id""", [row["id"] for row in grants], now)
+    return [row["id"] for row in rows]
+
+
 async def insert_token(conn: Conn, *, token_id: str, grant_id: str, kind: str, token_digest: str,
                        scopes: list[str], expires_at: datetime | None, now: datetime) -> None:
     await conn.execute(

@@ -16,7 +16,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from authlib.oauth2.rfc6749.errors import (
@@ -90,9 +90,17 @@ async def organizations_of(node: Node, user_id: str) -> list[Mapping[str, Any]]:
         return list(await account_repo.memberships_of(conn, user_id))
 
 
-def _revoked_on_every_node(node: Node, token_ids: list[str]) -> None:
+def revoked_on_every_node(node: Node, token_ids: list[str]) -> None:
+    """After the revocation committed: every node forgets the tokens (its cache and sockets check them again)."""
     for token_id in token_ids:
         node.invalidate(CredentialRevoked(token_id))
+
+
+async def revoke_member_grants(conn: Any, org_id: str, user_id: str, now: datetime) -> list[str]:
+    """In the transaction that ends a membership: every grant the member gave in the organization is revoked,
+    so that joining again later brings none of its tokens back. The ids returned go to `revoked_on_every_node`
+    once committed."""
+    return await repo.revoke_member_grants(conn, org_id, user_id, now)
 
 
 async def issue_code(node: Node, *, app: Mapping[str, Any], org_id: str, user_id: str, scopes: list[str],
@@ -160,7 +168,7 @@ async def exchange_code(node: Node, app: Mapping[str, Any], code: str | None, re
             await repo.spend_code(conn, grant["id"], now)
             scopes = list(grant["scopes"])
             return await _issue_pair(conn, node, grant["id"], scopes, scopes)
-    _revoked_on_every_node(node, reused)
+    revoked_on_every_node(node, reused)
     raise InvalidGrantError(description="the authorization code was already used")
 
 
@@ -189,7 +197,7 @@ async def refresh(node: Node, app: Mapping[str, Any], refresh_token: str | None,
             await repo.spend_refresh(conn, row["id"], now)
             # RFC 6749 6: the new refresh token keeps the scope of the one it replaces.
             return await _issue_pair(conn, node, row["grant_id"], list(dict.fromkeys(wanted)), granted)
-    _revoked_on_every_node(node, reused)
+    revoked_on_every_node(node, reused)
     raise InvalidGrantError(description="the refresh token was already used")
 
 
@@ -207,4 +215,4 @@ async def revoke(node: Node, app: Mapping[str, Any], token: str | None) -> None:
             revoked = await repo.revoke_grant(conn, row["grant_id"], now)
         else:
             revoked = [row["id"]] if await repo.revoke_token(conn, row["id"], now) else []
-    _revoked_on_every_node(node, revoked)
+    revoked_on_every_node(node, revoked)

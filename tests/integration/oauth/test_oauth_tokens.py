@@ -15,6 +15,7 @@ from authlib.integrations.httpx_client import AsyncOAuth2Client
 
 from actors.identity.accounts import create_organization
 from tests.harness import PASSWORD, Api, Org, make_org
+from tests.integration.billing.test_limits import invitation_token
 from tests.integration.oauth.flow import (
     AUTHORIZE_URL,
     Browser,
@@ -180,7 +181,7 @@ async def _email(client: TestClient, user_id: str) -> str:
     return str(await client.server.app[NODE].pool.fetchval("SELECT email FROM users WHERE id = $1", user_id))
 
 
-async def test_member_who_left_is_401(client: Any) -> None:
+async def test_member_who_left_loses_their_grants_for_good(client: Any) -> None:
     org = await make_org(client)
     app = await register(org)
     member_id, _ = await org.add_user("member")
@@ -192,6 +193,16 @@ async def test_member_who_left_is_401(client: Any) -> None:
     removed = await org.owner.mutate("organizations.members.remove", {"userId": member_id})
     assert removed.status == 200, removed.body
     assert (await api.query("auth.me")).status == 401
+    # Back in the organization later: what they granted before leaving stays revoked.
+    token = await invitation_token(org, email)
+    accepted = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
+                                        {"token": token, "name": "Member", "password": PASSWORD})
+    assert accepted.status == 200, accepted.body
+    assert (await api.query("auth.me")).status == 401
+    async with oauth_client(client, app) as oauth:
+        with pytest.raises(OAuthError) as refused:
+            await oauth.refresh_token(endpoint(client, "/oauth/token"), refresh_token=tokens["refresh_token"])
+        assert refused.value.error == "invalid_grant"
 
 
 async def test_token_acts_in_the_organization_chosen(client: Any) -> None:
