@@ -49,6 +49,26 @@ async def update_app(conn: Conn, org_id: str, app_id: str, *, name: str | None, 
         org_id, app_id, name, redirect_uris, scopes, now)
 
 
+async def narrow_grants(conn: Conn, app_id: str, scopes: list[str], now: datetime) -> list[str]:
+    """After an app's scopes changed: every grant and live token of the app keeps only the scopes among `scopes`,
+    and one left with none is revoked. The ids of the tokens changed or revoked (their caches must forget them).
+    A token being minted holds its grant `FOR UPDATE`: the grants' update waits for it and the tokens' update,
+    a later statement, sees it."""
+    narrowed = "ARRAY(SELECT s FROM unnest({0}) AS s WHERE s = ANY($2::text[]))"
+    await conn.execute(
+        f"""UPDATE oauth_grants g SET scopes = {narrowed.format("g.scopes")},
+                   revoked_at = CASE WHEN g.scopes && $2::text[] THEN g.revoked_at
+                                     ELSE COALESCE(g.revoked_at, $3::timestamptz) END
+             WHERE g.app_id = $1 AND NOT g.scopes <@ $2::text[]""", app_id, scopes, now)
+    rows = await conn.fetch(
+        f"""UPDATE oauth_tokens t SET scopes = {narrowed.format("t.scopes")},
+                   revoked_at = CASE WHEN t.scopes && $2::text[] THEN NULL ELSE $3::timestamptz END
+              FROM oauth_grants g
+             WHERE g.id = t.grant_id AND g.app_id = $1 AND t.revoked_at IS NULL AND NOT t.scopes <@ $2::text[]
+         RETURNING t.id""", app_id, scopes, now)
+    return [row["id"] for row in rows]
+
+
 async def set_secret(conn: Conn, org_id: str, app_id: str, secret_digest: str, now: datetime) -> asyncpg.Record | None:
     """Replace a confidential app's secret; None when there is no such confidential app."""
     return await conn.fetchrow(
@@ -81,8 +101,10 @@ async def insert_grant(conn: Conn, *, grant_id: str, app_id: str, org_id: str, u
 
 
 async def grant_by_code(conn: Conn, code_digest: str) -> asyncpg.Record | None:
-    """The grant of an authorization code, locked for the exchange."""
-    return await conn.fetchrow("SELECT * FROM oauth_grants WHERE code_digest = $1 FOR UPDATE", code_digest)
+    """The grant of an authorization code, locked for the exchange, with its app's scopes now (`app_scopes`)."""
+    return await conn.fetchrow(
+        """SELECT g.*, a.scopes AS app_scopes FROM oauth_grants g JOIN oauth_apps a ON a.id = g.app_id
+            WHERE g.code_digest = $1 FOR UPDATE OF g""", code_digest)
 
 
 async def spend_code(conn: Conn, grant_id: str, now: datetime) -> None:

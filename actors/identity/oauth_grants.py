@@ -165,8 +165,11 @@ async def exchange_code(node: Node, app: Mapping[str, Any], code: str | None, re
                 # Downgrade protection (OAuth 2.1 4.1.3): a verifier for a code issued without a challenge means
                 # the authorization request that carried the challenge is not the one this code came from.
                 raise InvalidGrantError(description="code_verifier sent for a code issued without a code_challenge")
+            # A code issued while the app's scopes were being narrowed keeps only what the app still offers.
+            scopes = [scope for scope in grant["scopes"] if scope in grant["app_scopes"]]
+            if not scopes:
+                raise InvalidGrantError(description="the application no longer has the scopes granted")
             await repo.spend_code(conn, grant["id"], now)
-            scopes = list(grant["scopes"])
             return await _issue_pair(conn, node, grant["id"], scopes, scopes)
     revoked_on_every_node(node, reused)
     raise InvalidGrantError(description="the authorization code was already used")

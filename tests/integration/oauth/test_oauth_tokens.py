@@ -147,6 +147,31 @@ async def test_deleting_the_app_kills_its_tokens(client: Any) -> None:
         assert refused.value.error == "invalid_client"
 
 
+async def test_narrowing_the_app_scopes_narrows_existing_tokens_at_once(client: Any) -> None:
+    org = await make_org(client)
+    app = await register(org)
+    async with oauth_client(client, app) as oauth:
+        both = await _tokens(client, org, oauth)
+    async with oauth_client(client, app, scope="write") as oauth:
+        write_only = await _tokens(client, org, oauth)
+    api = _bearer(client, org, both["access_token"])
+    assert (await api.mutate("workspaces.create", {"name": "Before"})).status == 200  # cached on this node now
+    narrowed = await org.owner.mutate("oauthApps.update", {"id": app["id"], "scopes": ["read"]})
+    assert narrowed.status == 200, narrowed.body
+    assert (await api.mutate("workspaces.create", {"name": "After"})).status == 403
+    assert (await api.query("workspaces.list")).status == 200
+    renewed = await post_form(client, "/oauth/token", {"grant_type": "refresh_token",
+                                                        "refresh_token": both["refresh_token"]},
+                              auth=(app["clientId"], app["clientSecret"]))
+    assert renewed.status_code == 200 and renewed.json()["scope"] == "read", renewed.text
+    async with oauth_client(client, app) as oauth:
+        # A grant left with none of its scopes is revoked.
+        assert (await _bearer(client, org, write_only["access_token"]).query("auth.me")).status == 401
+        with pytest.raises(OAuthError) as refused:
+            await oauth.refresh_token(endpoint(client, "/oauth/token"), refresh_token=write_only["refresh_token"])
+        assert refused.value.error == "invalid_grant"
+
+
 async def test_plan_gate(client: Any) -> None:
     org = await make_org(client, plan="starter")
     app = await register(org)
