@@ -42,6 +42,28 @@ async def test_full_flow_with_pkce(clocked_client: Any) -> None:
         assert created.status == 200, created.body
 
 
+async def test_secrets_never_reach_the_logs(clocked_client: Any, capfd: pytest.CaptureFixture[str]) -> None:
+    """Client secret, code, verifier and tokens, accepted or refused, appear in no log line."""
+    org = await make_org(clocked_client)
+    app = await register(org)
+    async with oauth_client(clocked_client, app, auth_method="client_secret_post") as oauth:
+        code, verifier = await authorize(clocked_client, org, oauth)
+        token = await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code, code_verifier=verifier)
+        renewed = await oauth.refresh_token(endpoint(clocked_client, "/oauth/token"),
+                                            refresh_token=token["refresh_token"])
+        await oauth.revoke_token(endpoint(clocked_client, "/oauth/revoke"), token=renewed["access_token"])
+    refused = await post_form(clocked_client, "/oauth/token", {"grant_type": "authorization_code", "code": code,
+                                                               "code_verifier": verifier},
+                              auth=(app["clientId"], app["clientSecret"] + "x"))
+    assert refused.status_code == 401
+    assert (await Api(clocked_client, org.host).with_bearer(renewed["access_token"]).query("auth.me")).status == 401
+    logged = "".join(capfd.readouterr())
+    assert "/oauth/token" in logged  # the requests were logged
+    for secret in (app["clientSecret"], code, verifier, token["access_token"], token["refresh_token"],
+                   renewed["access_token"], renewed["refresh_token"]):
+        assert secret not in logged
+
+
 async def test_token_response_headers_and_post_auth(clocked_client: Any) -> None:
     org = await make_org(clocked_client)
     app = await register(org)
