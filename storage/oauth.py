@@ -91,13 +91,20 @@ async def delete_app(conn: Conn, org_id: str, app_id: str) -> list[str]:
 
 async def insert_grant(conn: Conn, *, grant_id: str, app_id: str, org_id: str, user_id: str, scopes: list[str],
                        code_digest: str, redirect_uri: str, redirect_uri_sent: bool, code_challenge: str | None,
-                       expires_at: datetime, now: datetime) -> None:
-    await conn.execute(
+                       expires_at: datetime, now: datetime) -> bool:
+    """A grant born as an authorization code, only while the user is an active member (False otherwise). The
+    membership is held `FOR KEY SHARE`: a removal in flight commits first (then no grant), or waits for this one
+    (then its revocation of the member's grants sees it)."""
+    inserted = await conn.fetchval(
         """INSERT INTO oauth_grants (id, app_id, organization_id, user_id, scopes, code_digest, redirect_uri,
                                      redirect_uri_sent, code_challenge, code_expires_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)""",
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
+            WHERE EXISTS (SELECT 1 FROM memberships WHERE organization_id = $3 AND user_id = $4 AND status = 'active'
+                          FOR KEY SHARE)
+           RETURNING true""",
         grant_id, app_id, org_id, user_id, scopes, code_digest, redirect_uri, redirect_uri_sent, code_challenge,
         expires_at, now)
+    return bool(inserted)
 
 
 async def grant_by_code(conn: Conn, code_digest: str) -> asyncpg.Record | None:

@@ -246,6 +246,8 @@ async def submit_authorize(request: web.Request) -> web.Response:
                                          scopes=checked["scopes"], redirect_uri=checked["redirect_uri"],
                                          redirect_uri_sent=checked["redirect_uri_sent"],
                                          code_challenge=checked["challenge"])
+    if code is None:  # left the organization since the check above
+        return plain_page("Choose one of your organizations", "", 400)
     params = [("code", code)] + ([("state", checked["state"])] if checked["state"] is not None else [])
     raise web.HTTPFound(add_params_to_uri(checked["redirect_uri"], params))
 

@@ -104,16 +104,18 @@ async def revoke_member_grants(conn: Any, org_id: str, user_id: str, now: dateti
 
 
 async def issue_code(node: Node, *, app: Mapping[str, Any], org_id: str, user_id: str, scopes: list[str],
-                     redirect_uri: str, redirect_uri_sent: bool, code_challenge: str | None) -> str:
+                     redirect_uri: str, redirect_uri_sent: bool, code_challenge: str | None) -> str | None:
+    """A new authorization code, or None when the user is no longer an active member of `org_id` (checked in the
+    insert itself: a removal committing meanwhile would otherwise miss this grant and leave it for a return)."""
     code = secrets.token_urlsafe(32)
     now = node.clock.now()
     async with node.pool.acquire() as conn:
-        await repo.insert_grant(conn, grant_id=new_id("ogr"), app_id=app["id"], org_id=org_id, user_id=user_id,
-                                scopes=scopes, code_digest=secret_digest(code), redirect_uri=redirect_uri,
-                                redirect_uri_sent=redirect_uri_sent,
-                                code_challenge=code_challenge, expires_at=now + timedelta(seconds=CODE_SECONDS),
-                                now=now)
-    return code
+        issued = await repo.insert_grant(conn, grant_id=new_id("ogr"), app_id=app["id"], org_id=org_id,
+                                         user_id=user_id, scopes=scopes, code_digest=secret_digest(code),
+                                         redirect_uri=redirect_uri, redirect_uri_sent=redirect_uri_sent,
+                                         code_challenge=code_challenge,
+                                         expires_at=now + timedelta(seconds=CODE_SECONDS), now=now)
+    return code if issued else None
 
 
 async def _issue_pair(conn: Any, node: Node, grant_id: str, access_scopes: list[str],
