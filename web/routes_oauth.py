@@ -155,12 +155,19 @@ async def _consent_page(request: web.Request, checked: Mapping[str, Any], user_i
     return _with_csrf_cookie(request, page, token)
 
 
-async def show_authorize(request: web.Request) -> web.Response:
+async def _opening(request: web.Request) -> dict[str, Any] | web.Response:
+    """What both authorize handlers start with: the checked request, or the page that refuses it."""
     _on_auth_host(request)
     try:
-        checked = await _authorization(request)
+        return await _authorization(request)
     except _Refused as refused:
         return plain_page("This authorization request is invalid", f"<p>{html.escape(refused.message)}.</p>", 400)
+
+
+async def show_authorize(request: web.Request) -> web.Response:
+    checked = await _opening(request)
+    if isinstance(checked, web.Response):
+        return checked
     user_id = await _signed_in_user(request)
     return await _consent_page(request, checked, user_id) if user_id else _sign_in_page(request)
 
@@ -211,11 +218,9 @@ async def _sign_in(request: web.Request, form: Any) -> web.Response:
 
 
 async def submit_authorize(request: web.Request) -> web.Response:
-    _on_auth_host(request)
-    try:
-        checked = await _authorization(request)
-    except _Refused as refused:
-        return plain_page("This authorization request is invalid", f"<p>{html.escape(refused.message)}.</p>", 400)
+    checked = await _opening(request)
+    if isinstance(checked, web.Response):
+        return checked
     try:
         form = await _form(request)
     except _BadForm as bad:

@@ -118,6 +118,12 @@ async def authorize(client: TestClient, org: Org, oauth: AsyncOAuth2Client, *, e
     return params["code"], verifier
 
 
+async def fetch_tokens(client: TestClient, org: Org, oauth: AsyncOAuth2Client, *, email: str | None = None) -> Any:
+    """The whole flow as `email` (the owner by default): browser, code, then authlib's token request."""
+    code, verifier = await authorize(client, org, oauth, email=email)
+    return await oauth.fetch_token(endpoint(client, "/oauth/token"), code=code, code_verifier=verifier)
+
+
 async def approve(client: TestClient, url: str, email: str) -> dict[str, str]:
     """Sign in as `email` on the authorize `url`, approve, and return the query the app's redirect URI gets."""
     browser = Browser(client)

@@ -20,6 +20,7 @@ from tests.integration.oauth.flow import (
     authorize,
     csrf_of,
     endpoint,
+    fetch_tokens,
     oauth_client,
     post_form,
     register,
@@ -30,8 +31,7 @@ async def test_full_flow_with_pkce(clocked_client: Any) -> None:
     org = await make_org(clocked_client)
     app = await register(org)
     async with oauth_client(clocked_client, app) as oauth:
-        code, verifier = await authorize(clocked_client, org, oauth)
-        token = await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code, code_verifier=verifier)
+        token = await fetch_tokens(clocked_client, org, oauth)
         assert token["access_token"].startswith("svc_oat_") and token["refresh_token"].startswith("svc_ort_")
         assert token["token_type"] == "bearer" and token["expires_in"] == 3600 and token["scope"] == "read write"
         api = Api(clocked_client, org.host).with_bearer(token["access_token"])
@@ -245,8 +245,7 @@ async def test_expired_access_token_is_401(clocked_client: Any, clock: Any) -> N
     org = await make_org(clocked_client)
     app = await register(org)
     async with oauth_client(clocked_client, app) as oauth:
-        code, verifier = await authorize(clocked_client, org, oauth)
-        token = await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code, code_verifier=verifier)
+        token = await fetch_tokens(clocked_client, org, oauth)
     api = Api(clocked_client, org.host).with_bearer(token["access_token"])
     assert (await api.query("auth.me")).status == 200
     clock.advance(timedelta(hours=1).total_seconds())

@@ -11,7 +11,6 @@ import pytest
 from aiohttp.test_utils import TestClient
 from authlib.common.security import generate_token
 from authlib.integrations.base_client.errors import OAuthError
-from authlib.integrations.httpx_client import AsyncOAuth2Client
 
 from actors.identity.accounts import create_organization
 from tests.harness import PASSWORD, Api, Org, make_org
@@ -21,16 +20,12 @@ from tests.integration.oauth.flow import (
     Browser,
     authorize,
     endpoint,
+    fetch_tokens,
     oauth_client,
     post_form,
     register,
 )
 from web.keys import NODE
-
-
-async def _tokens(client: TestClient, org: Org, oauth: AsyncOAuth2Client, email: str | None = None) -> Any:
-    code, verifier = await authorize(client, org, oauth, email=email)
-    return await oauth.fetch_token(endpoint(client, "/oauth/token"), code=code, code_verifier=verifier)
 
 
 def _bearer(client: TestClient, org: Org, token: str) -> Api:
@@ -41,7 +36,7 @@ async def test_refresh_rotates_and_reuse_revokes_the_grant(client: Any) -> None:
     org = await make_org(client)
     app = await register(org)
     async with oauth_client(client, app) as oauth:
-        first = await _tokens(client, org, oauth)
+        first = await fetch_tokens(client, org, oauth)
         second = await oauth.refresh_token(endpoint(client, "/oauth/token"), refresh_token=first["refresh_token"])
         assert second["access_token"] != first["access_token"]
         assert second["refresh_token"] != first["refresh_token"] and second["scope"] == "read write"
@@ -69,8 +64,8 @@ async def test_revocation(client: Any) -> None:
     app = await register(org)
     async with oauth_client(client, app) as oauth:
         revoke_url = endpoint(client, "/oauth/revoke")
-        tokens = await _tokens(client, org, oauth)
-        other = await _tokens(client, org, oauth)
+        tokens = await fetch_tokens(client, org, oauth)
+        other = await fetch_tokens(client, org, oauth)
         response = await oauth.revoke_token(revoke_url, token=tokens["access_token"],
                                             token_type_hint="access_token")
         assert response.status_code == 200
@@ -137,7 +132,7 @@ async def test_deleting_the_app_kills_its_tokens(client: Any) -> None:
     org = await make_org(client)
     app = await register(org)
     async with oauth_client(client, app) as oauth:
-        tokens = await _tokens(client, org, oauth)
+        tokens = await fetch_tokens(client, org, oauth)
         api = _bearer(client, org, tokens["access_token"])
         assert (await api.query("auth.me")).status == 200
         assert (await org.owner.mutate("oauthApps.delete", {"id": app["id"]})).status == 200
@@ -151,9 +146,9 @@ async def test_narrowing_the_app_scopes_narrows_existing_tokens_at_once(client: 
     org = await make_org(client)
     app = await register(org)
     async with oauth_client(client, app) as oauth:
-        both = await _tokens(client, org, oauth)
+        both = await fetch_tokens(client, org, oauth)
     async with oauth_client(client, app, scope="write") as oauth:
-        write_only = await _tokens(client, org, oauth)
+        write_only = await fetch_tokens(client, org, oauth)
     api = _bearer(client, org, both["access_token"])
     assert (await api.mutate("workspaces.create", {"name": "Before"})).status == 200  # cached on this node now
     narrowed = await org.owner.mutate("oauthApps.update", {"id": app["id"], "scopes": ["read"]})
@@ -176,7 +171,7 @@ async def test_plan_gate(client: Any) -> None:
     org = await make_org(client, plan="starter")
     app = await register(org)
     async with oauth_client(client, app) as oauth:
-        tokens = await _tokens(client, org, oauth)
+        tokens = await fetch_tokens(client, org, oauth)
     reply = await _bearer(client, org, tokens["access_token"]).query("workspaces.list")
     assert reply.status == 403, reply.body
 
@@ -185,19 +180,19 @@ async def test_scope_and_role_gates(client: Any) -> None:
     org = await make_org(client)
     app = await register(org, scopes=("read", "write", "admin"))
     async with oauth_client(client, app, scope="read") as oauth:
-        read_only = await _tokens(client, org, oauth)
+        read_only = await fetch_tokens(client, org, oauth)
     api = _bearer(client, org, read_only["access_token"])
     assert (await api.query("workspaces.list")).status == 200
     assert (await api.mutate("workspaces.create", {"name": "No"})).status == 403
     # Session-only procedures stay closed to an OAuth token, whatever its scopes.
     async with oauth_client(client, app, scope="read write admin") as oauth:
-        admin = await _tokens(client, org, oauth)
+        admin = await fetch_tokens(client, org, oauth)
     assert (await _bearer(client, org, admin["access_token"]).query("oauthApps.list")).status == 403
     # A guest's token cannot do more than the guest: the user's role still applies.
     guest_id, _ = await org.add_user("guest")
     email = await _email(client, guest_id)
     async with oauth_client(client, app, scope="read write") as oauth:
-        guest = await _tokens(client, org, oauth, email=email)
+        guest = await fetch_tokens(client, org, oauth, email=email)
     refused = await _bearer(client, org, guest["access_token"]).mutate("workspaces.create", {"name": "No"})
     assert refused.status == 403, refused.body
 
@@ -212,7 +207,7 @@ async def test_member_who_left_loses_their_grants_for_good(client: Any) -> None:
     member_id, _ = await org.add_user("member")
     email = await _email(client, member_id)
     async with oauth_client(client, app) as oauth:
-        tokens = await _tokens(client, org, oauth, email=email)
+        tokens = await fetch_tokens(client, org, oauth, email=email)
     api = _bearer(client, org, tokens["access_token"])
     assert (await api.query("auth.me")).status == 200
     removed = await org.owner.mutate("organizations.members.remove", {"userId": member_id})
@@ -274,4 +269,4 @@ async def test_an_organization_enforcing_single_sign_on_grants_only_its_owner(cl
         refused = await browser.decide(url, await browser.sign_in(url, email))
         assert refused.status == 403 and refused.location is None, refused
         assert "identity provider" in refused.text
-        assert (await _tokens(client, org, oauth))["access_token"].startswith("svc_oat_")
+        assert (await fetch_tokens(client, org, oauth))["access_token"].startswith("svc_oat_")
