@@ -80,7 +80,8 @@ async def test_no_code_for_a_member_leaving_meanwhile(pool: asyncpg.Pool) -> Non
             async with pool.acquire() as watcher:
                 while not issuing.done() and not await watcher.fetchval(
                         """SELECT coalesce(bool_or(cardinality(pg_blocking_pids(pid)) > 0), false)
-                             FROM pg_stat_activity WHERE query LIKE '%INSERT INTO oauth_grants%'"""):
+                             FROM pg_stat_activity
+                            WHERE datname = current_database() AND query LIKE '%INSERT INTO oauth_grants%'"""):
                     await asyncio.sleep(0.01)  # until the insert waits on the removal (or, unguarded, is done)
         assert await issuing is None
     assert await pool.fetchval("SELECT count(*) FROM oauth_grants WHERE user_id = $1", member_id) == 0
