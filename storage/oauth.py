@@ -49,6 +49,26 @@ async def update_app(conn: Conn, org_id: str, app_id: str, *, name: str | None, 
         org_id, app_id, name, redirect_uris, scopes, now)
 
 
+async def narrow_grants(conn: Conn, app_id: str, scopes: list[str], now: datetime) -> list[str]:
+    """After an app's scopes changed: every grant and live token of the app keeps only the scopes among `scopes`,
+    and one left with none is revoked. The ids of the tokens changed or revoked (their caches must forget them).
+    A token being minted holds its grant `FOR UPDATE`: the grants' update waits for it and the tokens' update,
+    a later statement, sees it."""
+    narrowed = "ARRAY(SELECT s FROM unnest({0}) AS s WHERE s = ANY($2::text[]))"
+    await conn.execute(
+        f"""UPDATE oauth_grants g SET scopes = {narrowed.format("g.scopes")},
+                   revoked_at = CASE WHEN g.scopes && $2::text[] THEN g.revoked_at
+                                     ELSE COALESCE(g.revoked_at, $3::timestamptz) END
+             WHERE g.app_id = $1 AND NOT g.scopes <@ $2::text[]""", app_id, scopes, now)
+    rows = await conn.fetch(
+        f"""UPDATE oauth_tokens t SET scopes = {narrowed.format("t.scopes")},
+                   revoked_at = CASE WHEN t.scopes && $2::text[] THEN NULL ELSE $3::timestamptz END
+              FROM oauth_grants g
+             WHERE g.id = t.grant_id AND g.app_id = $1 AND t.revoked_at IS NULL AND NOT t.scopes <@ $2::text[]
+         RETURNING t.id""", app_id, scopes, now)
+    return [row["id"] for row in rows]
+
+
 async def set_secret(conn: Conn, org_id: str, app_id: str, secret_digest: str, now: datetime) -> asyncpg.Record | None:
     """Replace a confidential app's secret; None when there is no such confidential app."""
     return await conn.fetchrow(
@@ -58,7 +78,10 @@ async def set_secret(conn: Conn, org_id: str, app_id: str, secret_digest: str, n
 
 
 async def delete_app(conn: Conn, org_id: str, app_id: str) -> list[str]:
-    """Delete an app (its grants and tokens go with it); the ids of its tokens that were still live."""
+    """Delete an app (its grants and tokens go with it); the ids of its tokens that were still live. Its grants
+    are locked first: a token being minted for one of them (its insert holds the grant) commits before the
+    tokens are read, so no token is deleted without its id returned (and its caches told)."""
+    await conn.execute("SELECT id FROM oauth_grants WHERE app_id = $1 FOR UPDATE", app_id)
     rows = await conn.fetch(
         """SELECT t.id FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
             WHERE g.app_id = $1 AND t.revoked_at IS NULL""", app_id)
@@ -67,18 +90,28 @@ async def delete_app(conn: Conn, org_id: str, app_id: str) -> list[str]:
 
 
 async def insert_grant(conn: Conn, *, grant_id: str, app_id: str, org_id: str, user_id: str, scopes: list[str],
-                       code_digest: str, redirect_uri: str, code_challenge: str | None, expires_at: datetime,
-                       now: datetime) -> None:
-    await conn.execute(
+                       code_digest: str, redirect_uri: str, redirect_uri_sent: bool, code_challenge: str | None,
+                       expires_at: datetime, now: datetime) -> bool:
+    """A grant born as an authorization code, only while the user is an active member (False otherwise). The
+    membership is held `FOR KEY SHARE`: a removal in flight commits first (then no grant), or waits for this one
+    (then its revocation of the member's grants sees it)."""
+    inserted = await conn.fetchval(
         """INSERT INTO oauth_grants (id, app_id, organization_id, user_id, scopes, code_digest, redirect_uri,
-                                     code_challenge, code_expires_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)""",
-        grant_id, app_id, org_id, user_id, scopes, code_digest, redirect_uri, code_challenge, expires_at, now)
+                                     redirect_uri_sent, code_challenge, code_expires_at, created_at)
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
+            WHERE EXISTS (SELECT 1 FROM memberships WHERE organization_id = $3 AND user_id = $4 AND status = 'active'
+                          FOR KEY SHARE)
+           RETURNING true""",
+        grant_id, app_id, org_id, user_id, scopes, code_digest, redirect_uri, redirect_uri_sent, code_challenge,
+        expires_at, now)
+    return bool(inserted)
 
 
 async def grant_by_code(conn: Conn, code_digest: str) -> asyncpg.Record | None:
-    """The grant of an authorization code, locked for the exchange."""
-    return await conn.fetchrow("SELECT * FROM oauth_grants WHERE code_digest = $1 FOR UPDATE", code_digest)
+    """The grant of an authorization code, locked for the exchange, with its app's scopes now (`app_scopes`)."""
+    return await conn.fetchrow(
+        """SELECT g.*, a.scopes AS app_scopes FROM oauth_grants g JOIN oauth_apps a ON a.id = g.app_id
+            WHERE g.code_digest = $1 FOR UPDATE OF g""", code_digest)
 
 
 async def spend_code(conn: Conn, grant_id: str, now: datetime) -> None:
@@ -91,6 +124,19 @@ async def revoke_grant(conn: Conn, grant_id: str, now: datetime) -> list[str]:
     rows = await conn.fetch(
         "UPDATE oauth_tokens SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL RETURNING id",
         grant_id, now)
+    return [row["id"] for row in rows]
+
+
+async def revoke_member_grants(conn: Conn, org_id: str, user_id: str, now: datetime) -> list[str]:
+    """Revoke every grant a user gave in an organization, with their tokens; the ids of the tokens that were live
+    until now. Every path that mints a token holds its grant `FOR UPDATE`, so the grants' update waits for it and
+    the tokens' update (a later statement) sees its token."""
+    grants = await conn.fetch(
+        """UPDATE oauth_grants SET revoked_at = COALESCE(revoked_at, $3)
+            WHERE organization_id = $1 AND user_id = $2 RETURNING id""", org_id, user_id, now)
+    rows = await conn.fetch(
+        """UPDATE oauth_tokens SET revoked_at = $2 WHERE grant_id = ANY($1::text[]) AND revoked_at IS NULL
+           RETURNING id""", [row["id"] for row in grants], now)
     return [row["id"] for row in rows]
 
 

@@ -17,6 +17,7 @@ import html
 import secrets
 from collections.abc import Mapping
 from typing import Any, NoReturn
+from urllib.parse import parse_qsl
 
 import msgspec
 from aiohttp import web
@@ -47,6 +48,7 @@ TOKEN_PATH = "/oauth/token"
 REVOKE_PATH = "/oauth/revoke"
 CSRF_COOKIE = "obeya-oauth-csrf"
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+MAX_FORM_FIELDS = 20  # the largest form here (a token request) has 7 fields
 
 
 def _on_auth_host(request: web.Request) -> None:
@@ -70,17 +72,23 @@ def _error_redirect(error: OAuth2Error) -> NoReturn:
 async def _authorization(request: web.Request) -> dict[str, Any]:
     """The checked authorize request: app, redirect URI, scopes, state and PKCE challenge."""
     query = request.query
+    repeated = [name for name in dict.fromkeys(query) if len(query.getall(name)) > 1]
+    if "client_id" in repeated or "redirect_uri" in repeated:
+        raise _Refused("The client_id and redirect_uri must not be repeated")
     client_id, redirect_uri = query.get("client_id"), query.get("redirect_uri")
     app = await oauth_grants.app_for_client(request.app[NODE], client_id) if client_id else None
     if app is None:
         raise _Refused("Unknown application (client_id)")
     registered = list(app["redirect_uris"])
+    sent = redirect_uri is not None
     if redirect_uri is None and len(registered) == 1:
         redirect_uri = registered[0]
     if redirect_uri not in registered:
         raise _Refused("The redirect_uri is not registered for this application")
     state = query.get("state")
     back = {"redirect_uri": redirect_uri, "state": state}
+    if repeated:  # RFC 6749 3.1; a repeated state is sent back as its first value
+        _error_redirect(InvalidRequestError(description=f"{repeated[0]} must not be repeated", **back))
     if query.get("response_type") != "code":
         _error_redirect(UnsupportedResponseTypeError(query.get("response_type"), **back))
     scopes = (query.get("scope") or "").split() or list(app["scopes"])
@@ -92,8 +100,8 @@ async def _authorization(request: web.Request) -> dict[str, Any]:
     if challenge is not None and (query.get("code_challenge_method") != "S256"
                                   or not oauth_grants.check_challenge(challenge)):
         _error_redirect(InvalidRequestError(description="code_challenge must be S256", **back))
-    return {"app": app, "redirect_uri": redirect_uri, "state": state, "challenge": challenge,
-            "scopes": list(dict.fromkeys(scopes))}
+    return {"app": app, "redirect_uri": redirect_uri, "redirect_uri_sent": sent, "state": state,
+            "challenge": challenge, "scopes": list(dict.fromkeys(scopes))}
 
 
 async def _signed_in_user(request: web.Request) -> str | None:
@@ -147,23 +155,51 @@ async def _consent_page(request: web.Request, checked: Mapping[str, Any], user_i
     return _with_csrf_cookie(request, page, token)
 
 
-async def show_authorize(request: web.Request) -> web.Response:
+async def _opening(request: web.Request) -> dict[str, Any] | web.Response:
+    """What both authorize handlers start with: the checked request, or the page that refuses it."""
     _on_auth_host(request)
     try:
-        checked = await _authorization(request)
+        return await _authorization(request)
     except _Refused as refused:
         return plain_page("This authorization request is invalid", f"<p>{html.escape(refused.message)}.</p>", 400)
+
+
+async def show_authorize(request: web.Request) -> web.Response:
+    checked = await _opening(request)
+    if isinstance(checked, web.Response):
+        return checked
     user_id = await _signed_in_user(request)
     return await _consent_page(request, checked, user_id) if user_id else _sign_in_page(request)
 
 
-async def _form(request: web.Request) -> Any:
+class _BadForm(Exception):
+    """A form body the OAuth endpoints refuse (RFC 6749 3.1: a parameter at most once; UTF-8 only)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+async def _form(request: web.Request) -> dict[str, str]:
+    """The urlencoded body, each name once, in UTF-8 (aiohttp's own parser keeps the first of repeated names and
+    decodes what is not UTF-8 into replacement characters, so the body is parsed here)."""
     if request.content_type != "application/x-www-form-urlencoded":
-        return None
+        raise _BadForm("the body must be application/x-www-form-urlencoded")
     try:
-        return await request.post()
-    except (ValueError, AssertionError, HttpProcessingError):  # aiohttp's refusals of a malformed body
-        return None
+        body = (await request.read()).decode("utf-8")
+        pairs = parse_qsl(body, keep_blank_values=True, errors="strict", max_num_fields=MAX_FORM_FIELDS)
+    except HttpProcessingError as error:  # aiohttp's refusal of a malformed body
+        raise _BadForm("the body is malformed") from error
+    except UnicodeDecodeError as error:
+        raise _BadForm("the body must be UTF-8") from error
+    except ValueError as error:  # more fields than any of these forms has
+        raise _BadForm("the body has too many fields") from error
+    form: dict[str, str] = {}
+    for name, value in pairs:
+        if name in form:
+            raise _BadForm(f"{name} must not be repeated")
+        form[name] = value
+    return form
 
 
 async def _sign_in(request: web.Request, form: Any) -> web.Response:
@@ -182,14 +218,15 @@ async def _sign_in(request: web.Request, form: Any) -> web.Response:
 
 
 async def submit_authorize(request: web.Request) -> web.Response:
-    _on_auth_host(request)
+    checked = await _opening(request)
+    if isinstance(checked, web.Response):
+        return checked
     try:
-        checked = await _authorization(request)
-    except _Refused as refused:
-        return plain_page("This authorization request is invalid", f"<p>{html.escape(refused.message)}.</p>", 400)
-    form = await _form(request)
+        form = await _form(request)
+    except _BadForm as bad:
+        return plain_page("This form is malformed", f"<p>{html.escape(bad.message)}.</p>", 400)
     cookie = request.cookies.get(CSRF_COOKIE)
-    if form is None or not cookie or not hmac.compare_digest(str(form.get("csrf", "")), cookie):
+    if not cookie or not hmac.compare_digest(form.get("csrf", "").encode(), cookie.encode()):  # bytes: any text
         return plain_page("This form has expired", "<p>Open the application's sign-in link again.</p>", 403)
     action = form.get("action")
     if action == "signin":
@@ -212,7 +249,10 @@ async def submit_authorize(request: web.Request) -> web.Response:
                           "<p>Its members cannot let an application act for them from a password sign-in.</p>", 403)
     code = await oauth_grants.issue_code(request.app[NODE], app=checked["app"], org_id=org_id, user_id=user_id,
                                          scopes=checked["scopes"], redirect_uri=checked["redirect_uri"],
+                                         redirect_uri_sent=checked["redirect_uri_sent"],
                                          code_challenge=checked["challenge"])
+    if code is None:  # left the organization since the check above
+        return plain_page("Choose one of your organizations", "", 400)
     params = [("code", code)] + ([("state", checked["state"])] if checked["state"] is not None else [])
     raise web.HTTPFound(add_params_to_uri(checked["redirect_uri"], params))
 
@@ -227,11 +267,12 @@ def _error_json(error: OAuth2Error) -> web.Response:
     return _oauth_json(body, status, extra)
 
 
-async def _client_request(request: web.Request) -> tuple[Mapping[str, Any], Any]:
+async def _client_request(request: web.Request) -> tuple[Mapping[str, Any], dict[str, str]]:
     """The urlencoded form of a token or revocation request and the client it authenticates."""
-    form = await _form(request)
-    if form is None:
-        raise InvalidRequestError(description="the body must be application/x-www-form-urlencoded")
+    try:
+        form = await _form(request)
+    except _BadForm as bad:
+        raise InvalidRequestError(description=bad.message) from bad
     basic_id, basic_secret = extract_basic_authorization(request.headers)
     if basic_id is not None and (form.get("client_secret") is not None
                                  or form.get("client_id") not in (None, basic_id)):

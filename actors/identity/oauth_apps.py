@@ -101,7 +101,11 @@ async def update(node: Node, caller: Caller, data: proto.UpdateOAuthAppInput) ->
                                     scopes=scopes, now=node.clock.now())
         if row is None:
             raise NotFound("OAuth application not found")
+        # Narrowing applies at once to what users already granted (a grant left with nothing is revoked).
+        changed = await repo.narrow_grants(uow.conn, row["id"], scopes, node.clock.now()) if scopes else []
         await uow.activity("oauth_app", row["id"], "oauth_app.updated", _audit(row))
+    for token_id in changed:  # on every node: read again with its narrowed scopes, or refused
+        node.invalidate(CredentialRevoked(token_id))
     return app_view(row)
 
 

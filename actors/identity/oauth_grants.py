@@ -16,7 +16,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from authlib.oauth2.rfc6749.errors import (
@@ -47,20 +47,34 @@ def check_challenge(challenge: str) -> bool:
     return PKCE_VALUE.fullmatch(challenge) is not None
 
 
+class ClientRefused(InvalidClientError):  # type: ignore[misc]  # authlib ships no types
+    """RFC 6749 5.2: a refused client authentication is 401; the `WWW-Authenticate: Basic` challenge is sent only
+    to a client that tried Basic (a client that posted its credentials in the form was not using HTTP auth)."""
+
+    status_code = 401
+
+    def __init__(self, description: str, *, basic: bool) -> None:
+        super().__init__(description=description)
+        self.basic = basic
+
+    def get_headers(self) -> list[tuple[str, str]]:
+        headers: list[tuple[str, str]] = super().get_headers()
+        return headers if self.basic else [(k, v) for k, v in headers if k.lower() != "www-authenticate"]
+
+
 async def authenticate_client(node: Node, client_id: str | None, client_secret: str | None,
                               basic: bool) -> Mapping[str, Any]:
     """The app a token or revocation request comes from. A confidential app must present its secret (Basic or
-    form); a public app presents none. A refusal is 401 with `WWW-Authenticate` when Basic was used."""
-    status = 401 if basic else 400
+    form); a public app presents none. A refusal is 401, with `WWW-Authenticate` when Basic was used."""
     app: Mapping[str, Any] | None = await repo.app_by_client_id(node.pool, client_id) if client_id else None
     if app is None:
-        raise InvalidClientError(description="unknown client", status_code=status)
+        raise ClientRefused("unknown client", basic=basic)
     stored = app["secret_digest"]
     if stored is None:
         if client_secret:
-            raise InvalidClientError(description="a public client has no secret", status_code=status)
+            raise ClientRefused("a public client has no secret", basic=basic)
     elif not client_secret or not hmac.compare_digest(secret_digest(client_secret), stored):
-        raise InvalidClientError(description="client authentication failed", status_code=status)
+        raise ClientRefused("client authentication failed", basic=basic)
     return app
 
 
@@ -76,21 +90,32 @@ async def organizations_of(node: Node, user_id: str) -> list[Mapping[str, Any]]:
         return list(await account_repo.memberships_of(conn, user_id))
 
 
-def _revoked_on_every_node(node: Node, token_ids: list[str]) -> None:
+def revoked_on_every_node(node: Node, token_ids: list[str]) -> None:
+    """After the revocation committed: every node forgets the tokens (its cache and sockets check them again)."""
     for token_id in token_ids:
         node.invalidate(CredentialRevoked(token_id))
 
 
+async def revoke_member_grants(conn: Any, org_id: str, user_id: str, now: datetime) -> list[str]:
+    """In the transaction that ends a membership: every grant the member gave in the organization is revoked,
+    so that joining again later brings none of its tokens back. The ids returned go to `revoked_on_every_node`
+    once committed."""
+    return await repo.revoke_member_grants(conn, org_id, user_id, now)
+
+
 async def issue_code(node: Node, *, app: Mapping[str, Any], org_id: str, user_id: str, scopes: list[str],
-                     redirect_uri: str, code_challenge: str | None) -> str:
+                     redirect_uri: str, redirect_uri_sent: bool, code_challenge: str | None) -> str | None:
+    """A new authorization code, or None when the user is no longer an active member of `org_id` (checked in the
+    insert itself: a removal committing meanwhile would otherwise miss this grant and leave it for a return)."""
     code = secrets.token_urlsafe(32)
     now = node.clock.now()
     async with node.pool.acquire() as conn:
-        await repo.insert_grant(conn, grant_id=new_id("ogr"), app_id=app["id"], org_id=org_id, user_id=user_id,
-                                scopes=scopes, code_digest=secret_digest(code), redirect_uri=redirect_uri,
-                                code_challenge=code_challenge, expires_at=now + timedelta(seconds=CODE_SECONDS),
-                                now=now)
-    return code
+        issued = await repo.insert_grant(conn, grant_id=new_id("ogr"), app_id=app["id"], org_id=org_id,
+                                         user_id=user_id, scopes=scopes, code_digest=secret_digest(code),
+                                         redirect_uri=redirect_uri, redirect_uri_sent=redirect_uri_sent,
+                                         code_challenge=code_challenge,
+                                         expires_at=now + timedelta(seconds=CODE_SECONDS), now=now)
+    return code if issued else None
 
 
 async def _issue_pair(conn: Any, node: Node, grant_id: str, access_scopes: list[str],
@@ -126,7 +151,9 @@ async def exchange_code(node: Node, app: Mapping[str, Any], code: str | None, re
         else:
             if grant["code_expires_at"] <= now or grant["revoked_at"] is not None:
                 raise InvalidGrantError(description="the authorization code expired")
-            if redirect_uri != grant["redirect_uri"]:
+            # RFC 6749 4.1.3: required (and identical) only if the authorization request had it; sent anyway, it
+            # must still be the URI the code went to.
+            if (redirect_uri is not None or grant["redirect_uri_sent"]) and redirect_uri != grant["redirect_uri"]:
                 raise InvalidGrantError(description="redirect_uri does not match the authorization request")
             challenge = grant["code_challenge"]
             if challenge is not None:
@@ -136,10 +163,17 @@ async def exchange_code(node: Node, app: Mapping[str, Any], code: str | None, re
                     raise InvalidGrantError(description="code_verifier does not match the code challenge")
             elif app["public"]:  # never issued (authorize refuses it), kept as the rule's second lock
                 raise UnauthorizedClientError(description="a public client must use PKCE")
+            elif code_verifier is not None:
+                # Downgrade protection (OAuth 2.1 4.1.3): a verifier for a code issued without a challenge means
+                # the authorization request that carried the challenge is not the one this code came from.
+                raise InvalidGrantError(description="code_verifier sent for a code issued without a code_challenge")
+            # A code issued while the app's scopes were being narrowed keeps only what the app still offers.
+            scopes = [scope for scope in grant["scopes"] if scope in grant["app_scopes"]]
+            if not scopes:
+                raise InvalidGrantError(description="the application no longer has the scopes granted")
             await repo.spend_code(conn, grant["id"], now)
-            scopes = list(grant["scopes"])
             return await _issue_pair(conn, node, grant["id"], scopes, scopes)
-    _revoked_on_every_node(node, reused)
+    revoked_on_every_node(node, reused)
     raise InvalidGrantError(description="the authorization code was already used")
 
 
@@ -168,7 +202,7 @@ async def refresh(node: Node, app: Mapping[str, Any], refresh_token: str | None,
             await repo.spend_refresh(conn, row["id"], now)
             # RFC 6749 6: the new refresh token keeps the scope of the one it replaces.
             return await _issue_pair(conn, node, row["grant_id"], list(dict.fromkeys(wanted)), granted)
-    _revoked_on_every_node(node, reused)
+    revoked_on_every_node(node, reused)
     raise InvalidGrantError(description="the refresh token was already used")
 
 
@@ -186,4 +220,4 @@ async def revoke(node: Node, app: Mapping[str, Any], token: str | None) -> None:
             revoked = await repo.revoke_grant(conn, row["grant_id"], now)
         else:
             revoked = [row["id"]] if await repo.revoke_token(conn, row["id"], now) else []
-    _revoked_on_every_node(node, revoked)
+    revoked_on_every_node(node, revoked)

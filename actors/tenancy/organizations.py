@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import asyncpg
 
 from actors.approvals.intake import member_left
-from actors.identity import accounts, throttle
+from actors.identity import accounts, oauth_grants, throttle
 from actors.identity.callers import forget_organization
 from actors.identity.passwords import hash_secret, verify_secret
 from actors.kernel.events import org_stream
@@ -161,11 +161,13 @@ async def remove_member(node: Node, caller: Caller, data: spec.RemoveMemberInput
             raise ValidationFailed("reassignTo must be another member",
                                    details=[FieldError("reassignTo", "not another member of the organization")])
         await repo.delete_membership(conn, caller.org_id, data.userId)
+        revoked = await oauth_grants.revoke_member_grants(conn, caller.org_id, data.userId, uow.now)
         await uow.activity("member", data.userId, "member.removed",
                            {"email": target["email"], "reassignTo": data.reassignTo})
         uow.emit(org_stream(caller.org_id), "member.removed",
                  {"userId": data.userId, "email": target["email"], "reassignTo": data.reassignTo})
     forget_member(node, caller.org_id, data.userId)
+    oauth_grants.revoked_on_every_node(node, revoked)
     await member_left(node, caller.org_id, data.userId)  # `all` steps that waited only for them complete
     reassigned = 0
     if data.reassignTo is not None:

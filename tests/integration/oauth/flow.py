@@ -107,17 +107,29 @@ class Browser:
 
 
 async def authorize(client: TestClient, org: Org, oauth: AsyncOAuth2Client, *, email: str | None = None,
-                    extra: dict[str, str] | None = None) -> tuple[str, str]:
-    """Run the browser part of the flow as `email` (the owner by default): (code, code_verifier)."""
+                    extra: dict[str, str] | None = None, pkce: bool = True) -> tuple[str, str]:
+    """Run the browser part of the flow as `email` (the owner by default): (code, code_verifier); without `pkce`
+    the request has no code_challenge (the verifier returned is one the client never committed to)."""
     verifier = generate_token(48)
-    url, state = oauth.create_authorization_url(AUTHORIZE_URL, code_verifier=verifier, **(extra or {}))
-    browser = Browser(client)
-    consent = await browser.sign_in(url, email or org.owner_email)
-    back = await browser.decide(url, consent)
-    assert back.status == 302 and back.location is not None and back.location.startswith(REDIRECT_URI), back
-    params = back.query()
+    url, state = oauth.create_authorization_url(AUTHORIZE_URL, code_verifier=verifier if pkce else None,
+                                                **(extra or {}))
+    params = await approve(client, url, email or org.owner_email)
     assert params["state"] == state
     return params["code"], verifier
+
+
+async def fetch_tokens(client: TestClient, org: Org, oauth: AsyncOAuth2Client, *, email: str | None = None) -> Any:
+    """The whole flow as `email` (the owner by default): browser, code, then authlib's token request."""
+    code, verifier = await authorize(client, org, oauth, email=email)
+    return await oauth.fetch_token(endpoint(client, "/oauth/token"), code=code, code_verifier=verifier)
+
+
+async def approve(client: TestClient, url: str, email: str) -> dict[str, str]:
+    """Sign in as `email` on the authorize `url`, approve, and return the query the app's redirect URI gets."""
+    browser = Browser(client)
+    back = await browser.decide(url, await browser.sign_in(url, email))
+    assert back.status == 302 and back.location is not None and back.location.startswith(REDIRECT_URI), back
+    return back.query()
 
 
 async def post_form(client: TestClient, path: str, data: dict[str, str], *,

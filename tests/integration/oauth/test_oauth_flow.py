@@ -7,16 +7,20 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from authlib.common.security import generate_token
 from authlib.integrations.base_client.errors import OAuthError
+from authlib.oauth2.rfc7636 import create_s256_code_challenge
 
 from tests.harness import Api, make_org
 from tests.integration.oauth.flow import (
     AUTHORIZE_URL,
     REDIRECT_URI,
     Browser,
+    approve,
     authorize,
     csrf_of,
     endpoint,
+    fetch_tokens,
     oauth_client,
     post_form,
     register,
@@ -27,8 +31,7 @@ async def test_full_flow_with_pkce(clocked_client: Any) -> None:
     org = await make_org(clocked_client)
     app = await register(org)
     async with oauth_client(clocked_client, app) as oauth:
-        code, verifier = await authorize(clocked_client, org, oauth)
-        token = await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code, code_verifier=verifier)
+        token = await fetch_tokens(clocked_client, org, oauth)
         assert token["access_token"].startswith("svc_oat_") and token["refresh_token"].startswith("svc_ort_")
         assert token["token_type"] == "bearer" and token["expires_in"] == 3600 and token["scope"] == "read write"
         api = Api(clocked_client, org.host).with_bearer(token["access_token"])
@@ -37,6 +40,28 @@ async def test_full_flow_with_pkce(clocked_client: Any) -> None:
         assert me.data["id"] == org.owner_id
         created = await api.mutate("workspaces.create", {"name": "Via OAuth"})
         assert created.status == 200, created.body
+
+
+async def test_secrets_never_reach_the_logs(clocked_client: Any, capfd: pytest.CaptureFixture[str]) -> None:
+    """Client secret, code, verifier and tokens, accepted or refused, appear in no log line."""
+    org = await make_org(clocked_client)
+    app = await register(org)
+    async with oauth_client(clocked_client, app, auth_method="client_secret_post") as oauth:
+        code, verifier = await authorize(clocked_client, org, oauth)
+        token = await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code, code_verifier=verifier)
+        renewed = await oauth.refresh_token(endpoint(clocked_client, "/oauth/token"),
+                                            refresh_token=token["refresh_token"])
+        await oauth.revoke_token(endpoint(clocked_client, "/oauth/revoke"), token=renewed["access_token"])
+    refused = await post_form(clocked_client, "/oauth/token", {"grant_type": "authorization_code", "code": code,
+                                                               "code_verifier": verifier},
+                              auth=(app["clientId"], app["clientSecret"] + "x"))
+    assert refused.status_code == 401
+    assert (await Api(clocked_client, org.host).with_bearer(renewed["access_token"]).query("auth.me")).status == 401
+    logged = "".join(capfd.readouterr())
+    assert "/oauth/token" in logged  # the requests were logged
+    for secret in (app["clientSecret"], code, verifier, token["access_token"], token["refresh_token"],
+                   renewed["access_token"], renewed["refresh_token"]):
+        assert secret not in logged
 
 
 async def test_token_response_headers_and_post_auth(clocked_client: Any) -> None:
@@ -78,6 +103,20 @@ async def test_wrong_verifier_is_invalid_grant(clocked_client: Any) -> None:
             await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code,
                                     code_verifier=verifier[::-1])
         assert refused.value.error == "invalid_grant"
+
+
+async def test_verifier_for_a_code_without_challenge_is_invalid_grant(clocked_client: Any) -> None:
+    """PKCE downgrade protection (RFC 7636, OAuth 2.1 4.1.3): a code issued without a code_challenge cannot be
+    exchanged with a code_verifier; the same code still goes through without one."""
+    org = await make_org(clocked_client)
+    app = await register(org)
+    async with oauth_client(clocked_client, app) as oauth:
+        code, verifier = await authorize(clocked_client, org, oauth, pkce=False)
+        with pytest.raises(OAuthError) as refused:
+            await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code, code_verifier=verifier)
+        assert refused.value.error == "invalid_grant"
+        token = await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code)
+        assert token["access_token"].startswith("svc_oat_")
 
 
 async def test_reused_code_revokes_its_tokens(clocked_client: Any) -> None:
@@ -125,6 +164,34 @@ async def test_redirect_uri_mismatch(clocked_client: Any) -> None:
     bogus = await browser.open("GET", f"{AUTHORIZE_URL}?client_id=oac_nothing&redirect_uri={REDIRECT_URI}"
                                       "&response_type=code")
     assert bogus.status == 400 and bogus.location is None
+
+
+async def test_redirect_uri_at_the_token_endpoint_only_when_sent_at_authorize(clocked_client: Any) -> None:
+    """RFC 6749 4.1.3: redirect_uri is required at the token endpoint only if the authorization request had it
+    (then identical). An app with one registered URI may leave it out of both."""
+    org = await make_org(clocked_client)
+    app = await register(org)
+    verifier = generate_token(48)
+    url = (f"{AUTHORIZE_URL}?client_id={app['clientId']}&response_type=code&state=s1&code_challenge_method=S256"
+           f"&code_challenge={create_s256_code_challenge(verifier)}")
+    basic = (app["clientId"], app["clientSecret"])
+    exchange = {"grant_type": "authorization_code", "code_verifier": verifier}
+    params = await approve(clocked_client, url, org.owner_email)
+    other = await post_form(clocked_client, "/oauth/token", {
+        **exchange, "code": params["code"], "redirect_uri": "https://client.example.com/other"}, auth=basic)
+    assert other.status_code == 400 and other.json()["error"] == "invalid_grant"
+    without = await post_form(clocked_client, "/oauth/token", {**exchange, "code": params["code"]}, auth=basic)
+    assert without.status_code == 200, without.text
+    params = await approve(clocked_client, url, org.owner_email)
+    same = await post_form(clocked_client, "/oauth/token", {**exchange, "code": params["code"],
+                                                            "redirect_uri": REDIRECT_URI}, auth=basic)
+    assert same.status_code == 200, same.text
+    # Sent at authorize (the standard client always sends it): the token request must repeat it.
+    async with oauth_client(clocked_client, app) as oauth:
+        code, verifier = await authorize(clocked_client, org, oauth)
+    missing = await post_form(clocked_client, "/oauth/token", {
+        "grant_type": "authorization_code", "code": code, "code_verifier": verifier}, auth=basic)
+    assert missing.status_code == 400 and missing.json()["error"] == "invalid_grant"
 
 
 async def test_deny_is_access_denied(clocked_client: Any) -> None:
@@ -178,8 +245,7 @@ async def test_expired_access_token_is_401(clocked_client: Any, clock: Any) -> N
     org = await make_org(clocked_client)
     app = await register(org)
     async with oauth_client(clocked_client, app) as oauth:
-        code, verifier = await authorize(clocked_client, org, oauth)
-        token = await oauth.fetch_token(endpoint(clocked_client, "/oauth/token"), code=code, code_verifier=verifier)
+        token = await fetch_tokens(clocked_client, org, oauth)
     api = Api(clocked_client, org.host).with_bearer(token["access_token"])
     assert (await api.query("auth.me")).status == 200
     clock.advance(timedelta(hours=1).total_seconds())

@@ -40,7 +40,7 @@ async def test_reuse_on_one_node_ends_the_grant_on_the_other(pool: asyncpg.Pool,
                                     scopes=["read"], public=True, created_by=user_id, now=a.clock.now())
         verifier = generate_token(48)
         code = await oauth_grants.issue_code(a, app=app, org_id=org_id, user_id=user_id, scopes=["read"],
-                                             redirect_uri=REDIRECT_URI,
+                                             redirect_uri=REDIRECT_URI, redirect_uri_sent=True,
                                              code_challenge=create_s256_code_challenge(verifier))
         first = await oauth_grants.exchange_code(a, app, code, REDIRECT_URI, verifier)
         second = await oauth_grants.refresh(a, app, first["refresh_token"], None)

@@ -11,25 +11,21 @@ import pytest
 from aiohttp.test_utils import TestClient
 from authlib.common.security import generate_token
 from authlib.integrations.base_client.errors import OAuthError
-from authlib.integrations.httpx_client import AsyncOAuth2Client
 
 from actors.identity.accounts import create_organization
 from tests.harness import PASSWORD, Api, Org, make_org
+from tests.integration.billing.test_limits import invitation_token
 from tests.integration.oauth.flow import (
     AUTHORIZE_URL,
     Browser,
     authorize,
     endpoint,
+    fetch_tokens,
     oauth_client,
     post_form,
     register,
 )
 from web.keys import NODE
-
-
-async def _tokens(client: TestClient, org: Org, oauth: AsyncOAuth2Client, email: str | None = None) -> Any:
-    code, verifier = await authorize(client, org, oauth, email=email)
-    return await oauth.fetch_token(endpoint(client, "/oauth/token"), code=code, code_verifier=verifier)
 
 
 def _bearer(client: TestClient, org: Org, token: str) -> Api:
@@ -40,7 +36,7 @@ async def test_refresh_rotates_and_reuse_revokes_the_grant(client: Any) -> None:
     org = await make_org(client)
     app = await register(org)
     async with oauth_client(client, app) as oauth:
-        first = await _tokens(client, org, oauth)
+        first = await fetch_tokens(client, org, oauth)
         second = await oauth.refresh_token(endpoint(client, "/oauth/token"), refresh_token=first["refresh_token"])
         assert second["access_token"] != first["access_token"]
         assert second["refresh_token"] != first["refresh_token"] and second["scope"] == "read write"
@@ -68,8 +64,8 @@ async def test_revocation(client: Any) -> None:
     app = await register(org)
     async with oauth_client(client, app) as oauth:
         revoke_url = endpoint(client, "/oauth/revoke")
-        tokens = await _tokens(client, org, oauth)
-        other = await _tokens(client, org, oauth)
+        tokens = await fetch_tokens(client, org, oauth)
+        other = await fetch_tokens(client, org, oauth)
         response = await oauth.revoke_token(revoke_url, token=tokens["access_token"],
                                             token_type_hint="access_token")
         assert response.status_code == 200
@@ -84,7 +80,8 @@ async def test_revocation(client: Any) -> None:
         assert (await oauth.revoke_token(revoke_url, token="svc_oat_unknown")).status_code == 200
         assert (await _bearer(client, org, other["access_token"]).query("auth.me")).status == 200
     anonymous = await post_form(client, "/oauth/revoke", {"token": other["access_token"]})
-    assert anonymous.status_code == 400 and anonymous.json()["error"] == "invalid_client"
+    assert anonymous.status_code == 401 and anonymous.json()["error"] == "invalid_client"
+    assert "WWW-Authenticate" not in anonymous.headers
     assert (await _bearer(client, org, other["access_token"]).query("auth.me")).status == 200
 
 
@@ -97,7 +94,13 @@ async def test_client_authentication_and_request_errors(client: Any) -> None:
     assert refused.headers["WWW-Authenticate"].startswith("Basic ")
     posted = await post_form(client, "/oauth/token", {"grant_type": "authorization_code", "code": "x",
                                                       "client_id": app["clientId"], "client_secret": "wrong"})
-    assert posted.status_code == 400 and posted.json()["error"] == "invalid_client"
+    # RFC 6749 5.2: invalid_client is 401 however the client authenticated; the Basic challenge only follows Basic.
+    assert posted.status_code == 401 and posted.json()["error"] == "invalid_client"
+    assert "WWW-Authenticate" not in posted.headers
+    unknown = await post_form(client, "/oauth/token", {"grant_type": "authorization_code", "code": "x",
+                                                       "client_id": "oac_nobody"})
+    assert unknown.status_code == 401 and unknown.json()["error"] == "invalid_client"
+    assert "WWW-Authenticate" not in unknown.headers
     good = (app["clientId"], app["clientSecret"])
     grant = await post_form(client, "/oauth/token", {"grant_type": "password"}, auth=good)
     assert grant.status_code == 400 and grant.json()["error"] == "unsupported_grant_type"
@@ -129,7 +132,7 @@ async def test_deleting_the_app_kills_its_tokens(client: Any) -> None:
     org = await make_org(client)
     app = await register(org)
     async with oauth_client(client, app) as oauth:
-        tokens = await _tokens(client, org, oauth)
+        tokens = await fetch_tokens(client, org, oauth)
         api = _bearer(client, org, tokens["access_token"])
         assert (await api.query("auth.me")).status == 200
         assert (await org.owner.mutate("oauthApps.delete", {"id": app["id"]})).status == 200
@@ -139,11 +142,36 @@ async def test_deleting_the_app_kills_its_tokens(client: Any) -> None:
         assert refused.value.error == "invalid_client"
 
 
+async def test_narrowing_the_app_scopes_narrows_existing_tokens_at_once(client: Any) -> None:
+    org = await make_org(client)
+    app = await register(org)
+    async with oauth_client(client, app) as oauth:
+        both = await fetch_tokens(client, org, oauth)
+    async with oauth_client(client, app, scope="write") as oauth:
+        write_only = await fetch_tokens(client, org, oauth)
+    api = _bearer(client, org, both["access_token"])
+    assert (await api.mutate("workspaces.create", {"name": "Before"})).status == 200  # cached on this node now
+    narrowed = await org.owner.mutate("oauthApps.update", {"id": app["id"], "scopes": ["read"]})
+    assert narrowed.status == 200, narrowed.body
+    assert (await api.mutate("workspaces.create", {"name": "After"})).status == 403
+    assert (await api.query("workspaces.list")).status == 200
+    renewed = await post_form(client, "/oauth/token", {"grant_type": "refresh_token",
+                                                        "refresh_token": both["refresh_token"]},
+                              auth=(app["clientId"], app["clientSecret"]))
+    assert renewed.status_code == 200 and renewed.json()["scope"] == "read", renewed.text
+    async with oauth_client(client, app) as oauth:
+        # A grant left with none of its scopes is revoked.
+        assert (await _bearer(client, org, write_only["access_token"]).query("auth.me")).status == 401
+        with pytest.raises(OAuthError) as refused:
+            await oauth.refresh_token(endpoint(client, "/oauth/token"), refresh_token=write_only["refresh_token"])
+        assert refused.value.error == "invalid_grant"
+
+
 async def test_plan_gate(client: Any) -> None:
     org = await make_org(client, plan="starter")
     app = await register(org)
     async with oauth_client(client, app) as oauth:
-        tokens = await _tokens(client, org, oauth)
+        tokens = await fetch_tokens(client, org, oauth)
     reply = await _bearer(client, org, tokens["access_token"]).query("workspaces.list")
     assert reply.status == 403, reply.body
 
@@ -152,19 +180,19 @@ async def test_scope_and_role_gates(client: Any) -> None:
     org = await make_org(client)
     app = await register(org, scopes=("read", "write", "admin"))
     async with oauth_client(client, app, scope="read") as oauth:
-        read_only = await _tokens(client, org, oauth)
+        read_only = await fetch_tokens(client, org, oauth)
     api = _bearer(client, org, read_only["access_token"])
     assert (await api.query("workspaces.list")).status == 200
     assert (await api.mutate("workspaces.create", {"name": "No"})).status == 403
     # Session-only procedures stay closed to an OAuth token, whatever its scopes.
     async with oauth_client(client, app, scope="read write admin") as oauth:
-        admin = await _tokens(client, org, oauth)
+        admin = await fetch_tokens(client, org, oauth)
     assert (await _bearer(client, org, admin["access_token"]).query("oauthApps.list")).status == 403
     # A guest's token cannot do more than the guest: the user's role still applies.
     guest_id, _ = await org.add_user("guest")
     email = await _email(client, guest_id)
     async with oauth_client(client, app, scope="read write") as oauth:
-        guest = await _tokens(client, org, oauth, email=email)
+        guest = await fetch_tokens(client, org, oauth, email=email)
     refused = await _bearer(client, org, guest["access_token"]).mutate("workspaces.create", {"name": "No"})
     assert refused.status == 403, refused.body
 
@@ -173,18 +201,28 @@ async def _email(client: TestClient, user_id: str) -> str:
     return str(await client.server.app[NODE].pool.fetchval("SELECT email FROM users WHERE id = $1", user_id))
 
 
-async def test_member_who_left_is_401(client: Any) -> None:
+async def test_member_who_left_loses_their_grants_for_good(client: Any) -> None:
     org = await make_org(client)
     app = await register(org)
     member_id, _ = await org.add_user("member")
     email = await _email(client, member_id)
     async with oauth_client(client, app) as oauth:
-        tokens = await _tokens(client, org, oauth, email=email)
+        tokens = await fetch_tokens(client, org, oauth, email=email)
     api = _bearer(client, org, tokens["access_token"])
     assert (await api.query("auth.me")).status == 200
     removed = await org.owner.mutate("organizations.members.remove", {"userId": member_id})
     assert removed.status == 200, removed.body
     assert (await api.query("auth.me")).status == 401
+    # Back in the organization later: what they granted before leaving stays revoked.
+    token = await invitation_token(org, email)
+    accepted = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
+                                        {"token": token, "name": "Member", "password": PASSWORD})
+    assert accepted.status == 200, accepted.body
+    assert (await api.query("auth.me")).status == 401
+    async with oauth_client(client, app) as oauth:
+        with pytest.raises(OAuthError) as refused:
+            await oauth.refresh_token(endpoint(client, "/oauth/token"), refresh_token=tokens["refresh_token"])
+        assert refused.value.error == "invalid_grant"
 
 
 async def test_token_acts_in_the_organization_chosen(client: Any) -> None:
@@ -231,4 +269,4 @@ async def test_an_organization_enforcing_single_sign_on_grants_only_its_owner(cl
         refused = await browser.decide(url, await browser.sign_in(url, email))
         assert refused.status == 403 and refused.location is None, refused
         assert "identity provider" in refused.text
-        assert (await _tokens(client, org, oauth))["access_token"].startswith("svc_oat_")
+        assert (await fetch_tokens(client, org, oauth))["access_token"].startswith("svc_oat_")
