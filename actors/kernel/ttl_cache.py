@@ -1,6 +1,7 @@
 """A per-node cache whose answers are at most a fixed number of seconds old: what the hot path reads on
 every request (organizations, roles, board access, members, automation rules) without a query each time.
-A change made on this node drops its entry at once; another node's change shows within the TTL.
+A change made on this node drops its entry at once; another node's change shows within the TTL. A load that
+was already reading when its key was dropped answers its caller but is not kept: it may predate the change.
 Each cache belongs to one `Node` and runs on its clock, so tests drive staleness with a `ManualClock`."""
 
 from __future__ import annotations
@@ -23,14 +24,23 @@ class TtlCache(Generic[K, V]):
         self._seconds = seconds
         self._clock = clock
         self._entries: dict[K, tuple[float, V]] = {}
+        # Keys being loaded, each with a token of its latest load; a drop takes the token away.
+        self._loading: dict[K, object] = {}
 
     async def get(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
         """The cached value while fresh, else `await load()` stored under `key`."""
         entry = self._entries.get(key)
         if entry is not None and self._clock.monotonic() - entry[0] < self._seconds:
             return entry[1]
-        value = await load()
-        self.put(key, value)
+        token = self._loading[key] = object()
+        try:
+            value = await load()
+        finally:
+            still_ours = self._loading.get(key) is token
+            if still_ours:
+                del self._loading[key]
+        if still_ours:
+            self.put(key, value)
         return value
 
     def peek(self, key: K) -> tuple[bool, V | None]:
@@ -47,13 +57,17 @@ class TtlCache(Generic[K, V]):
 
     def drop(self, key: K) -> None:
         self._entries.pop(key, None)
+        self._loading.pop(key, None)
 
     def drop_where(self, condition: Callable[[K], bool]) -> None:
         for key in [k for k in self._entries if condition(k)]:
             del self._entries[key]
+        for key in [k for k in self._loading if condition(k)]:
+            del self._loading[key]
 
     def clear(self) -> None:
         self._entries.clear()
+        self._loading.clear()
 
     def _evict(self) -> None:
         now = self._clock.monotonic()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from actors.kernel import ttl_cache
@@ -60,3 +62,27 @@ async def test_the_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in range(25):
         await cache.get(key, Loader())
     assert len(cache._entries) <= 10
+
+
+@pytest.mark.parametrize("how", ["drop", "drop_where", "clear"])
+async def test_a_load_that_began_before_a_drop_is_not_kept(how: str) -> None:
+    """A change dropped the key while a load was reading the state before it: that answer is the caller's, but
+    the cache must not keep it (it would hide the change for a whole TTL, a removed member's access say)."""
+    cache: TtlCache[str, int] = TtlCache(60, ManualClock())
+    reading, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_load() -> int:
+        reading.set()
+        await release.wait()
+        return 1
+
+    pending = asyncio.ensure_future(cache.get("a", slow_load))
+    await reading.wait()
+    {"drop": lambda: cache.drop("a"), "drop_where": lambda: cache.drop_where(lambda key: key == "a"),
+     "clear": cache.clear}[how]()
+    release.set()
+    assert await pending == 1
+    assert cache.peek("a") == (False, None)
+    load = Loader()
+    assert await cache.get("a", load) == 1 and load.calls == 1  # loaded again, and kept this time
+    assert cache.peek("a") == (True, 1)
