@@ -231,10 +231,15 @@ async def handle_mcp(request: web.Request) -> web.StreamResponse:
     return await _respond(request)
 
 
-def add_mcp_routes(app: web.Application) -> None:
+def make_tool_schemas() -> None:
+    """Every tool's input schema, made once per process (a no-op after the first call)."""
     for procedure in REGISTRY.values():
         if may_be_tool(procedure):
             input_schema(procedure)
+
+
+def add_mcp_routes(app: web.Application) -> None:
+    make_tool_schemas()
     app.router.add_post(MCP_PATH, handle_mcp)
     app.router.add_get(MCP_PATH, no_stream)
     app.router.add_delete(MCP_PATH, no_stream)
