@@ -58,6 +58,14 @@ async def revoke(conn: Conn, org_id: str, kind: str, credential_id: str, now: da
             RETURNING {VIEW_COLUMNS}""", org_id, kind, credential_id, now, user_id)
 
 
+async def revoke_member(conn: Conn, org_id: str, kind: str, user_id: str, now: datetime) -> list[asyncpg.Record]:
+    """Revoke every active credential of a kind that a user holds in an organization; the rows revoked."""
+    return await conn.fetch(
+        f"""UPDATE credentials SET status = 'revoked', revoked_at = $4
+             WHERE organization_id = $1 AND kind = $2 AND user_id = $3 AND status = 'active'
+            RETURNING {VIEW_COLUMNS}""", org_id, kind, user_id, now)
+
+
 async def delete(conn: Conn, org_id: str, kind: str, credential_id: str) -> asyncpg.Record | None:
     return await conn.fetchrow(
         f"""DELETE FROM credentials WHERE organization_id = $1 AND kind = $2 AND id = $3

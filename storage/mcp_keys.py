@@ -53,6 +53,14 @@ async def revoke(conn: Conn, org_id: str, key_id: str, now: datetime,
             RETURNING {VIEW_COLUMNS}""", org_id, key_id, now, user_id)
 
 
+async def revoke_member(conn: Conn, org_id: str, user_id: str, now: datetime) -> list[asyncpg.Record]:
+    """Revoke every active key a user holds in an organization; the rows revoked."""
+    return await conn.fetch(
+        f"""UPDATE mcp_keys SET status = 'revoked', revoked_at = $3
+             WHERE organization_id = $1 AND user_id = $2 AND status = 'active'
+            RETURNING {VIEW_COLUMNS}""", org_id, user_id, now)
+
+
 async def record_last_used(conn: Conn, moments: dict[str, datetime]) -> None:
     """Write many last-used times in one statement, never an older over a newer (storage/credentials.py)."""
     await conn.execute(

@@ -18,6 +18,7 @@ from actors.identity.passwords import hash_secret
 from actors.kernel.handlers import implement
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
+from actors.kernel.write import UnitOfWork
 from protocol import credentials as proto
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, NotFound, ValidationFailed
@@ -112,6 +113,16 @@ async def revoke(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
                 raise NotFound("API key not found")
     node.invalidate(CredentialRevoked(data.id))  # on every node; its sockets are checked again
     return credential_view(node, row)
+
+
+async def revoke_member_keys(uow: UnitOfWork, user_id: str) -> list[str]:
+    """In the transaction that ends a membership: the member's API keys in the organization are revoked (each
+    written to the trail as a revoke is), so joining again later brings none back. The ids returned go to
+    `oauth_grants.revoked_on_every_node` once committed."""
+    rows = await repo.revoke_member(uow.conn, uow.org_id, KIND, user_id, uow.now)
+    for row in rows:
+        await uow.activity("api_key", row["id"], "api_key.revoked", _audit(row, reason="member.removed"))
+    return [row["id"] for row in rows]
 
 
 @implement(proto.ROTATE_API_KEY)

@@ -18,6 +18,7 @@ from actors.identity.last_used import last_used_at
 from actors.kernel.handlers import implement
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
+from actors.kernel.write import UnitOfWork
 from protocol import mcp_keys as proto
 from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
@@ -113,3 +114,12 @@ async def revoke(node: Node, caller: Caller, data: proto.McpKeyIdInput) -> dict[
                 raise NotFound("MCP key not found")
     node.invalidate(CredentialRevoked(data.id))  # on every node
     return key_view(node, row)
+
+
+async def revoke_member_keys(uow: UnitOfWork, user_id: str) -> list[str]:
+    """In the transaction that ends a membership: the member's keys in the organization are revoked, each written
+    to the trail; the ids go to `oauth_grants.revoked_on_every_node` once committed."""
+    rows = await repo.revoke_member(uow.conn, uow.org_id, user_id, uow.now)
+    for row in rows:
+        await uow.activity("mcp_key", row["id"], "mcp_key.revoked", {**_audit(row), "reason": "member.removed"})
+    return [row["id"] for row in rows]

@@ -15,6 +15,7 @@ from actors.identity.callers import PERSONAL_TOKEN_PREFIX
 from actors.kernel.handlers import implement
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
+from actors.kernel.write import UnitOfWork
 from protocol import credentials as proto
 from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
@@ -73,3 +74,13 @@ async def revoke(node: Node, caller: Caller, data: proto.RevokeTokenInput) -> di
                 raise NotFound("token not found")
     node.invalidate(CredentialRevoked(data.tokenId))  # on every node; its sockets are checked again
     return credential_view(node, row)
+
+
+async def revoke_member_tokens(uow: UnitOfWork, user_id: str) -> list[str]:
+    """In the transaction that ends a membership: the member's tokens made in the organization (a token works
+    there only) are revoked, each written to the trail; the ids go to `oauth_grants.revoked_on_every_node`."""
+    rows = await repo.revoke_member(uow.conn, uow.org_id, KIND, user_id, uow.now)
+    for row in rows:
+        await uow.activity("personal_token", row["id"], "personal_token.revoked",
+                           {"name": row["name"], "prefix": row["prefix"], "reason": "member.removed"})
+    return [row["id"] for row in rows]
