@@ -30,6 +30,11 @@ async def test_keys_of_a_removed_member_stay_revoked_when_they_return(org: Org) 
     removed = await org.owner.mutate("organizations.members.remove", {"userId": member_id})
     assert removed.status == 200, removed.body
     assert await statuses() == (401, 401, 401, 200)
+    trail = (await org.owner.query("activity.listByOrg", {"limit": 200})).data["entries"]
+    revoked = {(entry["entityId"], entry["action"]) for entry in trail
+               if (entry["metadata"] or {}).get("reason") == "member.removed"}
+    assert revoked == {(made_key["id"], "api_key.revoked"), (mcp.data["mcpKey"]["id"], "mcp_key.revoked"),
+                       (token["id"], "personal_token.revoked")}
 
     email = await org.owner.client.server.app[NODE].pool.fetchval("SELECT email FROM users WHERE id = $1",
                                                                   member_id)
