@@ -23,11 +23,17 @@ VIEW_COLUMNS = ("id, kind, organization_id, user_id, name, prefix, scopes, statu
 
 async def insert(conn: Conn, *, credential_id: str, kind: str, org_id: str, user_id: str, name: str,
                  prefix: str, secret_hash: str, scopes: list[str],
-                 expires_at: datetime | None) -> asyncpg.Record:
+                 expires_at: datetime | None) -> asyncpg.Record | None:
+    """A new credential, only while its user is an active member (None otherwise). The membership is held
+    `FOR KEY SHARE`: a removal in flight commits first (then nothing is stored), or waits for this insert (then
+    its `revoke_member` sees the credential)."""
     return await conn.fetchrow(
         f"""INSERT INTO credentials (id, kind, organization_id, user_id, name, prefix, secret_hash, scopes,
                                      expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {VIEW_COLUMNS}""",
+            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+             WHERE EXISTS (SELECT 1 FROM memberships WHERE organization_id = $3 AND user_id = $4
+                              AND status = 'active' FOR KEY SHARE)
+            RETURNING {VIEW_COLUMNS}""",
         credential_id, kind, org_id, user_id, name, prefix, secret_hash, scopes, expires_at)
 
 

@@ -22,11 +22,16 @@ async def active_by_prefix(conn: Conn, prefix: str) -> list[asyncpg.Record]:
 
 async def insert(conn: Conn, *, key_id: str, org_id: str, user_id: str, name: str, prefix: str,
                  secret_hash: str, allowed_tools: list[str], allowed_resources: list[str],
-                 expires_at: datetime | None) -> asyncpg.Record:
+                 expires_at: datetime | None) -> asyncpg.Record | None:
+    """A new key, only while its user is an active member (None otherwise; the membership held as in
+    storage/credentials.insert, so a removal in flight either prevents it or revokes it)."""
     return await conn.fetchrow(
         f"""INSERT INTO mcp_keys (id, organization_id, user_id, name, prefix, secret_hash, allowed_tools,
                                   allowed_resources, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {VIEW_COLUMNS}""",
+            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+             WHERE EXISTS (SELECT 1 FROM memberships WHERE organization_id = $2 AND user_id = $3
+                              AND status = 'active' FOR KEY SHARE)
+            RETURNING {VIEW_COLUMNS}""",
         key_id, org_id, user_id, name, prefix, secret_hash, allowed_tools, allowed_resources, expires_at)
 
 

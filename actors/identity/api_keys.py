@@ -21,7 +21,7 @@ from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
 from protocol import credentials as proto
 from protocol.caller import Caller
-from protocol.errors import Conflict, FieldError, NotFound, ValidationFailed
+from protocol.errors import Conflict, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.registry import EmptyInput
 from storage import credentials as repo
@@ -29,6 +29,8 @@ from storage import credentials as repo
 KIND = "api_key"
 # 20 random bytes: 40 hex characters (spec 5.1).
 SECRET_BYTES = 20
+# A credential's insert found its maker no longer an active member (removed while the request ran).
+NOT_A_MEMBER = "you are no longer a member of this organization"
 
 
 async def mint_secret(scheme: str, rounds: int) -> tuple[str, str, str]:
@@ -83,6 +85,8 @@ async def create(node: Node, caller: Caller, data: proto.CreateApiKeyInput) -> d
         row = await repo.insert(conn, credential_id=new_id("key"), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=data.name, prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(dict.fromkeys(data.scopes)), expires_at=expires_at)
+        if row is None:
+            raise Forbidden(NOT_A_MEMBER)
         await uow.activity("api_key", row["id"], "api_key.created",
                            _audit(row))
     return {"key": secret, "apiKey": credential_view(node, row)}
@@ -142,6 +146,8 @@ async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
         new = await repo.insert(conn, credential_id=new_id("key"), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=old["name"], prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(old["scopes"]), expires_at=old["expires_at"])
+        if new is None:
+            raise Forbidden(NOT_A_MEMBER)
         await uow.activity("api_key", old["id"], "api_key.rotated",
                            _audit(old, replacedBy=new["id"]))
         await uow.activity("api_key", new["id"], "api_key.created",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from actors.identity.api_keys import credential_view, mint_secret
+from actors.identity.api_keys import NOT_A_MEMBER, credential_view, mint_secret
 from actors.identity.callers import PERSONAL_TOKEN_PREFIX
 from actors.kernel.handlers import implement
 from actors.kernel.invalidation import CredentialRevoked
@@ -18,7 +18,7 @@ from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
 from protocol import credentials as proto
 from protocol.caller import Caller
-from protocol.errors import FieldError, NotFound, ValidationFailed
+from protocol.errors import FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.registry import EmptyInput
 from storage import credentials as repo
@@ -47,6 +47,8 @@ async def create(node: Node, caller: Caller, data: proto.CreateTokenInput) -> di
         row = await repo.insert(conn, credential_id=new_id("tok"), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=data.name, prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(dict.fromkeys(data.scopes)), expires_at=expires_at)
+        if row is None:
+            raise Forbidden(NOT_A_MEMBER)
         await uow.activity("personal_token", row["id"],
                            "personal_token.created",
                            {"name": row["name"], "prefix": prefix, "scopes": list(row["scopes"])})
