@@ -23,11 +23,17 @@ VIEW_COLUMNS = ("id, kind, organization_id, user_id, name, prefix, scopes, statu
 
 async def insert(conn: Conn, *, credential_id: str, kind: str, org_id: str, user_id: str, name: str,
                  prefix: str, secret_hash: str, scopes: list[str],
-                 expires_at: datetime | None) -> asyncpg.Record:
+                 expires_at: datetime | None) -> asyncpg.Record | None:
+    """A new credential, only while its user is an active member (None otherwise). The membership is held
+    `FOR KEY SHARE`: a removal in flight commits first (then nothing is stored), or waits for this insert (then
+    its `revoke_member` sees the credential)."""
     return await conn.fetchrow(
         f"""INSERT INTO credentials (id, kind, organization_id, user_id, name, prefix, secret_hash, scopes,
                                      expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {VIEW_COLUMNS}""",
+            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+             WHERE EXISTS (SELECT 1 FROM memberships WHERE organization_id = $3 AND user_id = $4
+                              AND status = 'active' FOR KEY SHARE)
+            RETURNING {VIEW_COLUMNS}""",
         credential_id, kind, org_id, user_id, name, prefix, secret_hash, scopes, expires_at)
 
 
@@ -56,6 +62,14 @@ async def revoke(conn: Conn, org_id: str, kind: str, credential_id: str, now: da
              WHERE organization_id = $1 AND kind = $2 AND id = $3 AND status = 'active'
                AND ($5::text IS NULL OR user_id = $5)
             RETURNING {VIEW_COLUMNS}""", org_id, kind, credential_id, now, user_id)
+
+
+async def revoke_member(conn: Conn, org_id: str, kind: str, user_id: str, now: datetime) -> list[asyncpg.Record]:
+    """Revoke every active credential of a kind that a user holds in an organization; the rows revoked."""
+    return await conn.fetch(
+        f"""UPDATE credentials SET status = 'revoked', revoked_at = $4
+             WHERE organization_id = $1 AND kind = $2 AND user_id = $3 AND status = 'active'
+            RETURNING {VIEW_COLUMNS}""", org_id, kind, user_id, now)
 
 
 async def delete(conn: Conn, org_id: str, kind: str, credential_id: str) -> asyncpg.Record | None:

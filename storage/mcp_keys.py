@@ -22,11 +22,16 @@ async def active_by_prefix(conn: Conn, prefix: str) -> list[asyncpg.Record]:
 
 async def insert(conn: Conn, *, key_id: str, org_id: str, user_id: str, name: str, prefix: str,
                  secret_hash: str, allowed_tools: list[str], allowed_resources: list[str],
-                 expires_at: datetime | None) -> asyncpg.Record:
+                 expires_at: datetime | None) -> asyncpg.Record | None:
+    """A new key, only while its user is an active member (None otherwise; the membership held as in
+    storage/credentials.insert, so a removal in flight either prevents it or revokes it)."""
     return await conn.fetchrow(
         f"""INSERT INTO mcp_keys (id, organization_id, user_id, name, prefix, secret_hash, allowed_tools,
                                   allowed_resources, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {VIEW_COLUMNS}""",
+            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+             WHERE EXISTS (SELECT 1 FROM memberships WHERE organization_id = $2 AND user_id = $3
+                              AND status = 'active' FOR KEY SHARE)
+            RETURNING {VIEW_COLUMNS}""",
         key_id, org_id, user_id, name, prefix, secret_hash, allowed_tools, allowed_resources, expires_at)
 
 
@@ -51,6 +56,14 @@ async def revoke(conn: Conn, org_id: str, key_id: str, now: datetime,
         f"""UPDATE mcp_keys SET status = 'revoked', revoked_at = $3
              WHERE organization_id = $1 AND id = $2 AND status = 'active' AND ($4::text IS NULL OR user_id = $4)
             RETURNING {VIEW_COLUMNS}""", org_id, key_id, now, user_id)
+
+
+async def revoke_member(conn: Conn, org_id: str, user_id: str, now: datetime) -> list[asyncpg.Record]:
+    """Revoke every active key a user holds in an organization; the rows revoked."""
+    return await conn.fetch(
+        f"""UPDATE mcp_keys SET status = 'revoked', revoked_at = $3
+             WHERE organization_id = $1 AND user_id = $2 AND status = 'active'
+            RETURNING {VIEW_COLUMNS}""", org_id, user_id, now)
 
 
 async def record_last_used(conn: Conn, moments: dict[str, datetime]) -> None:

@@ -18,9 +18,10 @@ from actors.identity.passwords import hash_secret
 from actors.kernel.handlers import implement
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
+from actors.kernel.write import UnitOfWork
 from protocol import credentials as proto
 from protocol.caller import Caller
-from protocol.errors import Conflict, FieldError, NotFound, ValidationFailed
+from protocol.errors import Conflict, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.registry import EmptyInput
 from storage import credentials as repo
@@ -28,6 +29,8 @@ from storage import credentials as repo
 KIND = "api_key"
 # 20 random bytes: 40 hex characters (spec 5.1).
 SECRET_BYTES = 20
+# A credential's insert found its maker no longer an active member (removed while the request ran).
+NOT_A_MEMBER = "you are no longer a member of this organization"
 
 
 async def mint_secret(scheme: str, rounds: int) -> tuple[str, str, str]:
@@ -82,6 +85,8 @@ async def create(node: Node, caller: Caller, data: proto.CreateApiKeyInput) -> d
         row = await repo.insert(conn, credential_id=new_id("key"), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=data.name, prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(dict.fromkeys(data.scopes)), expires_at=expires_at)
+        if row is None:
+            raise Forbidden(NOT_A_MEMBER)
         await uow.activity("api_key", row["id"], "api_key.created",
                            _audit(row))
     return {"key": secret, "apiKey": credential_view(node, row)}
@@ -114,6 +119,16 @@ async def revoke(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
     return credential_view(node, row)
 
 
+async def revoke_member_keys(uow: UnitOfWork, user_id: str) -> list[str]:
+    """In the transaction that ends a membership: the member's API keys in the organization are revoked (each
+    written to the trail as a revoke is), so joining again later brings none back. The ids returned go to
+    `oauth_grants.revoked_on_every_node` once committed."""
+    rows = await repo.revoke_member(uow.conn, uow.org_id, KIND, user_id, uow.now)
+    for row in rows:
+        await uow.activity("api_key", row["id"], "api_key.revoked", _audit(row, reason="member.removed"))
+    return [row["id"] for row in rows]
+
+
 @implement(proto.ROTATE_API_KEY)
 async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[str, Any]:
     now = node.clock.now()
@@ -131,6 +146,8 @@ async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
         new = await repo.insert(conn, credential_id=new_id("key"), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=old["name"], prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(old["scopes"]), expires_at=old["expires_at"])
+        if new is None:
+            raise Forbidden(NOT_A_MEMBER)
         await uow.activity("api_key", old["id"], "api_key.rotated",
                            _audit(old, replacedBy=new["id"]))
         await uow.activity("api_key", new["id"], "api_key.created",

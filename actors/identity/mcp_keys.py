@@ -13,14 +13,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from actors.identity.api_keys import future_expiry, mint_secret, status_of
+from actors.identity.api_keys import NOT_A_MEMBER, future_expiry, mint_secret, status_of
 from actors.identity.last_used import last_used_at
 from actors.kernel.handlers import implement
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
+from actors.kernel.write import UnitOfWork
 from protocol import mcp_keys as proto
 from protocol.caller import Caller
-from protocol.errors import FieldError, NotFound, ValidationFailed
+from protocol.errors import FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.registry import REGISTRY, Access, EmptyInput, Procedure, Role
 from storage import mcp_keys as repo
@@ -89,6 +90,8 @@ async def create(node: Node, caller: Caller, data: proto.CreateMcpKeyInput) -> d
         row = await repo.insert(uow.conn, key_id=new_id("mcp"), org_id=caller.org_id, user_id=caller.uid,
                                 name=data.name, prefix=prefix, secret_hash=secret_hash, allowed_tools=tools,
                                 allowed_resources=list(dict.fromkeys(data.allowedResources)), expires_at=expires_at)
+        if row is None:
+            raise Forbidden(NOT_A_MEMBER)
         await uow.activity("mcp_key", row["id"], "mcp_key.created", _audit(row))
     return {"key": secret, "mcpKey": key_view(node, row)}
 
@@ -113,3 +116,12 @@ async def revoke(node: Node, caller: Caller, data: proto.McpKeyIdInput) -> dict[
                 raise NotFound("MCP key not found")
     node.invalidate(CredentialRevoked(data.id))  # on every node
     return key_view(node, row)
+
+
+async def revoke_member_keys(uow: UnitOfWork, user_id: str) -> list[str]:
+    """In the transaction that ends a membership: the member's keys in the organization are revoked, each written
+    to the trail; the ids go to `oauth_grants.revoked_on_every_node` once committed."""
+    rows = await repo.revoke_member(uow.conn, uow.org_id, user_id, uow.now)
+    for row in rows:
+        await uow.activity("mcp_key", row["id"], "mcp_key.revoked", {**_audit(row), "reason": "member.removed"})
+    return [row["id"] for row in rows]

@@ -10,14 +10,15 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from actors.identity.api_keys import credential_view, mint_secret
+from actors.identity.api_keys import NOT_A_MEMBER, credential_view, mint_secret
 from actors.identity.callers import PERSONAL_TOKEN_PREFIX
 from actors.kernel.handlers import implement
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
+from actors.kernel.write import UnitOfWork
 from protocol import credentials as proto
 from protocol.caller import Caller
-from protocol.errors import FieldError, NotFound, ValidationFailed
+from protocol.errors import FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.registry import EmptyInput
 from storage import credentials as repo
@@ -46,6 +47,8 @@ async def create(node: Node, caller: Caller, data: proto.CreateTokenInput) -> di
         row = await repo.insert(conn, credential_id=new_id("tok"), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=data.name, prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(dict.fromkeys(data.scopes)), expires_at=expires_at)
+        if row is None:
+            raise Forbidden(NOT_A_MEMBER)
         await uow.activity("personal_token", row["id"],
                            "personal_token.created",
                            {"name": row["name"], "prefix": prefix, "scopes": list(row["scopes"])})
@@ -73,3 +76,13 @@ async def revoke(node: Node, caller: Caller, data: proto.RevokeTokenInput) -> di
                 raise NotFound("token not found")
     node.invalidate(CredentialRevoked(data.tokenId))  # on every node; its sockets are checked again
     return credential_view(node, row)
+
+
+async def revoke_member_tokens(uow: UnitOfWork, user_id: str) -> list[str]:
+    """In the transaction that ends a membership: the member's tokens made in the organization (a token works
+    there only) are revoked, each written to the trail; the ids go to `oauth_grants.revoked_on_every_node`."""
+    rows = await repo.revoke_member(uow.conn, uow.org_id, KIND, user_id, uow.now)
+    for row in rows:
+        await uow.activity("personal_token", row["id"], "personal_token.revoked",
+                           {"name": row["name"], "prefix": row["prefix"], "reason": "member.removed"})
+    return [row["id"] for row in rows]

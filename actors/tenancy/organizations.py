@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import asyncpg
 
 from actors.approvals.intake import member_left
-from actors.identity import accounts, oauth_grants, throttle
+from actors.identity import accounts, api_keys, mcp_keys, oauth_grants, personal_tokens, throttle
 from actors.identity.callers import forget_organization
 from actors.identity.passwords import hash_secret, verify_secret
 from actors.kernel.events import org_stream
@@ -162,6 +162,10 @@ async def remove_member(node: Node, caller: Caller, data: spec.RemoveMemberInput
                                    details=[FieldError("reassignTo", "not another member of the organization")])
         await repo.delete_membership(conn, caller.org_id, data.userId)
         revoked = await oauth_grants.revoke_member_grants(conn, caller.org_id, data.userId, uow.now)
+        # Their keys and tokens here too: refused only while they are out, a return would revive them.
+        revoked += await api_keys.revoke_member_keys(uow, data.userId)
+        revoked += await mcp_keys.revoke_member_keys(uow, data.userId)
+        revoked += await personal_tokens.revoke_member_tokens(uow, data.userId)
         await uow.activity("member", data.userId, "member.removed",
                            {"email": target["email"], "reassignTo": data.reassignTo})
         uow.emit(org_stream(caller.org_id), "member.removed",
