@@ -120,5 +120,6 @@ def test_compose_runs_three_nodes_behind_nginx_on_the_container_port() -> None:
     # Socket.IO: the WebSocket upgrade is passed through, and the Host header (it names the organization).
     assert "proxy_set_header Upgrade $http_upgrade;" in nginx
     assert "proxy_set_header Connection $connection_upgrade;" in nginx
-    assert nginx.count("proxy_set_header Host $http_host;") == 2
+    assert nginx.count("proxy_set_header Host $http_host;") == 3  # live, import.execute (300 s) and the rest
+    assert "location = /api/trpc/import.execute" in nginx and "proxy_read_timeout 300s;" in nginx
     assert "location /socket.io/" in nginx
