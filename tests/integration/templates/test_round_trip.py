@@ -39,7 +39,7 @@ async def source_board(org: Org) -> tuple[Board, dict[str, str]]:
         "boardId": board.id, "name": "On-time delivery", "category": "delivery", "direction": "higher_is_better",
         "frequency": "daily", "unit": "%", "thresholds": BANDS_UP})
     assert kpi.status == 200, kpi.body
-    today = org.owner.client.server.app[NODE].clock.now().date()
+    today = org.owner.client.app[NODE].clock.now().date()
     target = await org.owner.mutate("kpis.setTarget", {"kpiId": kpi.data["id"], "value": 97,
                                                        "deadline": (today + timedelta(days=30)).isoformat()})
     assert target.status == 200, target.body
@@ -88,7 +88,7 @@ async def test_a_board_saved_and_applied_again_has_its_structure_kpis_and_workin
     assert (kpi["name"], kpi["category"], kpi["direction"], kpi["unit"]) == ("On-time delivery", "delivery",
                                                                              "higher_is_better", "%")
     assert kpi["thresholds"]["green"] == {"min": 90, "max": None} and kpi["latestValue"] is None
-    today = org.owner.client.server.app[NODE].clock.now().date()
+    today = org.owner.client.app[NODE].clock.now().date()
     assert kpi["target"]["value"] == 97 and kpi["target"]["deadline"] == (today + timedelta(days=30)).isoformat()
 
     [rule] = (await org.owner.query("automations.list", {"boardId": new["id"]})).data["automations"]
