@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from actors.templates.structure import summary_view
 from protocol import templates as spec
 from protocol.kpis import Band, Thresholds
@@ -96,8 +98,10 @@ SQCDP = VendorTemplate(
         automations=[
             _rule("Escalated problems are critical", "value.changed", _changed_to("col_status", "Escalated"),
                   ("set_value", {"columnId": "col_priority", "value": "Critical"})),
-            _rule("New safety problems are high priority", "item.created", {"groupId": "grp_s"},
-                  ("set_value", {"columnId": "col_priority", "value": "High"})),
+            msgspec.structs.replace(
+                _rule("New safety problems are at least high priority", "item.created", {"groupId": "grp_s"},
+                      ("set_value", {"columnId": "col_priority", "value": "High"})),
+                conditions=[spec.TemplateCondition("col_priority", "is_empty")]),
             _rule("A red KPI opens a countermeasure", "kpi.threshold_breach", {"threshold": "red"},
                   ("create_item", {"boardId": spec.BOARD_KEY, "groupId": "grp_s",
                                    "name": "Countermeasure: {kpi.name} is red"})),
