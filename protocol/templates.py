@@ -93,10 +93,13 @@ class TemplateAutomation(msgspec.Struct, kw_only=True):
     enabled: bool = True
 
 
-Groups = Annotated[list[TemplateGroup], msgspec.Meta(max_length=50)]
-Columns = Annotated[list[TemplateColumn], msgspec.Meta(max_length=100)]
-Kpis = Annotated[list[TemplateKpi], msgspec.Meta(max_length=100)]
-Automations = Annotated[list[TemplateAutomation], msgspec.Meta(max_length=100)]
+# How many of each a template holds: boards.create's limits for groups and columns; as many KPIs and rules as a
+# tier board reasonably shows. A board with more cannot be saved as a template (400 naming sourceBoardId).
+LIMITS = {"groups": 50, "columns": 100, "kpis": 100, "automations": 100}
+Groups = Annotated[list[TemplateGroup], msgspec.Meta(max_length=LIMITS["groups"])]
+Columns = Annotated[list[TemplateColumn], msgspec.Meta(max_length=LIMITS["columns"])]
+Kpis = Annotated[list[TemplateKpi], msgspec.Meta(max_length=LIMITS["kpis"])]
+Automations = Annotated[list[TemplateAutomation], msgspec.Meta(max_length=LIMITS["automations"])]
 
 
 class Structure(msgspec.Struct, kw_only=True):

@@ -21,7 +21,7 @@ from actors.templates.build import build_board, validate
 from protocol import boards
 from protocol import templates as spec
 from protocol.caller import Caller
-from protocol.errors import BadRequest, FieldError, Forbidden, NotFound
+from protocol.errors import BadRequest, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import new_id
 from protocol.registry import EmptyInput, Role
 from storage import automations as automation_repo
@@ -103,6 +103,10 @@ async def create(node: Node, caller: Caller, data: spec.CreateInput) -> dict[str
         rules = (await automation_repo.list_for_board(conn, caller.org_id, board["id"])
                  if data.includeAutomations else [])
     structure = shape.snapshot(board, reversed(kpis), rules, node.clock.now().date())  # KPIs oldest first
+    for part, count in shape.counts(structure).items():
+        if count > spec.LIMITS[part]:
+            raise ValidationFailed.of("sourceBoardId", f"the board has {count} {part}; a template holds at most "
+                                      f"{spec.LIMITS[part]}")
     async with node.write(caller) as uow:
         row = await repo.insert(uow.conn, template_id=new_id("tpl"), org_id=caller.org_id, name=data.name,
                                 description=data.description, category=data.category, tags=data.tags,

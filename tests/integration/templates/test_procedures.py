@@ -118,3 +118,25 @@ async def test_on_the_free_plan_kpis_and_automations_are_left_out_and_said_so(or
     source = await make_board(free)
     template = await save(free.owner, source.id)
     assert template["kpis"] == 0
+
+
+async def test_a_board_with_more_groups_than_a_template_holds_is_refused_naming_it(org: Org) -> None:
+    board = await make_board(org, groups=[{"name": f"Cell {n}"} for n in range(50)])
+    extra = await org.owner.mutate("boards.groups.create", {"boardId": board.id, "name": "Cell 50"})
+    assert extra.status == 200, extra.body
+    reply = await org.owner.mutate("templates.create", {"sourceBoardId": board.id, "name": "Too big"})
+    assert reply.status == 400, reply.body
+    assert reply.error["data"]["details"] == [
+        {"field": "sourceBoardId", "message": "the board has 51 groups; a template holds at most 50"}]
+    assert (await org.owner.query("templates.listTenant")).data["templates"] == []
+
+
+async def test_a_read_only_api_key_lists_templates_but_cannot_apply_them(org: Org) -> None:
+    key = await org.owner.mutate("apiKeys.create", {"name": "Reader", "scopes": ["read:items"]})
+    assert key.status == 200, key.body
+    reader = org.owner.with_bearer(key.data["key"])
+    assert (await reader.query("templates.listVendor")).status == 200
+    project = await make_project(org)
+    refused = await reader.mutate("templates.apply", {"templateId": "tpl_vendor_kaizen", "projectId": project,
+                                                      "boardName": "Kaizen"})
+    assert refused.status == 403, refused.body
