@@ -94,6 +94,9 @@ def check(structure: spec.Structure, field: str = "overrides") -> None:
             seen.add(entry.key)
     groups = {g.key for g in structure.groups}
     columns = {c.key for c in structure.columns}
+    for index, column in enumerate(structure.columns):
+        if column.type in REFERRING_TYPES and column.config is not None:
+            errors += _unknown_columns(column.config, columns, f"{field}.columns.{index}.config")
     for index, rule in enumerate(structure.automations):
         at = f"{field}.automations.{index}"
         errors += _unknown(rule.trigger.config, groups, columns, f"{at}.trigger.config")
@@ -110,6 +113,17 @@ def _unknown(config: Mapping[str, Any], groups: set[str], columns: set[str], at:
     return [FieldError(f"{at}.{key}", f"names no {what} of the structure")
             for keys, known, what in ((_GROUP_KEYS, groups, "group"), (_COLUMN_KEYS, columns, "column"))
             for key in keys if key in config and config[key] is not None and config[key] not in known]
+
+
+def _unknown_columns(config: Mapping[str, Any], columns: set[str], at: str) -> list[FieldError]:
+    """A formula's `{key}` references and a lookup's columns must be columns of the structure."""
+    expression = config.get("expression")
+    named = set(_REFERENCE.findall(expression)) if isinstance(expression, str) else set()
+    errors = [FieldError(f"{at}.expression", f"names no column {key} of the structure")
+              for key in sorted(named - columns)]
+    return errors + [FieldError(f"{at}.{key}", "names no column of the structure")
+                     for key in ("dependencyColumnId", "targetColumnId")
+                     if config.get(key) is not None and config[key] not in columns]
 
 
 def remap(value: Any, ids: Mapping[str, str]) -> Any:

@@ -140,6 +140,21 @@ async def test_overridden_groups_that_drop_a_group_a_rule_moves_to_are_refused_b
     assert [b["name"] for b in boards.data["boards"]] == [board.view["name"]]
 
 
+async def test_overridden_columns_that_drop_a_column_a_formula_reads_are_refused(org: Org) -> None:
+    board, ids = await source_board(org)
+    template = await save(org.owner, board.id)
+    columns = template["structure"]["columns"]
+    kept = [column for column in columns if column["key"] != ids["saving"]]
+    reply = await org.owner.mutate("templates.apply", {
+        "templateId": template["id"], "projectId": board.project_id, "boardName": "Broken",
+        "overrides": {"columns": kept, "automations": []}})
+    assert reply.status == 400, reply.body
+    assert reply.error["data"]["details"] == [{"field": "overrides.columns.2.config.expression",
+                                               "message": f"names no column {ids['saving']} of the structure"}]
+    boards = await org.owner.query("boards.list", {"projectId": board.project_id})
+    assert [b["name"] for b in boards.data["boards"]] == [board.view["name"]]
+
+
 async def test_without_kpis_and_automations_the_template_holds_groups_and_columns(org: Org) -> None:
     board, _ = await source_board(org)
     template = await save(org.owner, board.id, includeKpis=False, includeAutomations=False)
