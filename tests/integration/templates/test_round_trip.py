@@ -13,7 +13,7 @@ import pytest
 from tests.harness import Org
 from tests.integration.automations.conftest import runs
 from tests.integration.boards.conftest import Board, make_board
-from tests.integration.kpis.conftest import BANDS_DOWN, BANDS_UP
+from tests.integration.kpis.conftest import BANDS_DOWN, BANDS_UP, events_on
 from tests.integration.templates.conftest import apply, save
 from web.keys import NODE
 
@@ -173,6 +173,12 @@ async def test_boards_create_with_a_template_id_builds_the_board_from_it(org: Or
     assert len(reply.data["automations"]) == 1
     listed = (await org.owner.query("templates.getById", {"id": template["id"]})).data
     assert listed["usageCount"] == 1
+    # Made through the procedures: the new board's stream has its events, as live screens and webhooks see them.
+    on_stream = [name for name, _ in await events_on(org, f"board:{reply.data['id']}")]
+    assert on_stream == ["board.created", "board.updated", "kpi.created", "kpi.updated"]
+    trail = await org.owner.query("activity.listByEntity", {"entityType": "template", "entityId": template["id"]})
+    assert trail.status == 200, trail.body
+    assert [entry["action"] for entry in trail.data["entries"]] == ["template.applied", "template.created"]
 
 
 async def test_boards_create_with_an_unknown_template_id_is_404_naming_it(board: Board) -> None:
