@@ -83,8 +83,8 @@ async def list_vendor(node: Node, caller: Caller, data: EmptyInput) -> dict[str,
 
 @implement(spec.LIST_TENANT)
 async def list_tenant(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
-    return {"templates": [shape.tenant_view(row) for row in await repo.list_for_organization(node.pool,
-                                                                                               caller.org_id)]}
+    rows = await repo.list_for_organization(node.pool, caller.org_id)
+    return {"templates": [shape.tenant_view(row) for row in rows]}
 
 
 @implement(spec.GET)
