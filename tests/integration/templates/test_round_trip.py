@@ -186,3 +186,21 @@ async def test_boards_create_with_an_unknown_template_id_is_404_naming_it(board:
                                                      "templateId": "tpl_nothing"})
     assert reply.status == 404, reply.body
     assert reply.error["data"]["details"] == [{"field": "templateId", "message": "no such template"}]
+
+
+async def test_a_rule_that_makes_items_on_its_own_board_makes_them_on_the_new_board(board: Board) -> None:
+    closed = await board.api.mutate("boards.groups.create", {"boardId": board.id, "name": "Follow-ups"})
+    assert closed.status == 200, closed.body
+    rule = await board.api.mutate("automations.create", {
+        "boardId": board.id, "name": "Follow up new items",
+        "trigger": {"type": "item.created", "config": {"groupId": board.group_id}},
+        "actions": [{"type": "create_item", "config": {"boardId": board.id, "groupId": closed.data["id"],
+                                                       "name": "Follow-up: {item.name}"}}]})
+    assert rule.status == 200, rule.body
+    template = await save(board.api, board.id)
+    assert template["structure"]["automations"][0]["actions"][0]["config"]["boardId"] == "board"
+    new = await apply(board.api, template["id"], board.project_id)
+    [made] = (await board.api.query("automations.list", {"boardId": new["id"]})).data["automations"]
+    assert made["trigger"]["config"] == {"groupId": new["groups"][0]["id"]}
+    assert made["actions"][0]["config"] == {"boardId": new["id"], "groupId": new["groups"][1]["id"],
+                                            "name": "Follow-up: {item.name}"}
