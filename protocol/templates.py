@@ -34,7 +34,9 @@ Key = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 RuleName = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
 # A trigger or action type: a template may name `kpi.threshold_breach`, which is not a rule trigger (domain 2.10).
 TypeName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-Days = Annotated[int, msgspec.Meta(ge=1, le=3660)]
+# A KPI target's deadline, in days after the day of applying: at most ten years.
+DAYS_MAX = 3660
+Days = Annotated[int, msgspec.Meta(ge=1, le=DAYS_MAX)]
 
 
 class TemplateGroup(msgspec.Struct, kw_only=True):

@@ -30,7 +30,8 @@ REFERRING_TYPES = frozenset({"formula", "lookup"})
 UNPORTABLE_TRIGGERS = frozenset({"form.submitted", "webhook.received"})
 # The KPI trigger of domain 2.10; the rule engine has no KPI triggers (docs/decisions.md).
 KPI_TRIGGER = "kpi.threshold_breach"
-# A target whose deadline has passed becomes this many days from the day of applying.
+# A target whose deadline has passed becomes this many days from the day of applying; one further away than a
+# template holds (spec.DAYS_MAX), that many.
 DEFAULT_TARGET_DAYS = 90
 _REFERENCE = re.compile(r"\{([A-Za-z0-9_-]{1,64})\}")
 
@@ -61,7 +62,8 @@ def snapshot(board: Mapping[str, Any], kpis: Iterable[Mapping[str, Any]], automa
         target = None
         if kpi["t_value"] is not None:
             days = (kpi["t_deadline"] - today).days
-            target = spec.TemplateTarget(value=kpi["t_value"], days=days if days >= 1 else DEFAULT_TARGET_DAYS)
+            days = DEFAULT_TARGET_DAYS if days < 1 else min(days, spec.DAYS_MAX)
+            target = spec.TemplateTarget(value=kpi["t_value"], days=days)
         template_kpis.append(spec.TemplateKpi(
             name=kpi["name"], category=kpi["category"], direction=kpi["direction"], frequency=kpi["frequency"],
             unit=kpi["unit"], thresholds=_thresholds(kpi["thresholds"]), target=target))

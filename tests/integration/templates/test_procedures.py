@@ -4,9 +4,13 @@ limits on the input, the plan's KPIs and automations left out and said so."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board, make_board, make_project
+from tests.integration.kpis.conftest import define
 from tests.integration.templates.conftest import apply, save
+from web.keys import NODE
 
 
 async def test_get_by_id_returns_the_template_with_its_structure(board: Board) -> None:
@@ -140,3 +144,18 @@ async def test_a_read_only_api_key_lists_templates_but_cannot_apply_them(org: Or
     refused = await reader.mutate("templates.apply", {"templateId": "tpl_vendor_kaizen", "projectId": project,
                                                       "boardName": "Kaizen"})
     assert refused.status == 403, refused.body
+
+
+async def test_a_kpi_target_years_away_is_saved_and_the_template_reads_back(board: Board) -> None:
+    kpi = await define(board)
+    today = board.api.client.app[NODE].clock.now().date()
+    target = await board.api.mutate("kpis.setTarget", {"kpiId": kpi["id"], "value": 0,
+                                                       "deadline": (today + timedelta(days=20 * 365)).isoformat()})
+    assert target.status == 200, target.body
+    reply = await board.api.mutate("templates.create", {"sourceBoardId": board.id, "name": "Zero harm"})
+    assert reply.status == 200, reply.body
+    listed = await board.api.query("templates.listTenant")
+    assert listed.status == 200, listed.body
+    got = await board.api.query("templates.getById", {"id": reply.data["id"]})
+    assert got.status == 200, got.body
+    assert got.data["structure"]["kpis"][0]["target"] == {"value": 0, "days": 3660}  # ten years, the most it holds
