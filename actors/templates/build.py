@@ -135,7 +135,7 @@ async def _automations(calls: _Calls, structure: spec.Structure, ids: dict[str, 
             skipped.append(_skip("automations", index, rule.name,
                                  "the organization's plan does not include automations"))
             continue
-        data = msgspec.convert({**shape.remap(msgspec.to_builtins(rule), ids), "boardId": ids[spec.BOARD_KEY]},
+        data = msgspec.convert({**shape.remap_rule(msgspec.to_builtins(rule), ids), "boardId": ids[spec.BOARD_KEY]},
                                rules.CreateInput)
         try:
             made = await calls.run(rules.CREATE, data)

@@ -22,6 +22,8 @@ from protocol.kpis import Thresholds
 # Automation config keys that name a group or a column of the rule's own board: a template must have it.
 _GROUP_KEYS = ("groupId", "fromGroupId", "toGroupId")
 _COLUMN_KEYS = ("columnId",)
+# Where a rule names its board's groups and columns, or the board itself: all that applying re-points.
+_RULE_KEYS = (*_GROUP_KEYS, *_COLUMN_KEYS, "boardId")
 # Column types whose settings name other columns: created without settings, then given them once the
 # board's new column ids are known.
 REFERRING_TYPES = frozenset({"formula", "lookup"})
@@ -105,10 +107,18 @@ def check(structure: spec.Structure, field: str = "overrides") -> None:
         errors += [FieldError(f"{at}.conditions.{n}.columnId", "names no column of the structure")
                    for n, condition in enumerate(rule.conditions) if condition.columnId not in columns]
         for n, action in enumerate(rule.actions):
-            if action.config.get("boardId", spec.BOARD_KEY) == spec.BOARD_KEY:  # another board's ids are its own
+            if _on_the_board(action.config):  # another board's ids are its own
                 errors += _unknown(action.config, groups, columns, f"{at}.actions.{n}.config")
+                values = action.config.get("values")
+                errors += [FieldError(f"{at}.actions.{n}.config.values.{key}", "names no column of the structure")
+                           for key in (values if isinstance(values, dict) else ()) if key not in columns]
     if errors:
         raise ValidationFailed.naming(errors)
+
+
+def _on_the_board(config: Mapping[str, Any]) -> bool:
+    """Whether an action acts on the rule's own board (no `boardId`, or `board`)."""
+    return bool(config.get("boardId", spec.BOARD_KEY) == spec.BOARD_KEY)
 
 
 def _unknown(config: Mapping[str, Any], groups: set[str], columns: set[str], at: str) -> list[FieldError]:
@@ -129,8 +139,8 @@ def _unknown_columns(config: Mapping[str, Any], columns: set[str], at: str) -> l
 
 
 def remap(value: Any, ids: Mapping[str, str]) -> Any:
-    """`value` with every key of `ids` replaced by its new id: strings equal to a key, and `{key}` references
-    inside formula expressions."""
+    """A column's settings (formula, lookup) with every key of `ids` replaced by its new id: strings equal to a
+    key, and `{key}` references inside formula expressions."""
     if isinstance(value, str):
         if value in ids:
             return ids[value]
@@ -140,6 +150,29 @@ def remap(value: Any, ids: Mapping[str, str]) -> Any:
     if isinstance(value, dict):
         return {k: remap(v, ids) for k, v in value.items()}
     return value
+
+
+def remap_rule(rule: Mapping[str, Any], ids: Mapping[str, str]) -> dict[str, Any]:
+    """A rule (a TemplateAutomation as builtins) with its references re-pointed by `ids`: the groups and columns
+    its trigger and conditions name, and in each action on its own board the groups, columns, the board and the
+    columns of the `values` a created item gets. Names, texts and compared values stay as they are, even when
+    they read like a key."""
+    def pointed(config: Mapping[str, Any]) -> dict[str, Any]:
+        return {key: ids.get(value, value) if key in _RULE_KEYS and isinstance(value, str) else value
+                for key, value in config.items()}
+
+    actions = []
+    for action in rule["actions"]:
+        config = action["config"]
+        if _on_the_board(config):
+            config = pointed(config)
+            if isinstance(config.get("values"), dict):
+                config["values"] = {ids.get(key, key): value for key, value in config["values"].items()}
+        actions.append({**action, "config": config})
+    return {**rule, "trigger": {**rule["trigger"], "config": pointed(rule["trigger"]["config"])},
+            "conditions": [{**condition, "columnId": ids.get(condition["columnId"], condition["columnId"])}
+                           for condition in rule["conditions"]],
+            "actions": actions}
 
 
 def counts(structure: spec.Structure) -> dict[str, int]:

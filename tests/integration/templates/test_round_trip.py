@@ -204,3 +204,63 @@ async def test_a_rule_that_makes_items_on_its_own_board_makes_them_on_the_new_bo
     assert made["trigger"]["config"] == {"groupId": new["groups"][0]["id"]}
     assert made["actions"][0]["config"] == {"boardId": new["id"], "groupId": new["groups"][1]["id"],
                                             "name": "Follow-up: {item.name}"}
+
+
+@pytest.mark.workers("automations")
+async def test_a_rule_that_makes_items_with_values_sets_them_in_the_new_boards_columns(board: Board) -> None:
+    follow_ups = await board.api.mutate("boards.groups.create", {"boardId": board.id, "name": "Follow-ups"})
+    assert follow_ups.status == 200, follow_ups.body
+    status = board.column("status")
+    rule = await board.api.mutate("automations.create", {
+        "boardId": board.id, "name": "Follow up new items",
+        "trigger": {"type": "item.created", "config": {"groupId": board.group_id}},
+        "actions": [{"type": "create_item", "config": {
+            "boardId": board.id, "groupId": follow_ups.data["id"], "name": "Follow-up: {item.name}",
+            "values": {status["id"]: status["config"]["labels"][0]["name"]}}}]})
+    assert rule.status == 200, rule.body
+    template = await save(board.api, board.id)
+    new = await apply(board.api, template["id"], board.project_id)
+    on_new = Board(board.org, new["id"], board.project_id, new)
+    new_status = on_new.column("status")["id"]
+    [made] = (await board.api.query("automations.list", {"boardId": new["id"]})).data["automations"]
+    assert made["actions"][0]["config"]["values"] == {new_status: status["config"]["labels"][0]["name"]}
+
+    await on_new.add_item("Leaking valve")
+    [run] = await runs(on_new, 1)
+    assert run["status"] == "success", run
+    items = (await board.api.query("items.list", {"boardId": new["id"]})).data["items"]
+    [follow_up] = [item for item in items if item["name"] == "Follow-up: Leaking valve"]
+    assert follow_up["values"][new_status]["label"] == status["config"]["labels"][0]["name"]
+
+
+async def test_overrides_whose_keys_read_like_values_keep_the_rules_values(org: Org) -> None:
+    board = await make_board(org)
+    labels = [{"name": "Open", "color": "#E2445C"}, {"name": "Done", "color": "#00C875", "isDone": True}]
+    new = await apply(org.owner, "tpl_vendor_gemba_walk", board.project_id, overrides={
+        "groups": [{"key": "Open", "name": "Open"}, {"key": "Done", "name": "Done"}],
+        "columns": [{"key": "status", "name": "Status", "type": "status", "config": {"labels": labels}}],
+        "kpis": [],
+        "automations": [{"name": "Done", "trigger": {"type": "value.changed",
+                                                     "config": {"columnId": "status", "toValue": "Done"}},
+                         "conditions": [{"columnId": "status", "operator": "is_not", "value": "Open"}],
+                         "actions": [{"type": "move_item", "config": {"groupId": "Done"}}]}]})
+    [rule] = (await org.owner.query("automations.list", {"boardId": new["id"]})).data["automations"]
+    status, done = new["columns"][0]["id"], new["groups"][1]["id"]
+    assert rule["name"] == "Done"
+    assert rule["trigger"]["config"] == {"columnId": status, "toValue": "Done"}
+    assert rule["conditions"] == [{"columnId": status, "operator": "is_not", "value": "Open"}]
+    assert rule["actions"] == [{"type": "move_item", "config": {"groupId": done}}]
+
+
+async def test_a_created_items_values_naming_no_column_of_the_structure_are_refused(org: Org) -> None:
+    board = await make_board(org)
+    reply = await org.owner.mutate("templates.apply", {
+        "templateId": "tpl_vendor_gemba_walk", "projectId": board.project_id, "boardName": "Walks",
+        "overrides": {"automations": [{"name": "Follow up", "trigger": {"type": "item.created"}, "actions": [
+            {"type": "create_item", "config": {"boardId": "board", "groupId": "grp_follow_up", "name": "Follow-up",
+                                               "values": {"col_status": "Open", "col_gone": "x"}}}]}]}})
+    assert reply.status == 400, reply.body
+    assert reply.error["data"]["details"] == [{"field": "overrides.automations.0.actions.0.config.values.col_gone",
+                                               "message": "names no column of the structure"}]
+    boards = await org.owner.query("boards.list", {"projectId": board.project_id})
+    assert [b["name"] for b in boards.data["boards"]] == [board.view["name"]]
