@@ -124,7 +124,12 @@ def _on_the_board(config: Mapping[str, Any]) -> bool:
 def _unknown(config: Mapping[str, Any], groups: set[str], columns: set[str], at: str) -> list[FieldError]:
     return [FieldError(f"{at}.{key}", f"names no {what} of the structure")
             for keys, known, what in ((_GROUP_KEYS, groups, "group"), (_COLUMN_KEYS, columns, "column"))
-            for key in keys if key in config and config[key] is not None and config[key] not in known]
+            for key in keys if key in config and config[key] is not None and not _names(config[key], known)]
+
+
+def _names(reference: Any, known: set[str]) -> bool:
+    """Whether a reference is the key of a group or column in `known` (a list or an object is not)."""
+    return isinstance(reference, str) and reference in known
 
 
 def _unknown_columns(config: Mapping[str, Any], columns: set[str], at: str) -> list[FieldError]:
@@ -135,7 +140,7 @@ def _unknown_columns(config: Mapping[str, Any], columns: set[str], at: str) -> l
               for key in sorted(named - columns)]
     return errors + [FieldError(f"{at}.{key}", "names no column of the structure")
                      for key in ("dependencyColumnId", "targetColumnId")
-                     if config.get(key) is not None and config[key] not in columns]
+                     if config.get(key) is not None and not _names(config[key], columns)]
 
 
 def remap(value: Any, ids: Mapping[str, str]) -> Any:

@@ -159,3 +159,17 @@ async def test_a_kpi_target_years_away_is_saved_and_the_template_reads_back(boar
     got = await board.api.query("templates.getById", {"id": reply.data["id"]})
     assert got.status == 200, got.body
     assert got.data["structure"]["kpis"][0]["target"] == {"value": 0, "days": 3660}  # ten years, the most it holds
+
+
+async def test_a_reference_that_is_not_a_key_is_refused_naming_it(board: Board) -> None:
+    overrides = {"automations": [{"name": "Odd", "trigger": {"type": "value.changed", "config": {"columnId": ["x"]}},
+                                  "actions": [{"type": "move_item", "config": {"groupId": {"id": "grp_closed"}}}]}],
+                 "columns": [{"key": "col_sum", "name": "Sum", "type": "lookup",
+                              "config": {"targetColumnId": ["col_sum"]}}]}
+    reply = await board.api.mutate("templates.apply", {"templateId": "tpl_vendor_gemba_walk",
+                                                       "projectId": board.project_id, "boardName": "Walks",
+                                                       "overrides": overrides})
+    assert reply.status == 400, reply.body
+    assert [d["field"] for d in reply.error["data"]["details"]] == [
+        "overrides.columns.0.config.targetColumnId", "overrides.automations.0.trigger.config.columnId",
+        "overrides.automations.0.actions.0.config.groupId"]
