@@ -107,6 +107,8 @@ async def create(node: Node, caller: Caller, data: spec.CreateInput) -> dict[str
         if count > spec.LIMITS[part]:
             raise ValidationFailed.of("sourceBoardId", f"the board has {count} {part}; a template holds at most "
                                       f"{spec.LIMITS[part]}")
+    # A rule or formula still naming a deleted group or column would make a template no one can apply.
+    validate(structure, "sourceBoardId")
     async with node.write(caller) as uow:
         row = await repo.insert(uow.conn, template_id=new_id("tpl"), org_id=caller.org_id, name=data.name,
                                 description=data.description, category=data.category, tags=data.tags,

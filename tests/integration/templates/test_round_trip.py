@@ -264,3 +264,18 @@ async def test_a_created_items_values_naming_no_column_of_the_structure_are_refu
                                                "message": "names no column of the structure"}]
     boards = await org.owner.query("boards.list", {"projectId": board.project_id})
     assert [b["name"] for b in boards.data["boards"]] == [board.view["name"]]
+
+
+async def test_a_board_whose_rule_names_a_deleted_column_is_refused_before_a_template_is_saved(org: Org) -> None:
+    board, ids = await source_board(org)
+    gone = await org.owner.mutate("columns.delete", {"id": ids["status"]})
+    assert gone.status == 200, gone.body
+    reply = await org.owner.mutate("templates.create", {"sourceBoardId": board.id, "name": "Stale"})
+    assert reply.status == 400, reply.body
+    assert [d["field"] for d in reply.error["data"]["details"]] == [
+        "sourceBoardId.automations.0.trigger.config.columnId", "sourceBoardId.automations.0.conditions.0.columnId"]
+    assert (await org.owner.query("templates.listTenant")).data["templates"] == []
+    # Without its rules the board saves, and the template applies.
+    template = await save(org.owner, board.id, includeAutomations=False)
+    new = await apply(org.owner, template["id"], board.project_id)
+    assert [c["name"] for c in new["columns"]] == ["Cost", "Saving", "Payback"]
