@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 
+from actors.board.values import normalize_config
 from actors.kernel.authorization import authorize
 from actors.kernel.handlers import HANDLERS
 from actors.kernel.node import Node
@@ -58,6 +59,11 @@ def validate(structure: spec.Structure, field: str) -> None:
     """Everything that would make the build fail halfway, refused before anything is written."""
     shape.check(structure, field)
     errors = []
+    for index, column in enumerate(structure.columns):  # what boards.create and columns.update would refuse
+        try:
+            normalize_config(column.type, column.config, field=f"{field}.columns.{index}.config")
+        except ValidationFailed as error:
+            errors += error.details
     for index, rule in enumerate(structure.automations):
         if rule.trigger.type == shape.KPI_TRIGGER:
             continue

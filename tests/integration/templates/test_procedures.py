@@ -173,3 +173,20 @@ async def test_a_reference_that_is_not_a_key_is_refused_naming_it(board: Board) 
     assert [d["field"] for d in reply.error["data"]["details"]] == [
         "overrides.columns.0.config.targetColumnId", "overrides.automations.0.trigger.config.columnId",
         "overrides.automations.0.actions.0.config.groupId"]
+
+
+async def test_overridden_column_settings_are_checked_before_anything_is_made_naming_the_override(
+        board: Board) -> None:
+    for column, field in (
+            ({"key": "col_r", "name": "Rating", "type": "rating", "config": {"max": 99}},
+             "overrides.columns.1.config.max"),
+            ({"key": "col_f", "name": "Doubled", "type": "formula", "config": {"expression": "{col_n} * * 2"}},
+             "overrides.columns.1.config.expression")):
+        reply = await board.api.mutate("templates.apply", {
+            "templateId": "tpl_vendor_gemba_walk", "projectId": board.project_id, "boardName": "Walks",
+            "overrides": {"columns": [{"key": "col_n", "name": "Count", "type": "number"}, column],
+                          "automations": []}})
+        assert reply.status == 400, reply.body
+        assert [d["field"] for d in reply.error["data"]["details"]] == [field]
+    boards = await board.api.query("boards.list", {"projectId": board.project_id})
+    assert [b["name"] for b in boards.data["boards"]] == [board.view["name"]]
