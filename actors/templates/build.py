@@ -95,10 +95,10 @@ async def build_board(node: Node, caller: Caller, structure: spec.Structure, *, 
            **{g.key: new["id"] for g, new in zip(structure.groups, board["groups"], strict=True)},
            **{c.key: new["id"] for c, new in zip(structure.columns, board["columns"], strict=True)}}
     for column in structure.columns:
-        settings = column.type in shape.REFERRING_TYPES and column.config is not None
-        if settings or column.width != 150 or column.required:
+        settings = column.config if column.type in shape.REFERRING_TYPES else None
+        if settings is not None or column.width != 150 or column.required:
             await calls.run(boards.COLUMNS_UPDATE, boards.UpdateColumnInput(
-                id=ids[column.key], config=shape.remap(column.config, ids) if settings else None,
+                id=ids[column.key], config=None if settings is None else shape.remap(settings, ids),
                 width=column.width, required=column.required))
     skipped: list[dict[str, Any]] = []
     kpis = await _kpis(calls, structure, board["id"], skipped)

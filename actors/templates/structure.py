@@ -143,18 +143,17 @@ def _unknown_columns(config: Mapping[str, Any], columns: set[str], at: str) -> l
                      if config.get(key) is not None and not _names(config[key], columns)]
 
 
-def remap(value: Any, ids: Mapping[str, str]) -> Any:
-    """A column's settings (formula, lookup) with every key of `ids` replaced by its new id: strings equal to a
-    key, and `{key}` references inside formula expressions."""
-    if isinstance(value, str):
-        if value in ids:
-            return ids[value]
-        return _REFERENCE.sub(lambda match: "{" + ids.get(match[1], match[1]) + "}", value)
-    if isinstance(value, list):
-        return [remap(v, ids) for v in value]
-    if isinstance(value, dict):
-        return {k: remap(v, ids) for k, v in value.items()}
-    return value
+def remap(config: Mapping[str, Any], ids: Mapping[str, str]) -> dict[str, Any]:
+    """A column's settings (formula, lookup) re-pointed by `ids`: the `{key}` references of a formula's
+    expression and the columns a lookup follows and reads; its other settings stay as they are."""
+    pointed = dict(config)
+    if isinstance(pointed.get("expression"), str):
+        pointed["expression"] = _REFERENCE.sub(lambda match: "{" + ids.get(match[1], match[1]) + "}",
+                                               pointed["expression"])
+    for key in ("dependencyColumnId", "targetColumnId"):
+        if isinstance(pointed.get(key), str):
+            pointed[key] = ids.get(pointed[key], pointed[key])
+    return pointed
 
 
 def remap_rule(rule: Mapping[str, Any], ids: Mapping[str, str]) -> dict[str, Any]:

@@ -279,3 +279,15 @@ async def test_a_board_whose_rule_names_a_deleted_column_is_refused_before_a_tem
     template = await save(org.owner, board.id, includeAutomations=False)
     new = await apply(org.owner, template["id"], board.project_id)
     assert [c["name"] for c in new["columns"]] == ["Cost", "Saving", "Payback"]
+
+
+async def test_a_lookup_whose_aggregate_reads_like_a_column_key_keeps_it(org: Org) -> None:
+    board = await make_board(org)
+    new = await apply(org.owner, "tpl_vendor_gemba_walk", board.project_id, overrides={
+        "columns": [{"key": "deps", "name": "Depends on", "type": "dependency"},
+                    {"key": "sum", "name": "Hours", "type": "number"},
+                    {"key": "total", "name": "Hours before", "type": "lookup",
+                     "config": {"dependencyColumnId": "deps", "targetColumnId": "sum", "aggregate": "sum"}}],
+        "automations": []})
+    deps, hours, total = new["columns"]
+    assert total["config"] == {"dependencyColumnId": deps["id"], "targetColumnId": hours["id"], "aggregate": "sum"}
