@@ -98,9 +98,10 @@ def check(structure: spec.Structure, field: str = "overrides") -> None:
             seen.add(entry.key)
     groups = {g.key for g in structure.groups}
     columns = {c.key for c in structure.columns}
+    dependencies = {c.key for c in structure.columns if c.type == "dependency"}
     for index, column in enumerate(structure.columns):
         if column.type in REFERRING_TYPES and column.config is not None:
-            errors += _unknown_columns(column.config, columns, f"{field}.columns.{index}.config")
+            errors += _unknown_columns(column.config, columns, dependencies, f"{field}.columns.{index}.config")
     for index, rule in enumerate(structure.automations):
         at = f"{field}.automations.{index}"
         errors += _unknown(rule.trigger.config, groups, columns, f"{at}.trigger.config")
@@ -132,15 +133,18 @@ def _names(reference: Any, known: set[str]) -> bool:
     return isinstance(reference, str) and reference in known
 
 
-def _unknown_columns(config: Mapping[str, Any], columns: set[str], at: str) -> list[FieldError]:
-    """A formula's `{key}` references and a lookup's columns must be columns of the structure."""
+def _unknown_columns(config: Mapping[str, Any], columns: set[str], dependencies: set[str],
+                     at: str) -> list[FieldError]:
+    """A formula's `{key}` references and a lookup's columns must be columns of the structure, the column a
+    lookup follows a dependency column (as the board checks them)."""
     expression = config.get("expression")
     named = set(_REFERENCE.findall(expression)) if isinstance(expression, str) else set()
     errors = [FieldError(f"{at}.expression", f"names no column {key} of the structure")
               for key in sorted(named - columns)]
-    return errors + [FieldError(f"{at}.{key}", "names no column of the structure")
-                     for key in ("dependencyColumnId", "targetColumnId")
-                     if config.get(key) is not None and not _names(config[key], columns)]
+    return errors + [FieldError(f"{at}.{key}", f"names no {what}column of the structure")
+                     for key, known, what in (("dependencyColumnId", dependencies, "dependency "),
+                                              ("targetColumnId", columns, ""))
+                     if config.get(key) is not None and not _names(config[key], known)]
 
 
 def remap(config: Mapping[str, Any], ids: Mapping[str, str]) -> dict[str, Any]:

@@ -291,3 +291,19 @@ async def test_a_lookup_whose_aggregate_reads_like_a_column_key_keeps_it(org: Or
         "automations": []})
     deps, hours, total = new["columns"]
     assert total["config"] == {"dependencyColumnId": deps["id"], "targetColumnId": hours["id"], "aggregate": "sum"}
+
+
+async def test_a_lookup_following_a_column_that_is_no_dependency_is_refused_before_anything_is_made(
+        org: Org) -> None:
+    board = await make_board(org)
+    reply = await org.owner.mutate("templates.apply", {
+        "templateId": "tpl_vendor_gemba_walk", "projectId": board.project_id, "boardName": "Walks", "overrides": {
+            "columns": [{"key": "hours", "name": "Hours", "type": "number"},
+                        {"key": "total", "name": "Hours before", "type": "lookup",
+                         "config": {"dependencyColumnId": "hours", "targetColumnId": "hours"}}],
+            "automations": []}})
+    assert reply.status == 400, reply.body
+    assert reply.error["data"]["details"] == [{"field": "overrides.columns.1.config.dependencyColumnId",
+                                               "message": "names no dependency column of the structure"}]
+    boards = await org.owner.query("boards.list", {"projectId": board.project_id})
+    assert [b["name"] for b in boards.data["boards"]] == [board.view["name"]]
