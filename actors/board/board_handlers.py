@@ -6,6 +6,7 @@ from typing import Any
 
 from actors.approvals.intake import blocks_boards_deletion
 from actors.board.routing import ask_board, board_for, read_board
+from actors.board.values import normalize_config
 from actors.kernel.access import require_board_access, require_project_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
@@ -26,6 +27,8 @@ async def create_board(node: Node, caller: Caller, data: spec.CreateBoardInput) 
         # The template's structure, with the groups and columns given here in place of the template's.
         if caller.organization is None or "templates" not in plan(caller.organization.plan).features:
             raise Forbidden("the organization's plan does not include templates")
+        for index, column in enumerate(data.columns or ()):  # named as this input names them
+            normalize_config(column.type, column.config, field=f"columns.{index}.config")
         overrides = None
         if data.groups is not None or data.columns is not None:
             overrides = Overrides(groups=_keyed_groups(data.groups), columns=_keyed_columns(data.columns))

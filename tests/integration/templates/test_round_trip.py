@@ -307,3 +307,11 @@ async def test_a_lookup_following_a_column_that_is_no_dependency_is_refused_befo
                                                "message": "names no dependency column of the structure"}]
     boards = await org.owner.query("boards.list", {"projectId": board.project_id})
     assert [b["name"] for b in boards.data["boards"]] == [board.view["name"]]
+
+
+async def test_boards_create_with_a_template_names_its_own_columns_field_for_bad_settings(board: Board) -> None:
+    reply = await board.api.mutate("boards.create", {
+        "projectId": board.project_id, "name": "Rated", "templateId": "tpl_vendor_gemba_walk",
+        "columns": [{"name": "Rating", "type": "rating", "config": {"max": 99}}]})
+    assert reply.status == 400, reply.body
+    assert [d["field"] for d in reply.error["data"]["details"]] == ["columns.0.config.max"]
