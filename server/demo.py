@@ -1,5 +1,6 @@
 """`obeya demo`: a demo organization to try Obeya with — a plant workspace, a project, a daily tier-1 board
-and a maintenance backlog filled with realistic items, and people in each role (owner, members, a guest).
+(built from the vendor SQCDP template: its letter groups, KPIs and rules) and a maintenance backlog, both
+filled with realistic items, and people in each role (owner, members, a guest).
 
 Every change after the organization and its users exist goes through the procedures as the web edge runs
 them (authorization, input decoding, the services and the board actor, in a started app), so the data is
@@ -94,6 +95,9 @@ class DemoBoard:
     groups: tuple[tuple[str, str], ...]
     columns: tuple[dict[str, Any], ...]
     items: tuple[DemoItem, ...]
+    # A vendor template the board is built from (its groups, columns, KPIs and rules) instead of `groups`
+    # and `columns`; values go to the columns of each type the board has.
+    template: str | None = None
     # Items whose status is `done` are written as `working` first and then closed by their owner, as happens
     # on a real board: the trail shows both steps.
     working: str = "In progress"
@@ -104,42 +108,40 @@ TIER_1 = DemoBoard(
     name="Line 3 – Daily Tier 1",
     author="tom",
     view="board",
-    groups=(("Safety", "#E2445C"), ("Quality", "#579BFC"), ("Delivery", "#00C875")),
-    columns=(
-        {"name": "Status", "type": "status", "config": {"labels": [
-            {"name": "Open", "color": "#E2445C"}, {"name": "In progress", "color": "#FDAB3D"},
-            {"name": "Escalated", "color": "#A25DDC"}, {"name": "Done", "color": "#00C875", "isDone": True}]}},
-        {"name": "Owner", "type": "people", "config": {"multiple": False}},
-        {"name": "Due", "type": "date"},
-        {"name": "Days open", "type": "number", "config": {"decimals": 0, "suffix": " d", "min": 0}},
-        {"name": "Priority", "type": "priority"},
-        {"name": "Countermeasure", "type": "text"},
-    ),
+    template="tpl_vendor_sqcdp",  # groups S – Safety ... P – People; Status, Owner, Due, Priority, Countermeasure
+    groups=(),
+    columns=(),
     items=(
-        DemoItem("Safety", "Guard missing on press 4", "Escalated", "maria", 0, 1, "Critical",
+        DemoItem("S – Safety", "Guard missing on press 4", "Escalated", "maria", 0, 1, "Critical",
                  "Press 4 locked out; guard fabrication requested from maintenance"),
-        DemoItem("Safety", "Oil leak at hydraulic unit HU-2, slip hazard", "In progress", "jana", 1, 2, "High",
+        DemoItem("S – Safety", "Oil leak at hydraulic unit HU-2, slip hazard", "In progress", "jana", 1, 2, "High",
                  "Area cordoned off, absorbent mats laid"),
-        DemoItem("Safety", "Forklift near-miss at dock door 3", "Open", "maria", 2, 0, "High"),
-        DemoItem("Safety", "Emergency stop on conveyor C7 not tested this week", "Open", "tom", 3, 4, "Medium"),
-        DemoItem("Safety", "Safety glasses dispenser empty at cell 5", "Done", "tom", -1, 1, "Low",
+        DemoItem("S – Safety", "Forklift near-miss at dock door 3", "Open", "maria", 2, 0, "High"),
+        DemoItem("S – Safety", "Emergency stop on conveyor C7 not tested this week", "Open", "tom", 3, 4, "Medium"),
+        DemoItem("S – Safety", "Safety glasses dispenser empty at cell 5", "Done", "tom", -1, 1, "Low",
                  "Refilled; added to the weekly 5S round"),
-        DemoItem("Quality", "Scrap rate above 2% on line 3", "In progress", "tom", 2, 3, "High",
+        DemoItem("Q – Quality", "Scrap rate above 2% on line 3", "In progress", "tom", 2, 3, "High",
                  "5 Whys started with the night shift"),
-        DemoItem("Quality", "Burrs on part 4711-B from die 12", "Open", "jana", 1, 1, "High"),
-        DemoItem("Quality", "Torque check missed on station 6 (night shift)", "Escalated", "maria", 0, 2,
+        DemoItem("Q – Quality", "Burrs on part 4711-B from die 12", "Open", "jana", 1, 1, "High"),
+        DemoItem("Q – Quality", "Torque check missed on station 6 (night shift)", "Escalated", "maria", 0, 2,
                  "Critical", "Parts of the shift on hold for re-check"),
-        DemoItem("Quality", "Customer complaint: label misprint on batch 2231", "In progress", "maria", 4, 5,
+        DemoItem("Q – Quality", "Customer complaint: label misprint on batch 2231", "In progress", "maria", 4, 5,
                  "Medium"),
-        DemoItem("Quality", "Gauge G-114 calibration overdue", "Done", "jana", -2, 6, "Medium",
+        DemoItem("Q – Quality", "Gauge G-114 calibration overdue", "Done", "jana", -2, 6, "Medium",
                  "Calibrated by the lab, sticker renewed"),
-        DemoItem("Delivery", "Line 3 output 412 of 450 pcs yesterday", "In progress", "tom", 1, 1, "Medium",
+        DemoItem("C – Cost", "Compressed-air leak at cell 2 (about 3,000 EUR a year)", "Open", "jana", 3, 1, "Medium"),
+        DemoItem("C – Cost", "Overtime on line 3 above budget this week", "In progress", "maria", 2, 2, "Medium",
+                 "Changeover times reviewed with the shift leads"),
+        DemoItem("D – Delivery", "Line 3 output 412 of 450 pcs yesterday", "In progress", "tom", 1, 1, "Medium",
                  "Two micro-stops on the labeller account for 25 min"),
-        DemoItem("Delivery", "Changeover on press 2 took 48 min (target 30)", "Open", "tom", 5, 2, "Medium"),
-        DemoItem("Delivery", "Resin delivery for order 88017 missing", "Escalated", "maria", 0, 1, "Critical",
+        DemoItem("D – Delivery", "Changeover on press 2 took 48 min (target 30)", "Open", "tom", 5, 2, "Medium"),
+        DemoItem("D – Delivery", "Resin delivery for order 88017 missing", "Escalated", "maria", 0, 1, "Critical",
                  "Purchasing chasing the supplier; alternative lot being qualified"),
-        DemoItem("Delivery", "Shift handover board not updated", "Done", "tom", -1, 0, "Low"),
-        DemoItem("Delivery", "Carton shortage (40x30) for packing", "Open", "jana", 2, 1, "High"),
+        DemoItem("D – Delivery", "Shift handover board not updated", "Done", "tom", -1, 0, "Low"),
+        DemoItem("D – Delivery", "Carton shortage (40x30) for packing", "Open", "jana", 2, 1, "High"),
+        DemoItem("P – People", "Two operators not yet trained on station 6", "Open", "tom", 7, 2, "Medium"),
+        DemoItem("P – People", "Night-shift handover attended by half the team", "Done", "tom", -2, 0, "Low",
+                 "Handover moved to the line instead of the office"),
     ),
 )
 
@@ -183,29 +185,22 @@ BOARDS = (TIER_1, MAINTENANCE)
 
 @dataclass(frozen=True)
 class DemoKpi:
-    """A KPI of the tier-1 board and the values recorded on it, oldest first; the last sets its status."""
+    """A KPI the tier-1 board's template defines (thresholds and target come from it), who answers for it and
+    the values recorded on it, oldest first; the last sets its status."""
 
     category: str
     name: str
-    unit: str
-    direction: str
-    thresholds: dict[str, dict[str, float]]
     values: tuple[float, ...]
     responsible: str  # a Person key
 
 
 # One per SQCDP letter, so the tier meeting's KPI row shows red, amber and green.
 TIER_1_KPIS = (
-    DemoKpi("safety", "Days without lost-time injury", "days", "higher_is_better",
-            {"green": {"min": 30}, "amber": {"min": 7, "max": 30}, "red": {"max": 7}}, (12, 13, 14), "tom"),
-    DemoKpi("quality", "Scrap rate", "%", "lower_is_better",
-            {"green": {"max": 1.5}, "amber": {"min": 1.5, "max": 2}, "red": {"min": 2}}, (1.4, 1.8, 2.3), "tom"),
-    DemoKpi("cost", "Overtime hours", "h", "lower_is_better",
-            {"green": {"max": 20}, "amber": {"min": 20, "max": 40}, "red": {"min": 40}}, (18, 22, 16), "maria"),
-    DemoKpi("delivery", "On-time delivery", "%", "higher_is_better",
-            {"green": {"min": 95}, "amber": {"min": 90, "max": 95}, "red": {"max": 90}}, (96, 93.5), "tom"),
-    DemoKpi("people", "Attendance", "%", "higher_is_better",
-            {"green": {"min": 95}, "amber": {"min": 90, "max": 95}, "red": {"max": 90}}, (97, 96.5), "jana"),
+    DemoKpi("safety", "Days without lost-time injury", (12, 13, 14), "tom"),
+    DemoKpi("quality", "Scrap rate", (1.4, 1.8, 2.3), "tom"),
+    DemoKpi("cost", "Overtime hours", (18, 22, 16), "maria"),
+    DemoKpi("delivery", "On-time delivery", (96, 93.5), "tom"),
+    DemoKpi("people", "Attendance", (97, 96.5), "jana"),
 )
 
 
@@ -236,35 +231,46 @@ def _caller(organization: Organization, user_id: str, email: str, role: str) -> 
                   role=Role.parse(role), credential=CredentialKind.SESSION, credential_id=f"user:{user_id}")
 
 
-async def _fill_board(demo: DemoOrganization, project_id: str, spec: DemoBoard) -> dict[str, Any]:
-    board = await demo.call("maria", "boards.create", {
+async def _make_board(demo: DemoOrganization, project_id: str, spec: DemoBoard) -> dict[str, Any]:
+    if spec.template is not None:
+        board: dict[str, Any] = await demo.call("maria", "templates.apply", {
+            "templateId": spec.template, "projectId": project_id, "boardName": spec.name,
+            "overrides": {"defaultView": spec.view}})
+        return board
+    made: dict[str, Any] = await demo.call("maria", "boards.create", {
         "projectId": project_id, "name": spec.name, "defaultView": spec.view,
         "groups": [{"name": name, "color": color} for name, color in spec.groups], "columns": list(spec.columns)})
+    return made
+
+
+async def _fill_board(demo: DemoOrganization, project_id: str, spec: DemoBoard
+                      ) -> tuple[dict[str, Any], dict[str, str]]:
+    """The board with its items: its summary, and the ids of the KPIs its template made, by name."""
+    board = await _make_board(demo, project_id, spec)
     groups = {group["name"]: group["id"] for group in board["groups"]}
     column = {col["type"]: col["id"] for col in board["columns"]}
     today = demo.node.clock.now().date()
     for item in spec.items:
-        values = {column["status"]: spec.working if item.status == spec.done else item.status,
-                  column["people"]: [demo.user_id(item.owner)],
-                  column["date"]: (today + timedelta(days=item.due_in_days)).isoformat(),
-                  column["number"]: item.number, column["priority"]: item.priority}
-        if item.text is not None:
-            values[column["text"]] = item.text
+        given = {"status": spec.working if item.status == spec.done else item.status,
+                 "people": [demo.user_id(item.owner)],
+                 "date": (today + timedelta(days=item.due_in_days)).isoformat(),
+                 "number": item.number, "priority": item.priority, "text": item.text}
+        values = {column[kind]: value for kind, value in given.items() if kind in column and value is not None}
         created = await demo.call(spec.author, "items.create", {
             "boardId": board["id"], "groupId": groups[item.group], "name": item.name, "values": values})
         if item.status == spec.done:
             await demo.call(item.owner, "items.setValue",
                             {"itemId": created["id"], "columnId": column["status"], "value": spec.done})
-    return {"id": board["id"], "name": spec.name, "items": len(spec.items), "groups": list(groups)}
+    return ({"id": board["id"], "name": spec.name, "items": len(spec.items), "groups": list(groups)},
+            {kpi["name"]: kpi["id"] for kpi in board.get("kpis", ())})
 
 
-async def _add_kpis(demo: DemoOrganization, board_id: str) -> list[dict[str, Any]]:
+async def _add_kpi_values(demo: DemoOrganization, kpi_ids: dict[str, str]) -> list[dict[str, Any]]:
+    """Who answers for each of the template's KPIs, and the values recorded on them."""
     kpis = []
     for spec in TIER_1_KPIS:
-        kpi = await demo.call("tom", "kpis.define", {
-            "boardId": board_id, "name": spec.name, "category": spec.category, "direction": spec.direction,
-            "frequency": "daily", "unit": spec.unit, "thresholds": spec.thresholds,
-            "responsibleUserId": demo.user_id(spec.responsible)})
+        kpi = await demo.call("tom", "kpis.update", {"id": kpi_ids[spec.name],
+                                                     "responsibleUserId": demo.user_id(spec.responsible)})
         for value in spec.values:
             recorded = await demo.call(spec.responsible, "kpis.setValue", {"kpiId": kpi["id"], "value": value})
         kpis.append({"id": kpi["id"], "name": spec.name, "category": spec.category,
@@ -301,8 +307,9 @@ async def build_demo(node: Node, slug: str, password: str) -> dict[str, Any]:
     project = await demo.call("maria", "projects.create", {
         "workspaceId": workspace["id"], "name": "Line 3",
         "description": "Daily tier meeting and maintenance for assembly line 3"})
-    boards = [await _fill_board(demo, project["id"], spec) for spec in BOARDS]
-    kpis = await _add_kpis(demo, boards[0]["id"])
+    built = [await _fill_board(demo, project["id"], spec) for spec in BOARDS]
+    boards = [summary for summary, _ in built]
+    kpis = await _add_kpi_values(demo, built[0][1])
     return {
         "organizationId": org_id, "slug": slug, "name": ORGANIZATION_NAME, "plan": PLAN,
         "host": f"{slug}.{node.service_host}", "baseUrl": node.base_url(slug), "password": password,

@@ -6,13 +6,17 @@ from typing import Any
 
 from actors.approvals.intake import blocks_boards_deletion
 from actors.board.routing import ask_board, board_for, read_board
+from actors.board.values import normalize_config
 from actors.kernel.access import require_board_access, require_project_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from actors.templates.handlers import apply_template
 from protocol import boards as spec
 from protocol.caller import Caller
-from protocol.errors import FieldError, NotFound
+from protocol.errors import Forbidden
 from protocol.ids import new_id
+from protocol.plans import plan
+from protocol.templates import Overrides, TemplateColumn, TemplateGroup
 
 
 @implement(spec.CREATE)
@@ -20,10 +24,28 @@ async def create_board(node: Node, caller: Caller, data: spec.CreateBoardInput) 
     async with node.pool.acquire() as conn:
         await require_project_access(conn, caller, data.projectId)
     if data.templateId is not None:
-        # Templates (domain 4.13) are not built yet: no id can name one.
-        raise NotFound("template not found", details=[FieldError("templateId", "no such template")])
+        # The template's structure, with the groups and columns given here in place of the template's.
+        if caller.organization is None or "templates" not in plan(caller.organization.plan).features:
+            raise Forbidden("the organization's plan does not include templates")
+        for index, column in enumerate(data.columns or ()):  # named as this input names them
+            normalize_config(column.type, column.config, field=f"columns.{index}.config")
+        overrides = None
+        if data.groups is not None or data.columns is not None:
+            overrides = Overrides(groups=_keyed_groups(data.groups), columns=_keyed_columns(data.columns))
+        return await apply_template(node, caller, data.templateId, project_id=data.projectId, name=data.name,
+                                    overrides=overrides, field="templateId", overrides_field="templateId")
     return await ask_board(node, caller, new_id("brd"), spec.CREATE.name, data, with_members=True,
                            check_access=False)
+
+
+def _keyed_groups(groups: list[spec.NewGroup] | None) -> list[TemplateGroup] | None:
+    return None if groups is None else [TemplateGroup(key=f"grp_given_{n}", name=g.name, color=g.color)
+                                        for n, g in enumerate(groups)]
+
+
+def _keyed_columns(columns: list[spec.NewColumn] | None) -> list[TemplateColumn] | None:
+    return None if columns is None else [TemplateColumn(key=f"col_given_{n}", name=c.name, type=c.type,
+                                                        config=c.config) for n, c in enumerate(columns)]
 
 
 def _by_board(procedure: Any, *, members: bool = False) -> None:

@@ -46,26 +46,35 @@ async def test_demo_builds_an_organization_its_people_can_use(client: Any, datab
     assert all(user["email"].endswith(f"@{slug}.test") for user in result["users"])
     assert password in stderr and result["users"][0]["email"] in stderr and result["host"] in stderr
     tier_1, backlog = result["boards"]
-    assert (tier_1["name"], tier_1["items"]) == ("Line 3 – Daily Tier 1", 15)
+    assert (tier_1["name"], tier_1["items"]) == ("Line 3 – Daily Tier 1", len(TIER_1.items))
     assert (backlog["name"], backlog["items"]) == ("Maintenance backlog", 9)
 
     anonymous = Api(client, result["host"])
     owner_email, tom_email, _, guest_email = (user["email"] for user in result["users"])
     owner = await login(anonymous, owner_email, password)
     board = (await owner.query("boards.get", {"id": tier_1["id"]})).data
-    assert [group["name"] for group in board["groups"]] == ["Safety", "Quality", "Delivery"]
-    assert {"status", "people", "date", "number", "priority"} <= {column["type"] for column in board["columns"]}
+    # Built from the vendor SQCDP template: its five letter groups, its columns and its rules.
+    assert [group["name"] for group in board["groups"]] == [
+        "S – Safety", "Q – Quality", "C – Cost", "D – Delivery", "P – People"]
+    assert [column["type"] for column in board["columns"]] == ["status", "people", "date", "priority", "text"]
+    rules = (await owner.query("automations.list", {"boardId": tier_1["id"]})).data["automations"]
+    assert [rule["name"] for rule in rules] == ["Escalated problems are critical",
+                                                "New safety problems are at least high priority"]
     items = await _all_items(owner, tier_1["id"])
     by_name = {item["name"]: item for item in items}
-    assert len(by_name) == 15
+    assert len(by_name) == len(TIER_1.items) == 19
+    groups = {group["id"]: group["name"] for group in board["groups"]}
+    assert {groups[item["groupId"]] for item in items} == set(groups.values())  # every letter has its items
     status = next(column["id"] for column in board["columns"] if column["type"] == "status")
     people = next(column["id"] for column in board["columns"] if column["type"] == "people")
     guard = by_name["Guard missing on press 4"]
     assert guard["values"][status]["label"] == "Escalated"
     assert guard["values"][people] == [result["users"][0]["id"]]
     assert "Scrap rate above 2% on line 3" in by_name
+    priority = next(column["id"] for column in board["columns"] if column["type"] == "priority")
+    assert guard["values"][priority]["label"] == "Critical"
     done = [item for item in items if item["values"][status]["label"] == "Done"]
-    assert len(done) == 3 and all(item["version"] == 2 for item in done)
+    assert len(done) == 4 and all(item["version"] == 2 for item in done)
 
     # The guest sees the boards because the demo made him a member of the workspace.
     guest = await login(anonymous, guest_email, password)
@@ -73,13 +82,14 @@ async def test_demo_builds_an_organization_its_people_can_use(client: Any, datab
     tom = await login(anonymous, tom_email, password)
     feed = await tom.query("events.list", {"stream": f"board:{tier_1['id']}", "limit": 200})
     assert feed.status == 200, feed.body
-    # Items are written one after another; a finished one is closed by its owner right after it is written.
-    expected = ["board.created"]
+    # The template makes the board (a column's width is set after it), then the items are written one after
+    # another; a finished one is closed by its owner right after it is written.
+    expected = ["board.created", "board.updated"]
     for item in TIER_1.items:
         expected += ["item.created", "item.updated"] if item.status == TIER_1.done else ["item.created"]
     item_events = [event for event in feed.data["events"] if not event["event"].startswith("kpi.")]
     assert [event["event"] for event in item_events] == expected
-    assert [event["seq"] for event in item_events] == list(range(1, len(expected) + 1))
+    assert [event["seq"] for event in feed.data["events"]] == list(range(1, len(feed.data["events"]) + 1))
     closed = [event for event in feed.data["events"] if event["event"] == "item.updated"]
     assert all(event["data"]["changes"][status]["new"]["label"] == "Done" for event in closed)
     emails = {person.key: email_of(person, slug) for person in PEOPLE}
