@@ -120,9 +120,10 @@ def _check_create_action(config: dict[str, Any], field: str) -> None:
         raise ValidationFailed.of(f"{field}.dueInDays", f"must be a whole number from 0 to {MAX_DUE_DAYS}")
 
 
-def _check_fit(trigger: Mapping[str, Any], conditions: Sequence[Mapping[str, Any]],
+def check_fit(trigger: Mapping[str, Any], conditions: Sequence[Mapping[str, Any]],
                actions: Sequence[Mapping[str, Any]]) -> None:
-    """A KPI trigger's run has no item: no conditions on item values, no actions on the item."""
+    """A KPI trigger's run has no item: no conditions on item values, no actions on the item (also what
+    templates.apply checks of a template's rules before building anything)."""
     if trigger["type"] != proto.KPI_TRIGGER:
         return
     for index, action in enumerate(actions):
@@ -206,7 +207,7 @@ async def list_automations(node: Node, caller: Caller, data: proto.BoardInput) -
 async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[str, Any]:
     await _check_definition(node, data.trigger, data.actions)
     trigger = msgspec.to_builtins(data.trigger)
-    _check_fit(trigger, msgspec.to_builtins(data.conditions), msgspec.to_builtins(data.actions))
+    check_fit(trigger, msgspec.to_builtins(data.conditions), msgspec.to_builtins(data.actions))
     await require_board_access(node, caller, data.boardId)
     await _check_kpi(node, caller, trigger, data.boardId)
     assert caller.organization is not None
@@ -258,7 +259,7 @@ async def update(node: Node, caller: Caller, data: proto.UpdateInput) -> dict[st
     if {"trigger", "conditions", "actions"} & set(changes):
         before = await _rule(node, caller, data.id)
         rule = {key: changes.get(key, before[key]) for key in ("trigger", "conditions", "actions")}
-        _check_fit(rule["trigger"], rule["conditions"], rule["actions"])
+        check_fit(rule["trigger"], rule["conditions"], rule["actions"])
         if "trigger" in changes:
             await _check_kpi(node, caller, rule["trigger"], before["board_id"])
     return await _change(node, caller, data.id, changes)

@@ -6,8 +6,9 @@ for columns whose settings name other columns (they can only name the new ids on
 kpis.define and kpis.setTarget, then automations.create with the rules re-pointed at the new board's groups
 and columns. Every change is written and emitted as that procedure writes and emits it.
 
-KPIs and automations the organization's plan does not include, and rules the engine cannot run (the
-`kpi.threshold_breach` trigger), are left out and listed in the reply's `skipped[]` with the reason.
+KPIs and automations the organization's plan does not include are left out and listed in the reply's
+`skipped[]` with the reason. Rules with the `kpi.threshold_breach` trigger are made like every other rule and
+run on the new board's KPIs.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from actors.automations.handlers import check_fit
 from actors.kernel.authorization import authorize
 from actors.kernel.handlers import HANDLERS
 from actors.kernel.node import Node
@@ -59,14 +61,17 @@ def validate(structure: spec.Structure, field: str) -> None:
     shape.check(structure, field)
     errors = []
     for index, rule in enumerate(structure.automations):
-        if rule.trigger.type == shape.KPI_TRIGGER:
-            continue
         try:
             msgspec.convert({**msgspec.to_builtins(rule), "boardId": "brd_check"}, rules.CreateInput)
         except msgspec.ValidationError as error:  # "Expected ..., got ... - at `$.trigger.type`"
             message, _, where = str(error).partition(" - at `$")
             path = where.rstrip("`").replace("[", ".").replace("]", "")
             errors.append(FieldError(f"{field}.automations.{index}{path}", message))
+            continue
+        try:  # a KPI rule with an item action, say
+            check_fit(*(msgspec.to_builtins(part) for part in (rule.trigger, rule.conditions, rule.actions)))
+        except ValidationFailed as error:
+            errors.extend(FieldError(f"{field}.automations.{index}.{d.field}", d.message) for d in error.details)
     if errors:
         raise ValidationFailed.naming(errors)
 
@@ -127,10 +132,6 @@ async def _automations(calls: _Calls, structure: spec.Structure, ids: dict[str, 
                        skipped: list[dict[str, Any]]) -> list[dict[str, Any]]:
     created = []
     for index, rule in enumerate(structure.automations):
-        if rule.trigger.type == shape.KPI_TRIGGER:
-            skipped.append(_skip("automations", index, rule.name, f"the {shape.KPI_TRIGGER} trigger is not a rule "
-                                 "trigger: a KPI breach raises an alert and notifies the KPI's responsible user"))
-            continue
         if not calls.allows(rules.CREATE):
             skipped.append(_skip("automations", index, rule.name,
                                  "the organization's plan does not include automations"))

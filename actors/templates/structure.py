@@ -28,8 +28,6 @@ REFERRING_TYPES = frozenset({"formula", "lookup"})
 # Triggers tied to something outside the board's structure (a form of the source board, a rule's secret):
 # a snapshot leaves such rules out (docs/decisions.md, "Issue 15 — TEMPLATES").
 UNPORTABLE_TRIGGERS = frozenset({"form.submitted", "webhook.received"})
-# The KPI trigger of domain 2.10; the rule engine has no KPI triggers (docs/decisions.md).
-KPI_TRIGGER = "kpi.threshold_breach"
 # A target whose deadline has passed becomes this many days from the day of applying.
 DEFAULT_TARGET_DAYS = 90
 _REFERENCE = re.compile(r"\{([A-Za-z0-9_-]{1,64})\}")
