@@ -101,14 +101,17 @@ async def build_board(node: Node, caller: Caller, structure: spec.Structure, *, 
                 width=column.width, required=column.required))
     skipped: list[dict[str, Any]] = []
     kpis = await _kpis(calls, structure, board["id"], skipped)
-    automations = await _automations(calls, structure, ids, skipped)
+    kpi_ids = {f"{shape.KPI_KEY}{index}": kpi["id"] for index, kpi in kpis.items()}
+    automations = await _automations(calls, structure, ids, kpi_ids, skipped)
     view = await calls.run(boards.GET, boards.BoardIdInput(board["id"]))
-    return {**view, "templateId": template_id, "kpis": kpis, "automations": automations, "skipped": skipped}
+    return {**view, "templateId": template_id, "kpis": list(kpis.values()), "automations": automations,
+            "skipped": skipped}
 
 
 async def _kpis(calls: _Calls, structure: spec.Structure, board_id: str,
-                skipped: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    created = []
+                skipped: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """The KPIs made, by their index in the structure."""
+    created = {}
     today = calls.node.clock.now().date()
     for index, kpi in enumerate(structure.kpis):
         if not calls.allows(kpi_spec.DEFINE):
@@ -124,14 +127,21 @@ async def _kpis(calls: _Calls, structure: spec.Structure, board_id: str,
         except ApiError as error:  # a plan limit, say: the board stands, the reply says what is missing
             skipped.append(_skip("kpis", index, kpi.name, error.message))
             continue
-        created.append({"id": defined["id"], "name": defined["name"], "category": defined["category"]})
+        created[index] = {"id": defined["id"], "name": defined["name"], "category": defined["category"]}
     return created
 
 
-async def _automations(calls: _Calls, structure: spec.Structure, ids: dict[str, str],
+async def _automations(calls: _Calls, structure: spec.Structure, ids: dict[str, str], kpi_ids: dict[str, str],
                        skipped: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rules, re-pointed at the new board's groups, columns and KPIs (a rule for one KPI that was left out
+    is left out too)."""
     created = []
+    ids = {**ids, **kpi_ids}
     for index, rule in enumerate(structure.automations):
+        kpi_key = rule.trigger.config.get("kpiId") if rule.trigger.type == shape.KPI_TRIGGER else None
+        if kpi_key is not None and kpi_key not in kpi_ids:
+            skipped.append(_skip("automations", index, rule.name, f"its KPI ({kpi_key}) was left out"))
+            continue
         if not calls.allows(rules.CREATE):
             skipped.append(_skip("automations", index, rule.name,
                                  "the organization's plan does not include automations"))
