@@ -288,6 +288,8 @@ async def run_now(node: Node, caller: Caller, data: proto.RunNowInput) -> dict[s
     """Queue one run per top-level item of the rule's board that is neither archived nor trashed (disabled
     rules too: running by hand is deliberate); the engine runs them in the background."""
     row = await _rule(node, caller, data.ruleId)
+    if row["trigger"]["type"] == proto.KPI_TRIGGER:  # it would open one action per item, for no KPI
+        raise ValidationFailed.of("ruleId", f"a {proto.KPI_TRIGGER} rule runs when a KPI breaches, not on items")
     async with node.write(caller) as uow:
         conn = uow.conn
         queued = await jobs.add_for_items(conn, org_id=caller.org_id, automation_id=row["id"],

@@ -93,6 +93,14 @@ async def test_update_refuses_item_actions_with_the_kpi_trigger_either_way(board
     assert both.status == 200 and both.data["trigger"]["type"] == "kpi.threshold_breach", both.body
 
 
+async def test_run_now_refuses_a_kpi_rule_instead_of_opening_an_action_per_item(board: Board) -> None:
+    await board.add_item("Pump")
+    kpi_rule = await create(board, name="Red opens an action", trigger=on_breach(), actions=[opens_action()])
+    reply = await board.api.mutate("automations.runNow", {"ruleId": kpi_rule["id"]})
+    assert field_of(reply) == "ruleId"
+    assert await history_now(board) == [] and await actions_of(board) == []
+
+
 @pytest.mark.workers("automations")
 async def test_a_red_value_opens_one_action_per_breach(board: Board) -> None:
     responsible_id, _ = await board.org.add_user("member", name="Rita Responsible")
