@@ -164,7 +164,7 @@ class Run:
         self.change: dict[str, Any] = change if isinstance(change, dict) else {}
         # A KPI trigger's run: the KPI (id, name, category, unit) and the value recorded.
         self.kpi: dict[str, Any] | None = data.get("kpi") if job["trigger_type"] == KPI_TRIGGER else None
-        self.kpi_value: dict[str, Any] = data.get("value") or {}
+        self.kpi_value: dict[str, Any] = (data.get("value") or {}) if self.kpi is not None else {}
         self.started = time.monotonic()
         self.conditions: list[dict[str, Any]] = []
         self.actions: list[dict[str, Any]] = []
