@@ -14,9 +14,9 @@ from protocol.registry import Procedure, Role, declare
 # Domain 4.3, every trigger type and action type. The spec shows the operators `is` (rules) and `equals`
 # (results); the rest is Obeya's list (docs/decisions.md).
 TriggerType = Literal["item.created", "item.moved", "value.changed", "date.arrived", "form.submitted",
-                      "subitems.completed", "recurring", "webhook.received"]
+                      "subitems.completed", "recurring", "webhook.received", "kpi.threshold_breach"]
 ActionType = Literal["set_value", "assign_person", "move_item", "create_item", "archive_item",
-                     "send_notification", "send_email", "call_webhook", "create_subitem"]
+                     "send_notification", "send_email", "call_webhook", "create_subitem", "create_action"]
 Operator = Literal["is", "equals", "is_not", "contains", "not_contains", "gt", "lt", "is_empty", "is_not_empty"]
 Status = Literal["success", "partial_failure", "failure", "skipped"]
 
@@ -27,7 +27,15 @@ TRIGGER_REQUIRES: dict[str, tuple[str, ...]] = {
 ACTION_REQUIRES: dict[str, tuple[str, ...]] = {
     "set_value": ("columnId", "value"), "assign_person": ("columnId", "userIds"), "move_item": ("groupId",),
     "create_item": ("boardId", "groupId", "name"), "send_notification": ("userIds", "message"),
-    "send_email": ("to", "subject", "body"), "call_webhook": ("url", "method"), "create_subitem": ("name",)}
+    "send_email": ("to", "subject", "body"), "call_webhook": ("url", "method"), "create_subitem": ("name",),
+    "create_action": ("title",)}
+# Actions that act on the triggering item: refused on a trigger that never has one (`kpi.threshold_breach`), and
+# a run without an item (recurring, an inbound webhook without itemId, ...) fails them.
+ITEM_ACTIONS = frozenset({"set_value", "assign_person", "move_item", "archive_item", "create_subitem"})
+# The KPI trigger (domain 2.10): config `kpiId` (optional: only that KPI of the board) and `threshold` ("red",
+# the default, or "amber"). Its runs have a KPI and no item.
+KPI_TRIGGER = "kpi.threshold_breach"
+KPI_THRESHOLDS = ("red", "amber")
 
 RuleName = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
 

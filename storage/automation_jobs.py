@@ -23,7 +23,8 @@ async def wake_engines(conn: Conn) -> None:
 
 # Which events make a job for which rules. An item trigger needs the event's item; `value.changed` only
 # takes updates that changed the rule's column, `subitems.completed` only updates of sub-items (the run
-# checks the siblings), `form.submitted` only its form. Rules armed after an event do not see it.
+# checks the siblings), `form.submitted` only its form, `kpi.threshold_breach` a KPI breach of the board (the run
+# checks the KPI and the colour). Rules armed after an event do not see it.
 _FAN_OUT = """
     INSERT INTO automation_jobs (id, organization_id, automation_id, board_id, trigger_type, event_id, item_id,
                                  user_id, depth, dedupe_key, due_at, created_at)
@@ -43,8 +44,9 @@ _FAN_OUT = """
                   AND e.payload->'data'->'item'->>'parentId' IS NOT NULL
              WHEN 'form.submitted' THEN e.name = 'form.submitted'
                   AND e.payload->'data'->>'formId' = a.trigger->'config'->>'formId'
+             WHEN 'kpi.threshold_breach' THEN e.name = 'kpi.target_breached'
              ELSE false END
-       AND (e.name = 'form.submitted' OR jsonb_typeof(e.payload->'data'->'item') = 'object')
+       AND (e.name IN ('form.submitted', 'kpi.target_breached') OR jsonb_typeof(e.payload->'data'->'item') = 'object')
      ORDER BY e.created_at, e.stream, e.seq
     ON CONFLICT (automation_id, dedupe_key) DO NOTHING"""
 

@@ -49,7 +49,8 @@ SWEEP_OVERLAP = timedelta(minutes=5)
 MAX_PENDING = 10_000
 # Board event name -> the trigger types it may fire.
 TRIGGERED_BY = {"item.created": {"item.created"}, "item.moved": {"item.moved"},
-                "item.updated": {"value.changed", "subitems.completed"}, "form.submitted": {"form.submitted"}}
+                "item.updated": {"value.changed", "subitems.completed"}, "form.submitted": {"form.submitted"},
+                "kpi.target_breached": {"kpi.threshold_breach"}}
 
 
 async def enabled_rules(node: Node, org_id: str, board_id: str) -> list[asyncpg.Record]:

@@ -22,6 +22,7 @@ from actors.delivery.webhooks import check_url
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from protocol import actions as action_spec
 from protocol import automations as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, FieldError, Forbidden, NotFound, ValidationFailed
@@ -31,9 +32,11 @@ from protocol.plans import plan
 from protocol.registry import Role
 from storage import automation_jobs as jobs
 from storage import automations as repo
+from storage import kpis as kpi_repo
 
 HISTORY_MAX_LIMIT = 100
 MAX_OFFSET_DAYS = 365
+MAX_DUE_DAYS = 365
 
 
 def inbound_url(node: Node, slug: str, automation_id: str) -> str:
@@ -91,6 +94,52 @@ def _check_trigger(trigger: proto.Trigger) -> None:
             not isinstance(offset, int) or isinstance(offset, bool) or abs(offset) > MAX_OFFSET_DAYS):
         raise ValidationFailed.of("trigger.config.offsetDays", f"must be a whole number from -{MAX_OFFSET_DAYS} to "
                        f"{MAX_OFFSET_DAYS}")
+    if trigger.type == proto.KPI_TRIGGER:
+        if config.get("threshold", proto.KPI_THRESHOLDS[0]) not in proto.KPI_THRESHOLDS:
+            raise ValidationFailed.of("trigger.config.threshold", f"must be one of {', '.join(proto.KPI_THRESHOLDS)}")
+        kpi_id = config.get("kpiId")
+        if kpi_id is not None and not (isinstance(kpi_id, str) and kpi_id):
+            raise ValidationFailed.of("trigger.config.kpiId", "must be the id of a KPI of the board")
+
+
+def _whole(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _check_create_action(config: dict[str, Any], field: str) -> None:
+    """create_action's config: `title` (a text, `{kpi.name}` and the other template variables allowed),
+    optional `priority`, `assigneeId` and `dueInDays`."""
+    title = config["title"]
+    if not isinstance(title, str) or not title.strip() or len(title) > 500:
+        raise ValidationFailed.of(f"{field}.title", "must be a text of 1 to 500 characters")
+    if config.get("priority") is not None and config["priority"] not in action_spec.PRIORITIES:
+        raise ValidationFailed.of(f"{field}.priority", f"must be one of {', '.join(action_spec.PRIORITIES)}")
+    if config.get("assigneeId") is not None and not (isinstance(config["assigneeId"], str) and config["assigneeId"]):
+        raise ValidationFailed.of(f"{field}.assigneeId", "must be a user id")
+    if config.get("dueInDays") is not None and not _whole(config["dueInDays"], 0, MAX_DUE_DAYS):
+        raise ValidationFailed.of(f"{field}.dueInDays", f"must be a whole number from 0 to {MAX_DUE_DAYS}")
+
+
+def check_fit(trigger: Mapping[str, Any], conditions: Sequence[Mapping[str, Any]],
+               actions: Sequence[Mapping[str, Any]]) -> None:
+    """A KPI trigger's run has no item: no conditions on item values, no actions on the item (also what
+    templates.apply checks of a template's rules before building anything)."""
+    if trigger["type"] != proto.KPI_TRIGGER:
+        return
+    for index, action in enumerate(actions):
+        if action["type"] in proto.ITEM_ACTIONS:
+            raise ValidationFailed.of(f"actions.{index}.type", f"{action['type']} acts on the triggering item, and "
+                                      f"a {proto.KPI_TRIGGER} run has none")
+    if conditions:
+        raise ValidationFailed.of("conditions", f"must be empty: conditions test an item, and a {proto.KPI_TRIGGER} "
+                                  "run has none")
+
+
+async def _check_kpi(node: Node, caller: Caller, trigger: Mapping[str, Any], board_id: str) -> None:
+    kpi_id = (trigger.get("config") or {}).get("kpiId")
+    if trigger["type"] == proto.KPI_TRIGGER and kpi_id is not None and (
+            await kpi_repo.board_of(node.pool, caller.org_id, kpi_id) != board_id):
+        raise ValidationFailed.of("trigger.config.kpiId", "must be the id of a KPI of the board")
 
 
 async def check_action(node: Node, action_type: str, config: dict[str, Any], prefix: str = "") -> None:
@@ -99,6 +148,8 @@ async def check_action(node: Node, action_type: str, config: dict[str, Any], pre
     action nodes are checked by this too (actors/approvals/handlers.py)."""
     field = f"{prefix}config"
     _require_config(prefix, config, proto.ACTION_REQUIRES.get(action_type, ()))
+    if action_type == "create_action":
+        _check_create_action(config, field)
     if action_type != "call_webhook":
         return
     method, url = config["method"], config["url"]
@@ -155,10 +206,12 @@ async def list_automations(node: Node, caller: Caller, data: proto.BoardInput) -
 @implement(proto.CREATE)
 async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[str, Any]:
     await _check_definition(node, data.trigger, data.actions)
+    trigger = msgspec.to_builtins(data.trigger)
+    check_fit(trigger, msgspec.to_builtins(data.conditions), msgspec.to_builtins(data.actions))
     await require_board_access(node, caller, data.boardId)
+    await _check_kpi(node, caller, trigger, data.boardId)
     assert caller.organization is not None
     limit = plan(caller.organization.plan).automations_per_board
-    trigger = msgspec.to_builtins(data.trigger)
     schedule = _schedule(trigger, node.clock.now(), None)
     async with node.write(caller) as uow:
         conn = uow.conn
@@ -203,6 +256,12 @@ async def update(node: Node, caller: Caller, data: proto.UpdateInput) -> dict[st
                if (value := getattr(data, key)) is not None}
     if not changes:
         raise BadRequest("nothing to change", details=[FieldError("input", "give at least one field to change")])
+    if {"trigger", "conditions", "actions"} & set(changes):
+        before = await _rule(node, caller, data.id)
+        rule = {key: changes.get(key, before[key]) for key in ("trigger", "conditions", "actions")}
+        check_fit(rule["trigger"], rule["conditions"], rule["actions"])
+        if "trigger" in changes:
+            await _check_kpi(node, caller, rule["trigger"], before["board_id"])
     return await _change(node, caller, data.id, changes)
 
 
@@ -229,6 +288,8 @@ async def run_now(node: Node, caller: Caller, data: proto.RunNowInput) -> dict[s
     """Queue one run per top-level item of the rule's board that is neither archived nor trashed (disabled
     rules too: running by hand is deliberate); the engine runs them in the background."""
     row = await _rule(node, caller, data.ruleId)
+    if row["trigger"]["type"] == proto.KPI_TRIGGER:  # it would open one action per item, for no KPI
+        raise ValidationFailed.of("ruleId", f"a {proto.KPI_TRIGGER} rule runs when a KPI breaches, not on items")
     async with node.write(caller) as uow:
         conn = uow.conn
         queued = await jobs.add_for_items(conn, org_id=caller.org_id, automation_id=row["id"],

@@ -1,6 +1,8 @@
 """One automation run (domain 4.3): from a claimed job to its execution record. The trigger is checked
 against the job's event (group, from/to values, all sub-items done), the conditions against the item, and
-the actions are carried out as the rule's creator, texts with their template variables replaced.
+the actions are carried out as the rule's creator, texts with their template variables replaced. A
+`kpi.threshold_breach` run has the KPI and the value of its `kpi.target_breached` event instead of an item
+(`{kpi.name}`, `{kpi.value}` in texts), and its `create_action` opens a corrective action linked to that KPI.
 
 Actions that change items call the item procedures' own implementations, so every change goes through
 the board actor with the creator's access checks and `actor` in the events is the creator. The caller
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import UTC, timedelta
 from typing import Any, TypeVar
 
 import aiohttp
@@ -23,7 +26,9 @@ from actors.automations import outbound
 from actors.kernel.handlers import HANDLERS
 from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
+from protocol import actions as action_spec
 from protocol import items as item_spec
+from protocol.automations import ITEM_ACTIONS, KPI_THRESHOLDS, KPI_TRIGGER
 from protocol.caller import AutomationRun, Caller, Organization
 from protocol.errors import ApiError, Conflict, ServiceUnavailable
 from protocol.ids import new_id
@@ -31,16 +36,19 @@ from protocol.plans import plan
 from protocol.registry import Role
 from storage import automation_jobs as jobs
 from storage import automations as repo
+from storage import kpis as kpi_repo
+from storage import organizations as members
 
 log = structlog.get_logger("obeya.automations")
 
 MAX_DEPTH = 3
 T = TypeVar("T")
-# Actions that act on the triggering item: a run without one (recurring, an inbound webhook without
-# itemId, a form submission that made no item) fails them.
-ITEM_ACTIONS = frozenset({"set_value", "assign_person", "move_item", "archive_item", "create_subitem"})
 _VARIABLE = re.compile(r"\{(item\.name|item\.id|item\.url|board\.name|group\.name|user\.name|value\.old|"
-                       r"value\.new)\}")
+                       r"value\.new|kpi\.name|kpi\.value)\}")
+# create_action's defaults: the action is due this many days after the run, with this priority.
+ACTION_DUE_DAYS = 7
+ACTION_PRIORITY = "high"
+MAX_DUE_DAYS = 365
 
 # The database or the network is away, or a write collided with a concurrent one (the write path's typed
 # 503 and 409): the job runs again when its lease ends.
@@ -114,6 +122,11 @@ def trigger_matches(trigger: dict[str, Any], data: dict[str, Any]) -> bool:
         return isinstance(change, dict) and (
             ("fromValue" not in config or same(change.get("old"), config["fromValue"]))
             and ("toValue" not in config or same(change.get("new"), config["toValue"])))
+    if kind == KPI_TRIGGER:
+        # `kpi.target_breached` is emitted when an alert of the value's colour is raised, once per breach: a
+        # second red value while the red alert is open raises none (docs/decisions.md, KPITRIGGER).
+        return (config.get("kpiId") in (None, (data.get("kpi") or {}).get("id"))
+                and (data.get("alert") or {}).get("threshold") == config.get("threshold", KPI_THRESHOLDS[0]))
     return True
 
 
@@ -149,6 +162,9 @@ class Run:
         data = (job["event"] or {}).get("data") or {}
         change = (data.get("changes") or {}).get((rule["trigger"].get("config") or {}).get("columnId"))
         self.change: dict[str, Any] = change if isinstance(change, dict) else {}
+        # A KPI trigger's run: the KPI (id, name, category, unit) and the value recorded.
+        self.kpi: dict[str, Any] | None = data.get("kpi") if job["trigger_type"] == KPI_TRIGGER else None
+        self.kpi_value: dict[str, Any] = (data.get("value") or {}) if self.kpi is not None else {}
         self.started = time.monotonic()
         self.conditions: list[dict[str, Any]] = []
         self.actions: list[dict[str, Any]] = []
@@ -236,7 +252,8 @@ class Run:
         values = {"item.name": item.get("name"), "item.id": self.item_id, "item.url": item_url,
                   "board.name": self.names["board"], "group.name": self.names["group"],
                   "user.name": self.names["user"], "value.old": plain(self.change.get("old")),
-                  "value.new": plain(self.change.get("new"))}
+                  "value.new": plain(self.change.get("new")), "kpi.name": (self.kpi or {}).get("name"),
+                  "kpi.value": _figure(self.kpi_value.get("value"))}
         return _VARIABLE.sub(lambda match: "" if values[match[1]] is None else str(values[match[1]]), template)
 
     @property
@@ -269,6 +286,8 @@ class Run:
                 raise ActionFailed(str(error)) from None
         elif kind == "call_webhook":
             await self._call_webhook(config)
+        elif kind == "create_action":
+            await self._create_action(config)
         else:
             raise ActionFailed(f"unknown action {kind}")
 
@@ -287,7 +306,8 @@ class Run:
         body = self.text(config["body"]) if config.get("body") is not None else {
             "automation": {"id": self.rule["id"], "name": self.rule["name"]},
             "board": {"id": self.board_id, "name": self.names["board"]},
-            "trigger": self.job["trigger_type"], "item": self.item, "received": self.job["context"].get("body")}
+            "trigger": self.job["trigger_type"], "item": self.item, "received": self.job["context"].get("body"),
+            **({"kpi": self.kpi, "value": self.kpi_value} if self.kpi is not None else {})}
         try:
             await outbound.call_webhook(self.node, self.session, url=self.text(config["url"]),
                                         method=str(config["method"]).upper(), headers=self.text(headers),
@@ -303,3 +323,41 @@ class Run:
             for user_id in dict.fromkeys(user_ids):
                 await uow.notify(user_id, "automation", self.rule["name"], message,
                                  "item" if self.item_id else "board", self.item_id or self.board_id)
+
+    async def _create_action(self, config: dict[str, Any]) -> None:
+        """A corrective action on the rule's board (actions.create, actors/actions/handlers.create_action, as the
+        rule's creator; due `dueInDays` after the run's UTC date, as actions judge overdue). In a KPI run it is
+        linked to the KPI (`sourceType` kpi_breach, `sourceId` the KPI, the KPI's SQCDP category) and goes by
+        default to the KPI's responsible user; otherwise, and when that user has left, to the rule's creator."""
+        days = config.get("dueInDays", ACTION_DUE_DAYS)
+        if not isinstance(days, int) or isinstance(days, bool) or not 0 <= days <= MAX_DUE_DAYS:
+            raise ActionFailed(f"dueInDays must be a whole number from 0 to {MAX_DUE_DAYS}")
+        kpi = self.kpi or {}
+        assignee = config.get("assigneeId") or await self._kpi_owner(kpi.get("id")) or self.caller.uid
+        due = self.node.clock.now().astimezone(UTC).date() + timedelta(days=days)
+        await self._call(action_spec.CREATE, _input(
+            action_spec.CreateActionInput, boardId=self.board_id, title=str(self.text(config["title"]))[:500],
+            priority=config.get("priority") or ACTION_PRIORITY, assigneeId=assignee, dueDate=due.isoformat(),
+            description=self._breach(),
+            sourceType="kpi_breach" if kpi else None, sourceId=kpi.get("id"), category=kpi.get("category")))
+
+    async def _kpi_owner(self, kpi_id: str | None) -> str | None:
+        """The KPI's responsible user while an active member of the organization."""
+        row = await kpi_repo.get(self.node.pool, self.org_id, kpi_id) if kpi_id else None
+        user_id = row["responsible_user_id"] if row is not None else None
+        member = await members.member(self.node.pool, self.org_id, user_id) if user_id else None
+        return user_id if member is not None and member["status"] == "active" else None
+
+    def _breach(self) -> str | None:
+        """What a KPI run's action says about the breach, as the breach notification says it."""
+        if self.kpi is None:
+            return None
+        unit = f" {self.kpi['unit']}" if self.kpi.get("unit") else ""
+        color = self.kpi_value.get("status")
+        return (f"{_figure(self.kpi_value.get('value'))}{unit} was recorded for {self.kpi.get('name')}, in its "
+                f"{color} threshold (automation \"{self.rule['name']}\").")
+
+
+def _figure(value: Any) -> str | None:
+    """A KPI value as people write it: 2.5, 98, 1e+06 (the breach notification's format)."""
+    return f"{value:g}" if isinstance(value, int | float) else None

@@ -16,8 +16,8 @@ from typing import Any
 import asyncpg
 from croniter import croniter
 
-from actors.automations.run import ITEM_ACTIONS
 from actors.kernel.node import Node
+from protocol.automations import ITEM_ACTIONS
 from protocol.ids import iso
 from storage import automation_jobs as jobs
 

@@ -6,8 +6,9 @@ for columns whose settings name other columns (they can only name the new ids on
 kpis.define and kpis.setTarget, then automations.create with the rules re-pointed at the new board's groups
 and columns. Every change is written and emitted as that procedure writes and emits it.
 
-KPIs and automations the organization's plan does not include, and rules the engine cannot run (the
-`kpi.threshold_breach` trigger), are left out and listed in the reply's `skipped[]` with the reason.
+KPIs and automations the organization's plan does not include are left out and listed in the reply's
+`skipped[]` with the reason. Rules with the `kpi.threshold_breach` trigger are made like every other rule and
+run on the new board's KPIs.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from actors.automations.handlers import check_fit
 from actors.board.values import normalize_config
 from actors.kernel.authorization import authorize
 from actors.kernel.handlers import HANDLERS
@@ -65,14 +67,17 @@ def validate(structure: spec.Structure, field: str) -> None:
         except ValidationFailed as error:
             errors += error.details
     for index, rule in enumerate(structure.automations):
-        if rule.trigger.type == shape.KPI_TRIGGER:
-            continue
         try:
             msgspec.convert({**msgspec.to_builtins(rule), "boardId": "brd_check"}, rules.CreateInput)
         except msgspec.ValidationError as error:  # "Expected ..., got ... - at `$.trigger.type`"
             message, _, where = str(error).partition(" - at `$")
             path = where.rstrip("`").replace("[", ".").replace("]", "")
             errors.append(FieldError(f"{field}.automations.{index}{path}", message))
+            continue
+        try:  # a KPI rule with an item action, say
+            check_fit(*(msgspec.to_builtins(part) for part in (rule.trigger, rule.conditions, rule.actions)))
+        except ValidationFailed as error:
+            errors.extend(FieldError(f"{field}.automations.{index}.{d.field}", d.message) for d in error.details)
     if errors:
         raise ValidationFailed.naming(errors)
 
@@ -102,14 +107,17 @@ async def build_board(node: Node, caller: Caller, structure: spec.Structure, *, 
                 width=column.width, required=column.required))
     skipped: list[dict[str, Any]] = []
     kpis = await _kpis(calls, structure, board["id"], skipped)
-    automations = await _automations(calls, structure, ids, skipped)
+    kpi_ids = {f"{shape.KPI_KEY}{index}": kpi["id"] for index, kpi in kpis.items()}
+    automations = await _automations(calls, structure, ids, kpi_ids, skipped)
     view = await calls.run(boards.GET, boards.BoardIdInput(board["id"]))
-    return {**view, "templateId": template_id, "kpis": kpis, "automations": automations, "skipped": skipped}
+    return {**view, "templateId": template_id, "kpis": list(kpis.values()), "automations": automations,
+            "skipped": skipped}
 
 
 async def _kpis(calls: _Calls, structure: spec.Structure, board_id: str,
-                skipped: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    created = []
+                skipped: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """The KPIs made, by their index in the structure."""
+    created = {}
     today = calls.node.clock.now().date()
     for index, kpi in enumerate(structure.kpis):
         if not calls.allows(kpi_spec.DEFINE):
@@ -125,17 +133,20 @@ async def _kpis(calls: _Calls, structure: spec.Structure, board_id: str,
         except ApiError as error:  # a plan limit, say: the board stands, the reply says what is missing
             skipped.append(_skip("kpis", index, kpi.name, error.message))
             continue
-        created.append({"id": defined["id"], "name": defined["name"], "category": defined["category"]})
+        created[index] = {"id": defined["id"], "name": defined["name"], "category": defined["category"]}
     return created
 
 
-async def _automations(calls: _Calls, structure: spec.Structure, ids: dict[str, str],
+async def _automations(calls: _Calls, structure: spec.Structure, ids: dict[str, str], kpi_ids: dict[str, str],
                        skipped: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rules, re-pointed at the new board's groups, columns and KPIs (a rule for one KPI that was left out
+    is left out too)."""
     created = []
+    ids = {**ids, **kpi_ids}
     for index, rule in enumerate(structure.automations):
-        if rule.trigger.type == shape.KPI_TRIGGER:
-            skipped.append(_skip("automations", index, rule.name, f"the {shape.KPI_TRIGGER} trigger is not a rule "
-                                 "trigger: a KPI breach raises an alert and notifies the KPI's responsible user"))
+        kpi_key = rule.trigger.config.get("kpiId") if rule.trigger.type == shape.KPI_TRIGGER else None
+        if kpi_key is not None and kpi_key not in kpi_ids:
+            skipped.append(_skip("automations", index, rule.name, f"its KPI ({kpi_key}) was left out"))
             continue
         if not calls.allows(rules.CREATE):
             skipped.append(_skip("automations", index, rule.name,

@@ -22,16 +22,17 @@ from protocol.kpis import Thresholds
 # Automation config keys that name a group or a column of the rule's own board: a template must have it.
 _GROUP_KEYS = ("groupId", "fromGroupId", "toGroupId")
 _COLUMN_KEYS = ("columnId",)
-# Where a rule names its board's groups and columns, or the board itself: all that applying re-points.
-_RULE_KEYS = (*_GROUP_KEYS, *_COLUMN_KEYS, "boardId")
+# Where a rule names its board's groups, columns and KPIs, or the board itself: all that applying re-points.
+_RULE_KEYS = (*_GROUP_KEYS, *_COLUMN_KEYS, "boardId", "kpiId")
 # Column types whose settings name other columns: created without settings, then given them once the
 # board's new column ids are known.
 REFERRING_TYPES = frozenset({"formula", "lookup"})
 # Triggers tied to something outside the board's structure (a form of the source board, a rule's secret):
 # a snapshot leaves such rules out (docs/decisions.md, "Issue 15 — TEMPLATES").
 UNPORTABLE_TRIGGERS = frozenset({"form.submitted", "webhook.received"})
-# The KPI trigger of domain 2.10; the rule engine has no KPI triggers (docs/decisions.md).
 KPI_TRIGGER = "kpi.threshold_breach"
+# A KPI rule's `kpiId` names the structure's KPI by this prefix and the KPI's index (`kpi:0` the first).
+KPI_KEY = "kpi:"
 # A target whose deadline has passed becomes this many days from the day of applying; one further away than a
 # template holds (spec.DAYS_MAX), that many.
 DEFAULT_TARGET_DAYS = 90
@@ -56,6 +57,7 @@ def snapshot(board: Mapping[str, Any], kpis: Iterable[Mapping[str, Any]], automa
              today: date) -> spec.Structure:
     """The structure of a board (its `boards.get` view), its KPI records (definition and current target) and its
     automation records; no items, values or comments."""
+    kpis = list(kpis)  # read twice: the KPIs, and the keys rules name them by
     groups = [spec.TemplateGroup(key=g["id"], name=g["name"], color=g["color"]) for g in board["groups"]]
     columns = [spec.TemplateColumn(key=c["id"], name=c["name"], type=c["type"], config=c["config"],
                                    width=c["width"], required=c["required"]) for c in board["columns"]]
@@ -69,12 +71,25 @@ def snapshot(board: Mapping[str, Any], kpis: Iterable[Mapping[str, Any]], automa
         template_kpis.append(spec.TemplateKpi(
             name=kpi["name"], category=kpi["category"], direction=kpi["direction"], frequency=kpi["frequency"],
             unit=kpi["unit"], thresholds=_thresholds(kpi["thresholds"]), target=target))
+    kpi_keys = {kpi["id"]: f"{KPI_KEY}{index}" for index, kpi in enumerate(kpis)}
     rules = [msgspec.convert(_replace_board({
-        "name": rule["name"], "trigger": rule["trigger"], "conditions": rule["conditions"],
+        "name": rule["name"], "trigger": _kpi_keyed(rule["trigger"], kpi_keys), "conditions": rule["conditions"],
         "actions": rule["actions"], "enabled": rule["enabled"]}, board["id"]), spec.TemplateAutomation)
-        for rule in automations if rule["trigger"]["type"] not in UNPORTABLE_TRIGGERS]
+        for rule in automations if rule["trigger"]["type"] not in UNPORTABLE_TRIGGERS
+        and _kpi_keyed(rule["trigger"], kpi_keys) is not None]
     return spec.Structure(defaultView=board["defaultView"], groups=groups, columns=columns, kpis=template_kpis,
                           automations=rules)
+
+
+def _kpi_keyed(trigger: Mapping[str, Any], kpi_keys: Mapping[str, str]) -> Mapping[str, Any] | None:
+    """A KPI rule's trigger naming its KPI by key; None when that KPI is not in the template (left out, as
+    the rule could not run on the new board)."""
+    kpi_id = (trigger.get("config") or {}).get("kpiId")
+    if trigger["type"] != KPI_TRIGGER or kpi_id is None:
+        return trigger
+    if kpi_id not in kpi_keys:
+        return None
+    return {**trigger, "config": {**trigger["config"], "kpiId": kpi_keys[kpi_id]}}
 
 
 def merged(structure: spec.Structure, overrides: spec.Overrides | None) -> spec.Structure:
@@ -99,12 +114,17 @@ def check(structure: spec.Structure, field: str = "overrides") -> None:
     groups = {g.key for g in structure.groups}
     columns = {c.key for c in structure.columns}
     dependencies = {c.key for c in structure.columns if c.type == "dependency"}
+    kpis = {f"{KPI_KEY}{index}" for index in range(len(structure.kpis))}
     for index, column in enumerate(structure.columns):
         if column.type in REFERRING_TYPES and column.config is not None:
             errors += _unknown_columns(column.config, columns, dependencies, f"{field}.columns.{index}.config")
     for index, rule in enumerate(structure.automations):
         at = f"{field}.automations.{index}"
         errors += _unknown(rule.trigger.config, groups, columns, f"{at}.trigger.config")
+        kpi_id = rule.trigger.config.get("kpiId")
+        if rule.trigger.type == KPI_TRIGGER and kpi_id is not None and kpi_id not in kpis:
+            errors.append(FieldError(f"{at}.trigger.config.kpiId", f"names no KPI of the structure ({KPI_KEY}0 is "
+                                     "the first)"))
         errors += [FieldError(f"{at}.conditions.{n}.columnId", "names no column of the structure")
                    for n, condition in enumerate(rule.conditions) if condition.columnId not in columns]
         for n, action in enumerate(rule.actions):

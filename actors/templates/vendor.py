@@ -73,7 +73,7 @@ SQCDP = VendorTemplate(
     description="The daily tier-1 meeting board of a production line: one group per SQCDP letter (Safety, "
                 "Quality, Cost, Delivery, People) for the day's problems and their countermeasures, and one KPI "
                 "per letter with green, amber and red bands. Escalated problems become critical; a red KPI opens "
-                "a countermeasure in its letter's group.",
+                "a corrective action in its letter, due in three days, for the KPI's owner.",
     category="tier_meeting", tags=("sqcdp", "tier 1", "daily management", "shop floor"),
     structure=spec.Structure(
         defaultView="board",
@@ -103,8 +103,8 @@ SQCDP = VendorTemplate(
                       ("set_value", {"columnId": "col_priority", "value": "High"})),
                 conditions=[spec.TemplateCondition("col_priority", "is_empty")]),
             _rule("A red KPI opens a countermeasure", "kpi.threshold_breach", {"threshold": "red"},
-                  ("create_item", {"boardId": spec.BOARD_KEY, "groupId": "grp_s",
-                                   "name": "Countermeasure: {kpi.name} is red"})),
+                  ("create_action", {"title": "Countermeasure: {kpi.name} is red ({kpi.value})",
+                                     "priority": "high", "dueInDays": 3})),
         ]))
 
 FIVE_S = VendorTemplate(

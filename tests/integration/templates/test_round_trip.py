@@ -315,3 +315,64 @@ async def test_boards_create_with_a_template_names_its_own_columns_field_for_bad
         "columns": [{"name": "Rating", "type": "rating", "config": {"max": 99}}]})
     assert reply.status == 400, reply.body
     assert [d["field"] for d in reply.error["data"]["details"]] == ["columns.0.config.max"]
+
+
+async def kpi_rule_board(org: Org) -> tuple[Board, list[str], str]:
+    """A board with two KPIs and a rule that opens an action when the second one goes red."""
+    board = await make_board(org)
+    kpis = []
+    for name in ("On-time delivery", "Attendance"):
+        kpi = await org.owner.mutate("kpis.define", {
+            "boardId": board.id, "name": name, "category": "delivery", "direction": "higher_is_better",
+            "frequency": "daily", "unit": "%", "thresholds": BANDS_UP})
+        assert kpi.status == 200, kpi.body
+        kpis.append(kpi.data["id"])
+    rule = await org.owner.mutate("automations.create", {
+        "boardId": board.id, "name": "Attendance red opens an action",
+        "trigger": {"type": "kpi.threshold_breach", "config": {"kpiId": kpis[1], "threshold": "red"}},
+        "actions": [{"type": "create_action", "config": {"title": "{kpi.name} at {kpi.value}", "dueInDays": 2}}]})
+    assert rule.status == 200, rule.body
+    return board, kpis, rule.data["id"]
+
+
+@pytest.mark.workers("automations")
+async def test_a_kpi_rule_saved_and_applied_again_opens_actions_for_the_new_boards_kpi(org: Org) -> None:
+    board, _, _ = await kpi_rule_board(org)
+    template = await save(org.owner, board.id)
+    [saved] = template["structure"]["automations"]
+    assert saved["trigger"] == {"type": "kpi.threshold_breach", "config": {"kpiId": "kpi:1", "threshold": "red"}}
+
+    new = await apply(org.owner, template["id"], board.project_id)
+    assert new["skipped"] == [] and [a["name"] for a in new["automations"]] == ["Attendance red opens an action"]
+    delivery, attendance = (k["id"] for k in new["kpis"])
+    [rule] = (await org.owner.query("automations.list", {"boardId": new["id"]})).data["automations"]
+    assert rule["trigger"]["config"] == {"kpiId": attendance, "threshold": "red"}
+
+    on_new = Board(org, new["id"], board.project_id, new)
+    for kpi_id in (delivery, attendance):
+        value = await org.owner.mutate("kpis.setValue", {"kpiId": kpi_id, "value": 70})
+        assert value.status == 200 and value.data["status"] == "red", value.body
+    [run] = await runs(on_new, 1)
+    assert run["status"] == "success", run
+    [action] = (await org.owner.query("actions.list", {"boardId": new["id"]})).data["actions"]
+    assert (action["title"], action["sourceId"], action["boardId"]) == ("Attendance at 70", attendance, new["id"])
+    assert (await org.owner.query("actions.list", {"boardId": board.id})).data["actions"] == []
+
+
+async def test_a_kpi_rule_naming_no_kpi_of_the_structure_is_refused_and_one_without_its_kpi_left_out(
+        org: Org) -> None:
+    board, _, _ = await kpi_rule_board(org)
+    without_kpis = await save(org.owner, board.id, includeKpis=False)
+    assert without_kpis["structure"]["automations"] == [] and without_kpis["automations"] == 0
+    template = await save(org.owner, board.id)
+    reply = await org.owner.mutate("templates.apply", {
+        "templateId": template["id"], "projectId": board.project_id, "boardName": "No attendance",
+        "overrides": {"kpis": template["structure"]["kpis"][:1]}})
+    assert reply.status == 400, reply.body
+    assert [d["field"] for d in reply.error["data"]["details"]] == ["overrides.automations.0.trigger.config.kpiId"]
+    item_action = await org.owner.mutate("templates.apply", {
+        "templateId": template["id"], "projectId": board.project_id, "boardName": "Odd",
+        "overrides": {"automations": [{"name": "Odd", "trigger": {"type": "kpi.threshold_breach"},
+                                       "actions": [{"type": "archive_item"}]}]}})
+    assert item_action.status == 400, item_action.body
+    assert [d["field"] for d in item_action.error["data"]["details"]] == ["overrides.automations.0.actions.0.type"]
