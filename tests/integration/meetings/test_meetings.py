@@ -5,6 +5,7 @@ cursor paged); another organization's meetings and boards are 404."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from tests.harness import Org, make_org
@@ -157,3 +158,13 @@ async def test_another_organizations_meetings_and_boards_are_404(client: Any, bo
     assert unknown.status == 404
     got = await board.api.query("meetings.get", {"id": meeting["id"]})
     assert got.data["status"] == "in_progress"
+
+
+async def test_each_agenda_list_keeps_the_first_hundred_and_counts_all(board: Board) -> None:
+    # 101 overdue actions, due on days -101 .. -1: the agenda keeps the 100 most overdue.
+    for first in range(1, 102, 20):
+        await asyncio.gather(*(action(board, f"Late {n}", day(board, -n)) for n in range(first, min(first + 20, 102))))
+    meeting = await start(board)
+    listed = meeting["agenda"]["actions"]
+    assert len(listed) == 100 and meeting["agenda"]["totals"]["actions"] == 101
+    assert [a["title"] for a in listed] == [f"Late {n}" for n in range(101, 1, -1)]
