@@ -130,3 +130,14 @@ async def test_concurrent_starts_of_one_tier_make_one_meeting(board: Board) -> N
     listed = await board.api.query("meetings.list", {"boardId": board.id})
     [meeting] = listed.data["meetings"]
     assert meeting["seqAtStart"] == await board_seq(board)
+
+
+async def test_a_start_retried_with_its_idempotency_key_gives_the_same_meeting(board: Board) -> None:
+    body = {"boardId": board.id, "tier": 1, "attendeeIds": [board.org.owner_id]}
+    first = await board.api.mutate("meetings.start", body, headers={"Idempotency-Key": "tablet-7-start"})
+    retry = await board.api.mutate("meetings.start", body, headers={"Idempotency-Key": "tablet-7-start"})
+    assert first.status == retry.status == 200, (first.body, retry.body)
+    assert retry.data == first.data
+    listed = await board.api.query("meetings.list", {"boardId": board.id})
+    assert [m["id"] for m in listed.data["meetings"]] == [first.data["id"]]
+    assert await board_seq(board) == first.data["seqAtStart"]
