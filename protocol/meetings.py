@@ -5,14 +5,12 @@ plan gate (DESIGN names none)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 
 from protocol.fields import Cursor, Id
 from protocol.registry import Role, declare
-
-Status = Literal["in_progress", "completed"]
 
 # Tier 1 is the team at the line, tier 5 the plant's leadership: the usual lean cascade has at most five.
 Tier = Annotated[int, msgspec.Meta(ge=1, le=5)]

@@ -168,3 +168,23 @@ async def test_each_agenda_list_keeps_the_first_hundred_and_counts_all(board: Bo
     listed = meeting["agenda"]["actions"]
     assert len(listed) == 100 and meeting["agenda"]["totals"]["actions"] == 101
     assert [a["title"] for a in listed] == [f"Late {n}" for n in range(101, 1, -1)]
+
+
+async def test_the_agenda_is_the_board_at_the_meetings_seq_while_others_write(board: Board) -> None:
+    """Actions created while the meeting starts: those whose `action.created` precedes `meeting.started` in the
+    board's stream are on the agenda, the later ones are not, and the meeting's seq is its own event's."""
+
+    async def late_action(n: int) -> None:
+        await action(board, f"Late {n}", day(board, -1))
+
+    results = await asyncio.gather(*(late_action(n) for n in range(8)), start(board),
+                                   *(late_action(n) for n in range(8, 16)))
+    meeting = next(result for result in results if result is not None)
+    name, payload = await event_at(board, meeting["seqAtStart"])
+    assert name == "meeting.started" and payload["data"]["meeting"]["id"] == meeting["id"]
+    before = []
+    for seq in range(1, meeting["seqAtStart"]):
+        event_name, event = await event_at(board, seq)
+        if event_name == "action.created":
+            before.append(event["data"]["action"]["id"])
+    assert sorted(a["id"] for a in meeting["agenda"]["actions"]) == sorted(before)
