@@ -8,7 +8,8 @@ the stream row is locked first, so no other change to the board takes a seq in b
 actions are exactly those of the board at that seq. Both events go to the board's Socket.IO room and to
 webhooks.
 
-Only the member who started a meeting, or an admin, completes it (docs/decisions.md "Issue 15 — MEETINGS")."""
+Only the member who started a meeting, or an admin, completes it (docs/decisions.md "Issue 15 — MEETINGS"). On a
+plan without KPIs the agenda lists none (docs/decisions.md "Issue 15 — REVIEW-MEETINGS")."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit
+from protocol.plans import allows
 from protocol.registry import Role
 from storage import meetings as repo
 
@@ -64,8 +66,12 @@ def _total(rows: list[asyncpg.Record]) -> int:
     return int(rows[0]["total"]) if rows else 0
 
 
-async def _agenda(conn: asyncpg.Connection, org_id: str, board_id: str, on: date) -> dict[str, Any]:
-    kpis = await repo.agenda_kpis(conn, org_id, board_id, AGENDA_LIMIT)
+async def _agenda(conn: asyncpg.Connection, caller: Caller, board_id: str, on: date) -> dict[str, Any]:
+    """The board's agenda as `caller` may see it: on a plan without KPIs (a downgrade keeps them, but kpis.list
+    is 403) the KPI list stays empty, as it does in the events webhooks carry."""
+    org_id = caller.org_id
+    kpis_allowed = caller.organization is not None and allows(caller.organization.plan, "kpis")
+    kpis = await repo.agenda_kpis(conn, org_id, board_id, AGENDA_LIMIT) if kpis_allowed else []
     actions = await repo.agenda_actions(conn, org_id, board_id, on, AGENDA_LIMIT)
     escalations = await repo.agenda_escalations(conn, org_id, board_id, AGENDA_LIMIT)
     return {"date": on.isoformat(), "kpis": [_kpi_entry(row) for row in kpis],
@@ -121,7 +127,7 @@ async def start_meeting(node: Node, caller: Caller, data: proto.StartInput) -> d
             raise Conflict(f"a tier {data.tier} meeting is already in progress at this board",
                            details=[FieldError("tier", "a meeting of this tier is in progress")],
                            data={"meetingId": running})
-        agenda = await _agenda(conn, org_id, data.boardId, today(node))
+        agenda = await _agenda(conn, caller, data.boardId, today(node))
         row = await repo.insert(conn, meeting_id=new_id("mtg"), org_id=org_id, board_id=data.boardId,
                                 tier=data.tier, attendee_ids=data.attendeeIds, agenda=agenda, started_by=caller.uid,
                                 start_seq=seq, now=uow.now)

@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from actors.identity.callers import forget_organization
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board, make_board
 from tests.integration.kpis.conftest import define, set_value
 from tests.integration.meetings.conftest import action, board_seq, complete, day, escalate, event_at, set_status, start
+from web.keys import NODE
 
 
 async def test_start_records_the_agenda_and_the_seq_of_its_event(board: Board) -> None:
@@ -188,3 +190,21 @@ async def test_the_agenda_is_the_board_at_the_meetings_seq_while_others_write(bo
         if event_name == "action.created":
             before.append(event["data"]["action"]["id"])
     assert sorted(a["id"] for a in meeting["agenda"]["actions"]) == sorted(before)
+
+
+async def test_a_plan_without_kpis_leaves_them_off_the_agenda(board: Board) -> None:
+    """After a downgrade to a plan without KPIs the board keeps its KPIs, but kpis.list is 403: a meeting's
+    agenda (and its events, which webhooks carry) must not show them either; its actions are still there."""
+    kpi = await define(board, name="Scrap rate")
+    await set_value(board.api, kpi["id"], 70)
+    late = await action(board, "Fix guard", day(board, -1))
+    node = board.api.client.app[NODE]
+    await node.pool.execute("UPDATE organizations SET plan = 'free' WHERE id = $1", board.org.id)  # a downgrade
+    forget_organization(node, board.org.slug)
+    assert (await board.api.query("kpis.list", {"boardId": board.id})).status == 403
+
+    meeting = await start(board)
+    assert meeting["agenda"]["kpis"] == [] and meeting["agenda"]["totals"]["kpis"] == 0
+    assert [a["id"] for a in meeting["agenda"]["actions"]] == [late["id"]]
+    name, payload = await event_at(board, meeting["seqAtStart"])
+    assert name == "meeting.started" and payload["data"]["meeting"]["agenda"]["kpis"] == []
