@@ -44,8 +44,10 @@ def _person(user_id: str | None, name: str | None) -> dict[str, Any] | None:
 
 
 def _kpi_entry(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A KPI as the agenda shows it: `status` is its latest value's (null: no value yet, or no thresholds)."""
-    latest = None if row["recorded_at"] is None else {"value": row["value"], "recordedAt": iso(row["recorded_at"])}
+    """A KPI as the agenda shows it: `status` is its latest value's (null: no value yet, or no thresholds);
+    `latestValue` and `target` have the KPI's shapes (domain 2.4)."""
+    latest = None if row["recorded_at"] is None else {"value": row["value"], "status": row["status"],
+                                                      "recordedAt": iso(row["recorded_at"])}
     target = None if row["target_deadline"] is None else {"value": row["target_value"],
                                                           "deadline": row["target_deadline"].isoformat()}
     return {"id": row["id"], "name": row["name"], "category": row["category"], "unit": row["unit"],
