@@ -21,6 +21,14 @@ _OPEN = "a.status IN (" + ", ".join(f"'{status}'" for status in OPEN_STATUSES) +
 _CATEGORY_ORDER = "array_position(ARRAY[" + ", ".join(f"'{category}'" for category in CATEGORIES) + "], k.category)"
 
 
+async def hold_board(conn: Connection, org_id: str, board_id: str) -> bool:
+    """Whether the board exists, held (FOR KEY SHARE) until this transaction ends so it cannot be deleted
+    meanwhile. Taken before `lock_stream_seq`: the board actor deletes a board's row and then appends to its
+    stream, so a writer that held the stream first and then waited on the row would deadlock with it."""
+    return bool(await conn.fetchval("SELECT true FROM boards WHERE organization_id = $1 AND id = $2 FOR KEY SHARE",
+                                    org_id, board_id))
+
+
 async def lock_stream_seq(conn: Connection, org_id: str, stream: str) -> int:
     """The stream's newest seq, its row in `event_streams` locked until this transaction ends (created at 0 when
     the stream has no event yet). The next event this transaction appends to the stream gets this seq + 1, and

@@ -4,9 +4,9 @@ Meetings are a service of plain transactions on the board's stream (DESIGN "Acto
 Starting records the agenda the team stands in front of, as it is at that moment: the board's KPIs with their
 status, its open actions due today or overdue, and its open escalations (escalated actions still open). Starting
 and completing each record the board stream's seq of their own event (`meeting.started`, `meeting.completed`):
-the stream row is locked first, so no other change to the board takes a seq in between and the agenda's
-actions are exactly those of the board at that seq. Both events go to the board's Socket.IO room and to
-webhooks.
+the stream row is locked first (after the board's row: storage/meetings.py `hold_board`), so no other change to the
+board takes a seq in between and the agenda's actions are exactly those of the board at that seq. Both events go
+to the board's Socket.IO room and to webhooks.
 
 Only the member who started a meeting, or an admin, completes it (docs/decisions.md "Issue 15 — MEETINGS"). On a
 plan without KPIs the agenda lists none (docs/decisions.md "Issue 15 — REVIEW-MEETINGS")."""
@@ -123,6 +123,8 @@ async def start_meeting(node: Node, caller: Caller, data: proto.StartInput) -> d
                   for index, user_id in enumerate(data.attendeeIds) if user_id not in members]
         if absent:
             raise ValidationFailed.naming(absent)
+        if not await repo.hold_board(conn, org_id, data.boardId):
+            raise NotFound("board not found")
         seq = await repo.lock_stream_seq(conn, org_id, stream) + 1
         running = await repo.in_progress(conn, org_id, data.boardId, data.tier)
         if running is not None:
@@ -152,7 +154,10 @@ async def complete_meeting(node: Node, caller: Caller, data: proto.CompleteInput
     org_id, stream = caller.org_id, board_stream(found["board_id"])
     async with node.write(caller) as uow:
         conn = uow.conn
-        # The stream's row before the meeting's, as a start takes them: two writers never wait on each other.
+        # The board's row, then the stream's, then the meeting's, as a start takes them: two writers never wait on
+        # each other, nor on a deletion of the board (which deletes its row and then appends to its stream).
+        if not await repo.hold_board(conn, org_id, found["board_id"]):
+            raise NotFound("meeting not found")
         seq = await repo.lock_stream_seq(conn, org_id, stream) + 1
         before = await repo.get(conn, org_id, data.id, lock=True)
         if before is None:

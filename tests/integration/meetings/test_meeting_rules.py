@@ -8,9 +8,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
+from storage import events as event_log
 from tests.harness import make_org
 from tests.integration.boards.conftest import Board
 from tests.integration.meetings.conftest import board_seq, complete, start
+from web.keys import NODE
 
 
 async def test_guests_read_meetings_but_do_not_start_them(board: Board) -> None:
@@ -141,3 +145,29 @@ async def test_a_start_retried_with_its_idempotency_key_gives_the_same_meeting(b
     listed = await board.api.query("meetings.list", {"boardId": board.id})
     assert [m["id"] for m in listed.data["meetings"]] == [first.data["id"]]
     assert await board_seq(board) == first.data["seqAtStart"]
+
+
+@pytest.mark.parametrize("procedure", ["meetings.start", "meetings.complete"])
+async def test_a_meeting_write_racing_the_boards_deletion_is_404_and_the_deletion_commits(board: Board,
+                                                                                         procedure: str) -> None:
+    """The board actor deletes a board by deleting its row (and its meetings') and then appending
+    `board.deleted` to the board's stream. A meeting write meanwhile must not hold the stream while it waits on
+    those rows (a deadlock: one of the two aborted, possibly the deletion): it waits for the deletion and
+    answers 404."""
+    node = board.api.client.app[NODE]
+    meeting = await start(board, tier=2)
+    call = {"boardId": board.id, "tier": 1} if procedure == "meetings.start" else {"id": meeting["id"]}
+    async with node.pool.acquire() as deleting:
+        transaction = deleting.transaction()
+        await transaction.start()
+        await deleting.execute("DELETE FROM boards WHERE id = $1", board.id)  # the actor's turn, not yet committed
+        writing = asyncio.ensure_future(board.api.mutate(procedure, call))
+        while not await deleting.fetchval(  # the write now waits on the deletion's lock
+                "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid)))",
+                deleting.get_server_pid()):
+            assert not writing.done(), writing.result().body
+        await event_log.append_all(deleting, [(board.org.id, f"board:{board.id}", "board.deleted", {})])
+        await transaction.commit()
+    written = await writing
+    assert written.status == 404, written.body
+    assert await node.pool.fetchval("SELECT count(*) FROM meetings WHERE board_id = $1", board.id) == 0
