@@ -1,0 +1,53 @@
+"""Tier meetings (DESIGN "Plans, applications, single sign-on, assistants, meetings"): the inputs with their
+limits and the procedure declarations. A meeting is held at a board; reading needs the `read:items` key scope,
+starting and completing `write:items` (the spec lists no meeting scope) and the member role. Meetings have no
+plan gate (DESIGN names none)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from protocol.fields import Cursor, Id
+from protocol.registry import Role, declare
+
+# Tier 1 is the team at the line, tier 5 the plant's leadership: the usual lean cascade has at most five.
+Tier = Annotated[int, msgspec.Meta(ge=1, le=5)]
+# Everyone who stands at one board: a tier meeting is a team's, and a hundred covers a plant-wide tier 5.
+MAX_ATTENDEES = 100
+Notes = Annotated[str, msgspec.Meta(max_length=10_000)]
+
+
+class StartInput(msgspec.Struct):
+    boardId: Id
+    tier: Tier
+    attendeeIds: Annotated[list[Id], msgspec.Meta(max_length=MAX_ATTENDEES)] = msgspec.field(default_factory=list)
+
+
+class CompleteInput(msgspec.Struct):
+    id: Id
+    notes: Notes | None = None
+
+
+class IdInput(msgspec.Struct):
+    id: Id
+
+
+class ListInput(msgspec.Struct):
+    boardId: Id
+    cursor: Cursor | None = None
+    limit: int | None = None
+
+
+READ, WRITE = "read:items", "write:items"
+
+START = declare("meetings.start", "mutation", StartInput, key_scope=WRITE, min_role=Role.MEMBER,
+                summary="Start a tier meeting at a board: records its agenda (KPIs with status, actions due or "
+                "overdue, open escalations) and the board's seq, and emits meeting.started")
+COMPLETE = declare("meetings.complete", "mutation", CompleteInput, key_scope=WRITE, min_role=Role.MEMBER,
+                   summary="Complete a meeting in progress with its notes (its starter or an admin); records the "
+                   "board's seq and emits meeting.completed")
+GET = declare("meetings.get", "query", IdInput, key_scope=READ, summary="One meeting with its agenda")
+LIST = declare("meetings.list", "query", ListInput, key_scope=READ,
+               summary="A board's meetings, newest first, with their agendas")
