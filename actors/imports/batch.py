@@ -1,0 +1,107 @@
+"""The board command an import sends its rows in: `board.importItems`, an internal command (not a procedure) that
+creates one batch of items in one turn of the board's actor. The batch is decided against the board as it is
+then, each row's values checked again by their columns' rules (the board may have changed since the preview); a
+row the board refuses is answered, not created. Each created item is an `item.created` event like any other, so
+live screens see the rows arrive batch by batch and webhooks and automations see each item.
+
+The item ids are chosen by the import before it sends the batch, so a batch sent again (its reply was lost) makes
+nothing twice: rows whose item is already on the board are counted as made."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from immutables import Map
+
+from actors.board.changes import BoardChange, Put
+from actors.board.commands import Command, Outcome, decides
+from actors.board.items import check_item_room, column_value, with_defaults
+from actors.board.state import BoardState, ItemRow
+from actors.board.views import item_view
+from actors.runtime.actor import Decision
+from protocol.columns import COMPUTED_TYPES
+from protocol.errors import BadRequest, NotFound, ValidationFailed
+
+IMPORT_ITEMS = "board.importItems"
+
+
+class ImportRow(msgspec.Struct, frozen=True):
+    item_id: str
+    row: int
+    name: str
+    group_id: str
+    values: dict[str, Any]
+
+
+class ImportBatch(msgspec.Struct, frozen=True):
+    import_id: str
+    rows: list[ImportRow]
+
+
+def _values(state: BoardState, command: Command, row: ImportRow) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for column_id, value in row.values.items():
+        column = state.columns.get(column_id)
+        if column is None or column.type in COMPUTED_TYPES:
+            raise ValidationFailed.of(f"values.{column_id}", "the column was removed from the board")
+        checked = column_value(state, command, column_id, value, f"values.{column_id}")
+        if checked is not None:
+            values[column_id] = checked
+    with_defaults(state, command, values)
+    return values
+
+
+def _assigned(state: BoardState, item: ItemRow, caller_id: str | None, counts: dict[str, int]) -> None:
+    """Count each person an item's people columns name (the caller aside), once per item."""
+    people: set[str] = set()
+    for column_id, value in item.values.items():
+        column = state.columns.get(column_id)
+        if column is not None and column.type == "people" and isinstance(value, list):
+            people.update(value)
+    for user_id in people - {caller_id}:
+        counts[user_id] = counts.get(user_id, 0) + 1
+
+
+@decides(IMPORT_ITEMS, ImportBatch)
+def import_items(state: BoardState, command: Command) -> Decision[BoardChange]:
+    data: ImportBatch = command.data
+    board = state.board
+    assert board is not None
+    groups = state.ordered_groups()
+    if not groups:
+        raise BadRequest("the board has no group to put the items in")
+    made, refused = 0, []
+    fresh: list[tuple[ImportRow, dict[str, Any]]] = []
+    for row in data.rows:
+        if row.item_id in state.items:
+            made += 1
+            continue
+        try:
+            fresh.append((row, _values(state, command, row)))
+        except (ValidationFailed, NotFound) as error:
+            detail = error.details[0] if error.details else None
+            refused.append({"row": row.row, "error": f"{detail.field}: {detail.message}" if detail else error.message})
+    check_item_room(state, command, len(fresh))
+    out = Outcome(command)
+    # Imported items name no other item (dependencies are not imported), so a lookup column shows nothing for
+    # them: their views are rendered without the board's items, which a lookup would walk for each one.
+    shown = state.with_rows("items", Map()) if any(c.type == "lookup" for c in state.columns.values()) else state
+    ends: dict[str, float] = {}
+    number = board.next_number
+    assigned: dict[str, int] = {}
+    for row, values in fresh:
+        group_id = row.group_id if row.group_id in state.groups else groups[0].id
+        position = ends.get(group_id) or state.end_of(group_id, None)
+        ends[group_id] = position + 1.0
+        item = ItemRow(id=row.item_id, organization_id=board.organization_id, board_id=board.id, group_id=group_id,
+                       parent_id=None, name=row.name, description=None, position=position, values=values,
+                       number=number, version=1, created_by=command.caller.user_id, archived_at=None,
+                       deleted_at=None, created_at=command.now, updated_at=command.now)
+        number += 1
+        out.put(item)
+        out.emit("item.created", {"item": item_view(shown, item), "importId": data.import_id})
+        _assigned(state, item, command.caller.user_id, assigned)
+    if fresh:
+        out.ops.insert(0, Put(msgspec.structs.replace(board, next_number=number)))
+    return out.decision({"created": made + len(fresh), "refused": refused, "assigned": assigned})
