@@ -10,6 +10,7 @@ import pytest
 
 from tests.harness import Api, Org, Reply
 from tests.integration.boards.conftest import Board, make_board
+from tests.integration.live.conftest import screens  # noqa: F401  (the live screens fixture, for test_live.py)
 
 COLUMNS = [
     {"name": "Owner", "type": "people"}, {"name": "Status", "type": "status"},
