@@ -94,6 +94,11 @@ class RowReader:
         self._unfilled = [c for c in columns if c.required and not c.has_default and c.id not in mapped
                           and c.type not in COMPUTED_TYPES]
 
+    @property
+    def columns(self) -> list[BoardColumn]:
+        """The board columns the mapping fills."""
+        return [self._columns[m.columnId] for m in self._cells if m.columnId is not None]
+
     def header(self, index: int) -> str:
         return self._headers[index] if index < len(self._headers) and self._headers[index] else f"#{index}"
 

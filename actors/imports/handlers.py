@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 import msgspec
@@ -22,7 +22,7 @@ from actors.board.items import ASSIGNED
 from actors.board.routing import ask_board
 from actors.files.uploads import clean_name
 from actors.imports import csv_file
-from actors.imports.batch import IMPORT_ITEMS, ImportBatch, ImportRow
+from actors.imports.batch import IMPORT_ITEMS, ImportBatch, ImportRow, encode_rows, fingerprint
 from actors.imports.cells import IMPORTABLE, BoardColumn, Member, ParsedRow, RowReader
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
@@ -47,16 +47,30 @@ from protocol.plans import plan
 from storage import imports as repo
 
 log = structlog.get_logger("obeya.imports")
+T = TypeVar("T")
 
 # Rows per board turn. Another write to the board waits for at most one batch: at about 5 ms of deciding and
 # a few ms more of commit per 100 rows, 500 rows keep that wait near a tenth of a second while each turn's
 # commit still carries enough rows to amortise its round trips.
 BATCH_ROWS = 500
+# Rows parsed between two yields of the event loop (about 5 ms of parsing): the import's own parsing must not hold
+# up the node's other requests for a whole batch.
+PARSE_SLICE = 50
+# A file this small is read in a few milliseconds: on the event loop, without a thread.
+INLINE_BYTES = 64 * 1024
 PREVIEW_ROWS = 20
 MAX_ERRORS = 100
 # A batch the board could not take for a passing reason (its node moving, a full mailbox) is sent again.
 BATCH_ATTEMPTS = 4
 RETRY_SECONDS = 0.25
+
+
+async def _over_file(content: bytes, work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)`, a pass over the whole file: in a worker thread, so that the event loop goes on serving the
+    node's other requests meanwhile, unless the file is small enough to read at once (a thread costs more)."""
+    if len(content) <= INLINE_BYTES:
+        return work(*args)
+    return await asyncio.to_thread(work, *args)
 
 
 def session_view(row: asyncpg.Record) -> dict[str, Any]:
@@ -76,7 +90,7 @@ async def create_session(node: Node, caller: Caller, *, board_id: str, file_name
         raise ValidationFailed.of("file", "is empty")
     await require_board_access(node, caller, board_id)
     chosen = delimiter or csv_file.detect_delimiter(content)
-    scanned = await asyncio.to_thread(csv_file.scan, content, chosen)
+    scanned = await _over_file(content, csv_file.scan, content, chosen)
     now = node.clock.now()
     async with node.write(caller) as uow:
         row = await repo.insert_session(
@@ -234,7 +248,8 @@ async def preview(node: Node, caller: Caller, data: proto.ImportIdInput) -> dict
     if row["status"] != "mapped":
         raise _not_runnable(row)
     reader = await _reader(node, caller, row)
-    summary = await asyncio.to_thread(_summary, await _content(node, caller, row), row, reader)
+    content = await _content(node, caller, row)
+    summary = await _over_file(content, _summary, content, row, reader)
     return {"importId": row["id"], **summary}
 
 
@@ -285,7 +300,7 @@ async def _check_before(node: Node, caller: Caller, row: asyncpg.Record, reader:
     limit = plan(caller.organization.plan).items_per_board if caller.organization is not None else None
     if skip_error_rows and limit is None:
         return
-    valid, total, errors = await asyncio.to_thread(_valid_count, content, row, reader)
+    valid, total, errors = await _over_file(content, _valid_count, content, row, reader)
     if not skip_error_rows and valid < total:
         raise ValidationFailed(f"{total - valid} of {total} rows have errors and skipErrorRows is false: nothing was"
                                " imported", details=[FieldError("skipErrorRows", "rows have errors")],
@@ -304,16 +319,17 @@ async def _run(node: Node, caller: Caller, row: asyncpg.Record, reader: RowReade
     sender = replace(caller, idempotency=None)  # each batch is a call of its own (its item ids make it safe)
     rows: list[ImportRow] = []
     board_id, org_id = row["board_id"], caller.org_id
+    columns = {c.id: fingerprint(c.type, c.config, c.required) for c in reader.columns}
 
     async def flush() -> None:
-        reply = await _send(node, sender, board_id, ImportBatch(row["id"], rows))
+        reply = await _send(node, sender, board_id, ImportBatch(row["id"], encode_rows(rows), columns))
         run.took(reply)
         rows.clear()
         await repo.progress(node.pool, org_id, row["id"], run.created, run.skipped)
 
     for count, parsed in enumerate(_rows(content, row, reader), 1):
-        if count % BATCH_ROWS == 0:
-            await asyncio.sleep(0)  # rows with errors send nothing: the loop still gets its turn
+        if count % PARSE_SLICE == 0:
+            await asyncio.sleep(0)
         if not parsed.valid:
             run.skipped += 1
             continue

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from actors.board.routing import ask_board
-from actors.imports.batch import IMPORT_ITEMS, ImportBatch, ImportRow
+from actors.imports.batch import IMPORT_ITEMS, ImportBatch, ImportRow, encode_rows
 from actors.imports.sweeper import sweep_imports
 from protocol.caller import Caller, Organization
 from protocol.ids import new_id
@@ -31,7 +31,8 @@ async def test_a_session_not_executed_within_the_hour_is_gone(clocked_client: An
     assert reply.status == 404 and "expired" in reply.error["json"]["message"]
     assert (await board.api.mutate("import.execute", {"importId": session["importId"]})).status == 404
     node = clocked_client.server.app[NODE]
-    assert await sweep_imports(node) == (1, 0, 0)
+    expired, _, _ = await sweep_imports(node)  # every organization's: other tests' sessions too
+    assert expired >= 1
     assert await node.pool.fetchval("SELECT count(*) FROM import_sessions WHERE id = $1", session["importId"]) == 0
 
 
@@ -42,14 +43,15 @@ async def test_history_is_kept_90_days(clocked_client: Any, clock: Any) -> None:
     assert (await board.api.mutate("import.execute", {"importId": import_id})).status == 200
     node = clocked_client.server.app[NODE]
     clock.advance(89 * DAY)
-    assert await sweep_imports(node) == (0, 0, 0)
+    await sweep_imports(node)
     owner = await login(org.anonymous, org.owner_email)  # the first session ends after 30 days
     history = await owner.query("import.getHistory", {"boardId": board.id})
     assert [entry["id"] for entry in history.data["imports"]] == [import_id]
     clock.advance(2 * DAY)
     owner = await login(org.anonymous, org.owner_email)
     assert (await owner.query("import.getHistory", {"boardId": board.id})).data["imports"] == []
-    assert await sweep_imports(node) == (0, 1, 0)
+    await sweep_imports(node)
+    assert await node.pool.fetchval("SELECT count(*) FROM import_sessions WHERE id = $1", import_id) == 0
 
 
 async def test_an_import_its_node_abandoned_is_recorded_as_failed(clocked_client: Any, clock: Any) -> None:
@@ -60,7 +62,8 @@ async def test_an_import_its_node_abandoned_is_recorded_as_failed(clocked_client
     # What a node that stopped after claiming the import leaves behind.
     await node.pool.execute("UPDATE import_sessions SET status = 'running' WHERE id = $1", import_id)
     clock.advance(HOUR + 1)
-    assert await sweep_imports(node) == (0, 0, 1)
+    _, _, abandoned = await sweep_imports(node)
+    assert abandoned >= 1
     history = (await board.api.query("import.getHistory", {"boardId": board.id})).data["imports"]
     assert [(entry["id"], entry["status"]) for entry in history] == [(import_id, "failed")]
     assert "stopped before it finished" in history[0]["error"]
@@ -70,11 +73,11 @@ async def test_a_batch_sent_twice_makes_its_items_once(board: Board) -> None:
     node = board.api.client.server.app[NODE]
     caller = Caller(request_id="test", organization=Organization(board.org.id, board.org.slug, "", "business"),
                     user_id=board.org.owner_id, role=Role.OWNER)
-    batch = ImportBatch("imp_test", [ImportRow(new_id("itm"), 2, "A", board.group_id, {}),
-                                     ImportRow(new_id("itm"), 3, "B", board.group_id, {})])
+    rows = [ImportRow(new_id("itm"), 2, "A", board.group_id, {}), ImportRow(new_id("itm"), 3, "B", board.group_id, {})]
+    batch = ImportBatch("imp_test", encode_rows(rows), {})
     first = await ask_board(node, caller, board.id, IMPORT_ITEMS, batch, with_members=True)
     again = await ask_board(node, caller, board.id, IMPORT_ITEMS, batch, with_members=True)
     assert first["created"] == again["created"] == 2
     items = (await board.api.query("items.list", {"boardId": board.id})).data["items"]
     assert [item["name"] for item in items] == ["A", "B"]
-    assert [item["id"] for item in items] == [row.item_id for row in batch.rows]
+    assert [item["id"] for item in items] == [row.item_id for row in rows]
