@@ -16,6 +16,7 @@ not twice; a column changed since is validated again by its rules."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -28,7 +29,7 @@ from actors.board.state import BoardState, ItemRow
 from actors.board.views import item_view
 from actors.runtime.actor import Decision
 from protocol.columns import COMPUTED_TYPES
-from protocol.errors import BadRequest, NotFound, ValidationFailed
+from protocol.errors import BadRequest, FieldError, NotFound, ValidationFailed
 
 IMPORT_ITEMS = "board.importItems"
 
@@ -70,7 +71,32 @@ def _unchanged(state: BoardState, columns: dict[str, str]) -> frozenset[str]:
                      and fingerprint(column.type, column.config, column.required) == seen)
 
 
-def _values(state: BoardState, command: Command, row: ImportRow, unchanged: frozenset[str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Defaults:
+    """What `with_defaults` gives every new item, worked out once per batch: the columns' default values, and the
+    required columns a value must fill."""
+
+    values: dict[str, Any]
+    required: tuple[tuple[str, str], ...]  # (column id, column name)
+
+    @classmethod
+    def of(cls, state: BoardState, command: Command) -> _Defaults:
+        values: dict[str, Any] = {}
+        with_defaults(state, command, values, required=False)
+        return cls(values, tuple((c.id, c.name) for c in state.ordered_columns()
+                                 if c.required and c.type not in COMPUTED_TYPES))
+
+    def fill(self, values: dict[str, Any]) -> None:
+        for column_id, value in self.values.items():
+            values.setdefault(column_id, value)
+        for column_id, name in self.required:
+            if column_id not in values:
+                raise ValidationFailed(f"column {name} is required",
+                                       details=[FieldError(f"values.{column_id}", "required")])
+
+
+def _values(state: BoardState, command: Command, row: ImportRow, unchanged: frozenset[str],
+            defaults: _Defaults) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for column_id, value in row.values.items():
         column = state.columns.get(column_id)
@@ -83,16 +109,16 @@ def _values(state: BoardState, command: Command, row: ImportRow, unchanged: froz
             raise ValidationFailed.of(field, "is no longer a member of the organization")
         if value is not None:
             values[column_id] = value
-    with_defaults(state, command, values)
+    defaults.fill(values)
     return values
 
 
-def _assigned(state: BoardState, item: ItemRow, caller_id: str | None, counts: dict[str, int]) -> None:
+def _assigned(people_columns: frozenset[str], item: ItemRow, caller_id: str | None, counts: dict[str, int]) -> None:
     """Count each person an item's people columns name (the caller aside), once per item."""
     people: set[str] = set()
-    for column_id, value in item.values.items():
-        column = state.columns.get(column_id)
-        if column is not None and column.type == "people" and isinstance(value, list):
+    for column_id in people_columns:
+        value = item.values.get(column_id)
+        if isinstance(value, list):
             people.update(value)
     for user_id in people - {caller_id}:
         counts[user_id] = counts.get(user_id, 0) + 1
@@ -109,12 +135,13 @@ def import_items(state: BoardState, command: Command) -> Decision[BoardChange]:
     made, refused = 0, []
     fresh: list[tuple[ImportRow, dict[str, Any]]] = []
     unchanged = _unchanged(state, data.columns)
+    defaults = _Defaults.of(state, command)
     for row in _rows_decoder.decode(data.rows):
         if row.item_id in state.items:
             made += 1
             continue
         try:
-            fresh.append((row, _values(state, command, row, unchanged)))
+            fresh.append((row, _values(state, command, row, unchanged, defaults)))
         except (ValidationFailed, NotFound) as error:
             detail = error.details[0] if error.details else None
             refused.append({"row": row.row, "error": f"{detail.field}: {detail.message}" if detail else error.message})
@@ -126,6 +153,7 @@ def import_items(state: BoardState, command: Command) -> Decision[BoardChange]:
     ends: dict[str, float] = {}
     number = board.next_number
     assigned: dict[str, int] = {}
+    people_columns = frozenset(c.id for c in state.columns.values() if c.type == "people")
     for row, values in fresh:
         group_id = row.group_id if row.group_id in state.groups else groups[0].id
         position = ends.get(group_id) or state.end_of(group_id, None)
@@ -137,7 +165,7 @@ def import_items(state: BoardState, command: Command) -> Decision[BoardChange]:
         number += 1
         out.put(item)
         out.emit("item.created", {"item": item_view(shown, item), "importId": data.import_id})
-        _assigned(state, item, command.caller.user_id, assigned)
+        _assigned(people_columns, item, command.caller.user_id, assigned)
     if fresh:
         out.ops.insert(0, Put(msgspec.structs.replace(board, next_number=number)))
     return out.decision({"created": made + len(fresh), "refused": refused, "assigned": assigned})

@@ -21,6 +21,9 @@ from protocol.imports import ColumnMapping, StoredMapping
 IMPORTABLE = frozenset({"text", "long_text", "number", "currency", "percentage", "rating", "progress", "date",
                         "status", "priority", "dropdown", "label", "checkbox", "people", "email", "phone", "url",
                         "link", "color"})
+# Cells read per column and kept by their text: values that repeat are read once. Past this many distinct texts a
+# column (names, notes, amounts) is read cell by cell, so memory stays bounded.
+SEEN_PER_COLUMN = 2000
 NUMERIC = frozenset({"number", "currency", "percentage", "rating", "progress"})
 ITEM_NAME_MAX = 500  # items.create's limit (protocol/items.py ItemName)
 TRUE = frozenset({"true", "yes", "y", "1", "x", "✓", "✔", "checked", "on"})
@@ -89,6 +92,7 @@ class RowReader:
         self._name_index = next(m.csvIndex for m in mapping.mappings if m.target == "item_name")
         self._group_index = next((m.csvIndex for m in mapping.mappings if m.target == "group"), None)
         self._cells = [m for m in mapping.mappings if m.target == "column"]
+        self._seen: dict[str, dict[str, tuple[Any, str | None]]] = {}
         mapped = {m.columnId for m in self._cells}
         # Required columns no CSV column fills and no default fills: every row misses them.
         self._unfilled = [c for c in columns if c.required and not c.has_default and c.id not in mapped
@@ -127,22 +131,34 @@ class RowReader:
                                   "error": "the board requires this column and no CSV column is mapped onto it"})
         return parsed
 
-    def _read_cell(self, parsed: ParsedRow, mapping: ColumnMapping, text: str) -> None:
-        assert mapping.columnId is not None
-        column = self._columns[mapping.columnId]
-        entry: dict[str, Any] = {"csvIndex": mapping.csvIndex, "columnId": column.id, "value": text}
+    def _value(self, column: BoardColumn, text: str) -> tuple[Any, str | None]:
+        """The cell's value for the column, or why it has none; the same text in the same column is read once
+        (status labels, people, dates and checkboxes repeat down a sheet)."""
+        seen = self._seen.setdefault(column.id, {})
+        known = seen.get(text)
+        if known is not None:
+            return known
         try:
             raw = self._typed(column, text)
             value = None if raw is None else validate_value(column.type, column.config, raw,
                                                             members=self._member_ids, field="value")
         except CellError as error:
-            message: str | None = str(error)
+            outcome: tuple[Any, str | None] = (None, str(error))
         except ValidationFailed as refused:
-            message = refused.details[0].message if refused.details else refused.message
+            outcome = (None, refused.details[0].message if refused.details else refused.message)
         else:
-            message = None
-            if value is None and column.required and not column.has_default:
-                message = "the board requires a value in this column"
+            outcome = (value, None)
+        if len(seen) < SEEN_PER_COLUMN:
+            seen[text] = outcome
+        return outcome
+
+    def _read_cell(self, parsed: ParsedRow, mapping: ColumnMapping, text: str) -> None:
+        assert mapping.columnId is not None
+        column = self._columns[mapping.columnId]
+        entry: dict[str, Any] = {"csvIndex": mapping.csvIndex, "columnId": column.id, "value": text}
+        value, message = self._value(column, text)
+        if message is None and value is None and column.required and not column.has_default:
+            message = "the board requires a value in this column"
         if message is not None:
             entry.update(parsed=None, valid=False, error=message)
             parsed.errors.append(self._error(parsed.row, mapping.csvIndex, text, message))
