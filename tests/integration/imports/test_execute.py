@@ -4,6 +4,7 @@ items per board, one notification per person assigned, and the history."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -94,6 +95,13 @@ async def test_an_import_runs_once(board: Board) -> None:
                                                          "mappings": [{"csvIndex": 0, "target": "item_name"}]})
     assert remap.status == 409
     assert len(await items_of(board)) == 1
+
+
+async def test_two_executions_at_once_run_the_import_once(board: Board) -> None:
+    import_id = await mapped(board, b"Name\r\nA\r\nB\r\n", [{"csvIndex": 0, "target": "item_name"}])
+    replies = await asyncio.gather(*(board.api.mutate("import.execute", {"importId": import_id}) for _ in range(2)))
+    assert sorted(reply.status for reply in replies) == [200, 409]
+    assert [item["name"] for item in await items_of(board)] == ["A", "B"]
 
 
 async def test_more_rows_than_the_plan_lets_the_board_hold_is_403_before_any_is_written(client: Any) -> None:
