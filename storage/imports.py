@@ -15,9 +15,10 @@ _COLUMNS = """id, organization_id, board_id, file_name, file_size, delimiter, en
               completed_at"""
 
 
-async def insert_session(conn: Conn, *, session_id: str, org_id: str, board_id: str, file_name: str, content: bytes,
-                         delimiter: str, encoding: str, total_rows: int, columns: list[dict[str, Any]],
-                         created_by: str | None, now: datetime, expires_at: datetime) -> asyncpg.Record:
+async def insert_session(conn: Conn, *, session_id: str, org_id: str, board_id: str, file_name: str,
+                         content: bytes | bytearray, delimiter: str, encoding: str, total_rows: int,
+                         columns: list[dict[str, Any]], created_by: str | None, now: datetime,
+                         expires_at: datetime) -> asyncpg.Record:
     row: asyncpg.Record = await conn.fetchrow(
         f"""INSERT INTO import_sessions (id, organization_id, board_id, file_name, file_size, delimiter, encoding,
                                          total_rows, columns, content, created_by, created_at, expires_at)

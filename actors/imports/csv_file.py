@@ -66,18 +66,41 @@ class Utf8Check:
         self.feed(b"", final=True)
 
 
-def encoding_of(content: bytes) -> str:
+def encoding_of(content: bytes | bytearray) -> str:
     return UTF8_BOM if content.startswith(BOM) else UTF8
 
 
-def _reader(stream: io.TextIOBase | io.TextIOWrapper | io.StringIO, delimiter: str) -> Any:
+def _reader(stream: io.TextIOBase, delimiter: str) -> Any:
     return csv.reader(stream, delimiter=delimiter)
 
 
-def records(content: bytes, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+class _ViewReader(io.RawIOBase):
+    """The bytes of a bytearray as a stream, without the copy `io.BytesIO` makes of anything but `bytes`."""
+
+    def __init__(self, content: bytearray) -> None:
+        self._view = memoryview(content)
+        self._at = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = min(len(buffer), len(self._view) - self._at)
+        buffer[:count] = self._view[self._at:self._at + count]
+        self._at += count
+        return count
+
+
+def _stream(content: bytes | bytearray) -> io.BufferedReader | io.BytesIO:
+    if isinstance(content, bytearray):
+        return io.BufferedReader(_ViewReader(content))
+    return io.BytesIO(content)  # shares the bytes
+
+
+def records(content: bytes | bytearray, delimiter: str) -> Iterator[tuple[int, list[str]]]:
     """Each record of the file with its row number as a spreadsheet shows it (the first record is row 1, blank
     lines count); blank records are passed over. A record csv cannot read is 400 naming `file` and the row."""
-    text = io.TextIOWrapper(io.BytesIO(content), encoding=UTF8_BOM, newline="")
+    text = io.TextIOWrapper(_stream(content), encoding=UTF8_BOM, newline="")
     reader = _reader(text, delimiter)
     number = 0
     while True:
@@ -92,7 +115,7 @@ def records(content: bytes, delimiter: str) -> Iterator[tuple[int, list[str]]]:
             yield number, fields
 
 
-def detect_delimiter(content: bytes) -> str:
+def detect_delimiter(content: bytes | bytearray) -> str:
     """The delimiter (comma, semicolon, tab or pipe) that splits the file's first records into the most columns
     of one width; a file no candidate splits is read as one column (comma)."""
     lead = content[:_SNIFF_BYTES].decode("utf-8", "ignore").removeprefix("\ufeff")
@@ -120,7 +143,7 @@ class Scan:
     columns: list[dict[str, Any]]
 
 
-def scan(content: bytes, delimiter: str) -> Scan:
+def scan(content: bytes | bytearray, delimiter: str) -> Scan:
     """Count the data rows (after the header row) and describe the columns: index, header and sample values.
     CPU-bound over the whole file: run it off the event loop (`asyncio.to_thread`)."""
     header: list[str] | None = None

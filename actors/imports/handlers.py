@@ -65,7 +65,7 @@ BATCH_ATTEMPTS = 4
 RETRY_SECONDS = 0.25
 
 
-async def _over_file(content: bytes, work: Callable[..., T], *args: Any) -> T:
+async def _over_file(content: bytes | bytearray, work: Callable[..., T], *args: Any) -> T:
     """`work(*args)`, a pass over the whole file: in a worker thread, so that the event loop goes on serving the
     node's other requests meanwhile, unless the file is small enough to read at once (a thread costs more)."""
     if len(content) <= INLINE_BYTES:
@@ -80,14 +80,14 @@ def session_view(row: asyncpg.Record) -> dict[str, Any]:
             "expiresAt": iso(row["expires_at"])}
 
 
-async def create_session(node: Node, caller: Caller, *, board_id: str, file_name: str | None, content: bytes,
-                         delimiter: str | None) -> dict[str, Any]:
+async def create_session(node: Node, caller: Caller, *, board_id: str, file_name: str | None,
+                         content: bytes | bytearray, delimiter: str | None) -> dict[str, Any]:
     """Step 1, after the route streamed the file in and checked its encoding: the delimiter (given or detected),
     the row count, the columns with sample values, and the session that keeps the bytes for an hour."""
     if delimiter is not None and delimiter not in proto.DELIMITERS:
         raise ValidationFailed.of("delimiter", "must be one of , ; | or a tab")
-    if not content or not content.removeprefix(csv_file.BOM).strip():
-        raise ValidationFailed.of("file", "is empty")
+    if not content:
+        raise ValidationFailed.of("file", "is empty")  # one of blank lines only holds no rows (`scan`)
     await require_board_access(node, caller, board_id)
     chosen = delimiter or csv_file.detect_delimiter(content)
     scanned = await _over_file(content, csv_file.scan, content, chosen)
