@@ -87,7 +87,7 @@ async def create_session(node: Node, caller: Caller, *, board_id: str, file_name
     if delimiter is not None and delimiter not in proto.DELIMITERS:
         raise ValidationFailed.of("delimiter", "must be one of , ; | or a tab")
     if not content:
-        raise ValidationFailed.of("file", "is empty")  # one of blank lines only holds no rows (`scan`)
+        raise ValidationFailed.of("file", "is empty")  # blank lines only: `scan` refuses it (it holds no rows)
     await require_board_access(node, caller, board_id)
     chosen = delimiter or csv_file.detect_delimiter(content)
     scanned = await _over_file(content, csv_file.scan, content, chosen)
