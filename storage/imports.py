@@ -56,10 +56,11 @@ async def claim(conn: Conn, org_id: str, session_id: str, now: datetime, expires
             RETURNING {_COLUMNS}""", org_id, session_id, now, expires_at)
 
 
-async def release(conn: Conn, org_id: str, session_id: str) -> None:
-    """A running session that did not start after all (refused before its first row) goes back to `mapped`."""
-    await conn.execute("UPDATE import_sessions SET status = 'mapped' WHERE organization_id = $1 AND id = $2"
-                       " AND status = 'running'", org_id, session_id)
+async def release(conn: Conn, org_id: str, session_id: str, expires_at: datetime) -> None:
+    """A running session that did not start after all (refused before its first row) goes back to `mapped`,
+    with the expiry it had before `claim` (the hour after its upload, not a fresh one)."""
+    await conn.execute("UPDATE import_sessions SET status = 'mapped', expires_at = $3"
+                       " WHERE organization_id = $1 AND id = $2 AND status = 'running'", org_id, session_id, expires_at)
 
 
 async def progress(conn: Conn, org_id: str, session_id: str, created: int, skipped: int) -> None:

@@ -375,7 +375,7 @@ async def execute(node: Node, caller: Caller, data: proto.ExecuteInput) -> dict[
         await _run(node, caller, claimed, reader, content, run)
     except ApiError as error:
         if run.created == 0:  # nothing written: the session can be run again (after a new mapping, say)
-            await repo.release(node.pool, caller.org_id, claimed["id"])
+            await repo.release(node.pool, caller.org_id, claimed["id"], row["expires_at"])
             raise
         await _finish(node, caller, claimed, run, "failed", started, error.message)
         log.warning("import_failed", importId=claimed["id"], created=run.created, error=error.message)
@@ -383,7 +383,7 @@ async def execute(node: Node, caller: Caller, data: proto.ExecuteInput) -> dict[
                        data={"importId": claimed["id"], "itemsCreated": run.created}) from None
     except BaseException:
         if run.created == 0:
-            await repo.release(node.pool, caller.org_id, claimed["id"])
+            await repo.release(node.pool, caller.org_id, claimed["id"], row["expires_at"])
         else:
             await _finish(node, caller, claimed, run, "failed", started, "the import stopped unexpectedly")
         raise

@@ -13,7 +13,7 @@ from protocol.ids import new_id
 from protocol.registry import Role
 from tests.harness import login, make_org
 from tests.integration.boards.conftest import Board, make_board
-from tests.integration.imports.conftest import COLUMNS, mapped, uploaded
+from tests.integration.imports.conftest import COLUMNS, column_id, mapped, uploaded
 from web.keys import NODE
 
 HOUR, DAY = 3600.0, 86400.0
@@ -81,3 +81,22 @@ async def test_a_batch_sent_twice_makes_its_items_once(board: Board) -> None:
     items = (await board.api.query("items.list", {"boardId": board.id})).data["items"]
     assert [item["name"] for item in items] == ["A", "B"]
     assert [item["id"] for item in items] == [row.item_id for row in rows]
+
+
+async def test_an_execution_refused_before_its_first_row_leaves_the_hour_as_it_was(clocked_client: Any,
+                                                                                   clock: Any) -> None:
+    org = await make_org(clocked_client)
+    board = await make_board(org, columns=COLUMNS)
+    import_id = await mapped(board, b"Name,Line\r\nA,L9\r\n", [
+        {"csvIndex": 0, "target": "item_name"},
+        {"csvIndex": 1, "target": "column", "columnId": column_id(board, "Line")}])
+    clock.advance(HOUR / 2)
+    refused = await board.api.mutate("import.execute", {"importId": import_id, "skipErrorRows": False})
+    assert refused.status == 400, refused.body
+    clock.advance(HOUR / 2 + 1)  # an hour and a second after the upload
+    reply = await board.api.mutate("import.execute", {"importId": import_id})
+    assert reply.status == 404 and "expired" in reply.error["json"]["message"], reply.body
+    expired, _, _ = await sweep_imports(clocked_client.server.app[NODE])
+    assert expired >= 1
+    node = clocked_client.server.app[NODE]
+    assert await node.pool.fetchval("SELECT count(*) FROM import_sessions WHERE id = $1", import_id) == 0
