@@ -79,8 +79,13 @@ async def finish(conn: Conn, org_id: str, session_id: str, *, status: str, creat
 
 
 async def history(conn: Conn, org_id: str, board_id: str, since: datetime) -> list[asyncpg.Record]:
+    """A board's finished imports since `since`; `total_rows` counts the first record too when the mapping read it
+    as data (`skipFirstRow` false), as the import did."""
     return await conn.fetch(
-        """SELECT s.id, s.file_name, s.status, s.total_rows, s.items_created, s.items_skipped, s.created_by,
+        """SELECT s.id, s.file_name, s.status,
+                  s.total_rows + CASE WHEN COALESCE((s.mapping->>'skipFirstRow')::boolean, true) THEN 0 ELSE 1 END
+                      AS total_rows,
+                  s.items_created, s.items_skipped, s.created_by,
                   s.completed_at, s.duration_ms, s.error, u.name AS importer_name
              FROM import_sessions s LEFT JOIN users u ON u.id = s.created_by
             WHERE s.organization_id = $1 AND s.board_id = $2 AND s.status IN ('completed', 'failed')

@@ -131,3 +131,13 @@ async def test_history_lists_the_boards_imports_newest_first(board: Board) -> No
     assert imports[0]["fileName"] == "items.csv" and imports[0]["completedAt"].endswith("Z")
     other = await make_org(board.api.client)
     assert (await other.owner.query("import.getHistory", {"boardId": board.id})).status == 404
+
+
+async def test_history_counts_the_first_row_when_it_is_data(board: Board) -> None:
+    import_id = await mapped(board, b"Alpha\r\nBeta\r\n", [{"csvIndex": 0, "target": "item_name"}],
+                             skipFirstRow=False)
+    done = await board.api.mutate("import.execute", {"importId": import_id})
+    assert done.status == 200 and done.data["itemsCreated"] == 2, done.body
+    imports = (await board.api.query("import.getHistory", {"boardId": board.id})).data["imports"]
+    assert [(i["id"], i["totalRows"], i["itemsCreated"], i["itemsSkipped"]) for i in imports] == [
+        (import_id, 2, 2, 0)]
