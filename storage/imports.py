@@ -93,17 +93,27 @@ async def history(conn: Conn, org_id: str, board_id: str, since: datetime) -> li
             ORDER BY s.completed_at DESC, s.id DESC""", org_id, board_id, since)
 
 
-async def sweep(conn: Conn, now: datetime, history_before: datetime) -> tuple[int, int, int]:
-    """Delete sessions that expired unexecuted and history older than `history_before`; a session still
-    `running` past its expiry was abandoned by a node that stopped, and is recorded as failed. The counts."""
-    abandoned = await conn.execute(
-        """UPDATE import_sessions SET status = 'failed', completed_at = $1, content = NULL,
-                  error = 'the import stopped before it finished (its server went away)'
-            WHERE status = 'running' AND expires_at <= $1""", now)
+async def abandoned(conn: Conn, now: datetime) -> list[asyncpg.Record]:
+    """Sessions still `running` past their expiry: their node stopped mid-import (every organization's)."""
+    return await conn.fetch("SELECT organization_id, id FROM import_sessions WHERE status = 'running'"
+                            " AND expires_at <= $1 ORDER BY expires_at, id", now)
+
+
+async def abandon(conn: Conn, org_id: str, session_id: str, now: datetime) -> asyncpg.Record | None:
+    """Record an abandoned import as failed and drop its bytes; None when it is no longer abandoned."""
+    return await conn.fetchrow(
+        f"""UPDATE import_sessions SET status = 'failed', completed_at = $3, content = NULL,
+                   error = 'the import stopped before it finished (its server went away)'
+             WHERE organization_id = $1 AND id = $2 AND status = 'running' AND expires_at <= $3
+            RETURNING {_COLUMNS}""", org_id, session_id, now)
+
+
+async def sweep(conn: Conn, now: datetime, history_before: datetime) -> tuple[int, int]:
+    """Delete sessions that expired unexecuted and history older than `history_before`; the counts."""
     expired = await conn.execute(
         "DELETE FROM import_sessions WHERE status IN ('uploaded', 'mapped') AND expires_at <= $1", now)
     old = await conn.execute("DELETE FROM import_sessions WHERE completed_at < $1", history_before)
-    return int(expired.split()[-1]), int(old.split()[-1]), int(abandoned.split()[-1])
+    return int(expired.split()[-1]), int(old.split()[-1])
 
 
 async def board_layout(conn: Conn, org_id: str, board_id: str) -> tuple[list[asyncpg.Record], list[asyncpg.Record]]:

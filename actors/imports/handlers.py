@@ -27,6 +27,7 @@ from actors.imports.cells import IMPORTABLE, BoardColumn, Member, ParsedRow, Row
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from actors.kernel.write import UnitOfWork
 from actors.tenancy.projects import board_stream
 from protocol import imports as proto
 from protocol.caller import Caller
@@ -340,6 +341,16 @@ async def _run(node: Node, caller: Caller, row: asyncpg.Record, reader: RowReade
         await flush()
 
 
+async def announce(uow: UnitOfWork, done: asyncpg.Record) -> None:
+    """An import's end (`import.completed` or `import.failed`, from its finished row) on the activity trail and
+    the board's stream, in the unit of work that recorded it."""
+    summary = {"importId": done["id"], "boardId": done["board_id"], "fileName": done["file_name"],
+               "status": done["status"], "itemsCreated": done["items_created"],
+               "itemsSkipped": done["items_skipped"], "duration": done["duration_ms"]}
+    await uow.activity("board", done["board_id"], f"import.{done['status']}", summary)
+    uow.emit(board_stream(done["board_id"]), f"import.{done['status']}", summary)
+
+
 async def _finish(node: Node, caller: Caller, row: asyncpg.Record, run: _Run, status: str, started: float,
                   error: str | None) -> asyncpg.Record:
     duration = round((time.monotonic() - started) * 1000)
@@ -347,10 +358,7 @@ async def _finish(node: Node, caller: Caller, row: asyncpg.Record, run: _Run, st
         done = await repo.finish(uow.conn, caller.org_id, row["id"], status=status, created=run.created,
                                  skipped=run.skipped, duration_ms=duration, error=error, now=uow.now)
         assert done is not None
-        summary = {"importId": row["id"], "boardId": row["board_id"], "fileName": row["file_name"],
-                   "status": status, "itemsCreated": run.created, "itemsSkipped": run.skipped, "duration": duration}
-        await uow.activity("board", row["board_id"], f"import.{status}", summary)
-        uow.emit(board_stream(row["board_id"]), f"import.{status}", summary)
+        await announce(uow, done)
         for user_id, count in run.assigned.items():
             await uow.notify(user_id, ASSIGNED,
                              f"You were assigned to {count} item{'s' if count != 1 else ''} imported from "

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import structlog
 
+from actors.imports.handlers import announce
 from actors.kernel.leadership import leads
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
@@ -21,9 +22,18 @@ SWEEP_SECONDS = 60.0
 
 
 async def sweep_imports(node: Node) -> tuple[int, int, int]:
-    """One sweep now: (expired sessions deleted, old history deleted, abandoned runs marked failed)."""
+    """One sweep now: (expired sessions deleted, old history deleted, abandoned runs marked failed). An abandoned
+    run's end is announced like that of a run that failed (`import.failed` on the board's stream)."""
     now = node.clock.now()
-    return await repo.sweep(node.pool, now, now - timedelta(days=HISTORY_DAYS))
+    failed = 0
+    for row in await repo.abandoned(node.pool, now):
+        async with node.write(None, org_id=row["organization_id"]) as uow:
+            done = await repo.abandon(uow.conn, row["organization_id"], row["id"], now)
+            if done is not None:  # another node's sweep may have recorded it meanwhile
+                await announce(uow, done)
+                failed += 1
+    expired, old = await repo.sweep(node.pool, now, now - timedelta(days=HISTORY_DAYS))
+    return expired, old, failed
 
 
 async def sweep_imports_forever(node: Node) -> None:

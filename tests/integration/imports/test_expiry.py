@@ -67,6 +67,12 @@ async def test_an_import_its_node_abandoned_is_recorded_as_failed(clocked_client
     history = (await board.api.query("import.getHistory", {"boardId": board.id})).data["imports"]
     assert [(entry["id"], entry["status"]) for entry in history] == [(import_id, "failed")]
     assert "stopped before it finished" in history[0]["error"]
+    # Screens and webhooks following the board learn that it ended, as for an import that failed while running.
+    events = await node.pool.fetch("SELECT name, payload FROM events WHERE stream = $1 AND name LIKE 'import.%'",
+                                   f"board:{board.id}")
+    assert [(e["name"], e["payload"]["data"]["importId"], e["payload"]["data"]["status"]) for e in events] == [
+        ("import.failed", import_id, "failed")]
+    assert (await sweep_imports(node))[2] == 0  # recorded once
 
 
 async def test_a_batch_sent_twice_makes_its_items_once(board: Board) -> None:
