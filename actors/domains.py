@@ -12,6 +12,7 @@ from actors.forms import distribution, otp  # noqa: F401
 from actors.forms import handlers as forms  # noqa: F401
 from actors.forms import pipeline as form_pipeline  # noqa: F401  (registers the board's form-item command)
 from actors.identity import accounts, api_keys, mcp_keys, oauth_apps, personal_tokens, sso  # noqa: F401
+from actors.imports import handlers as imports  # noqa: F401  (with the board's import command)
 from actors.kpi import handlers as kpis  # noqa: F401
 from actors.meetings import handlers as meetings  # noqa: F401
 from actors.problem_solving import handlers as problem_solving  # noqa: F401

@@ -23,6 +23,7 @@ from actors.delivery.webhook_sender import deliver_webhooks_forever
 from actors.forms.otp import send_codes_forever
 from actors.forms.sweeper import sweep_submissions_forever
 from actors.identity.last_used import flush_forever
+from actors.imports.sweeper import sweep_imports_forever
 from actors.kernel.handlers import unimplemented
 from actors.kernel.leadership import Leadership
 from actors.kernel.mailer import smtp_target
@@ -59,7 +60,8 @@ def _worker_loops(settings: Settings) -> dict[str, Callable[[Node], Awaitable[No
         "approval-expiry": expire_forever, "approval-actions": run_actions_forever,
         "form-sweeper": sweep_submissions_forever,
         "form-otp": send_codes_forever,
-        "billing-sweeper": cancel_at_period_end_forever}
+        "billing-sweeper": cancel_at_period_end_forever,
+        "import-sweeper": sweep_imports_forever}
     if settings.smtp_url is not None:  # unset: e-mails are stored and logged, and no sender runs
         loops["mail-sender"] = deliver_forever
     assert set(loops) <= WORKERS

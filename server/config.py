@@ -17,7 +17,7 @@ from server.event_loop import default_event_loop, event_loop_from
 # The background workers server/app.py can start (Settings.workers selects among them).
 WORKERS = frozenset({"idempotency-purge", "trash-sweeper", "mail-sender", "webhook-sender", "automations",
                      "action-escalation", "last-used-flusher", "approval-expiry", "approval-actions",
-                     "form-sweeper", "form-otp", "billing-sweeper"})
+                     "form-sweeper", "form-otp", "billing-sweeper", "import-sweeper"})
 
 # bcrypt's own bounds are 4..31; below 10 a stolen hash is cheap to attack (the spec's cost for API keys
 # is 10), so production refuses it. Tests use 4: each hash then costs about a millisecond instead of 50.

@@ -11,6 +11,7 @@ import msgspec
 
 from protocol.files import READ, UPLOAD
 from protocol.form_schema import FormSchema
+from protocol.imports import UPLOAD as UPLOAD_CSV
 from protocol.registry import Procedure
 
 
@@ -67,11 +68,55 @@ class DecisionForm(msgspec.Struct):
     comment: str | None = None
 
 
-DOCUMENTED = (FileView, PublicForm, SubmitReply, Answers, DecisionForm)
+class ImportColumn(msgspec.Struct):
+    index: int
+    header: str
+    sampleValues: list[str]
+
+
+class ImportSession(msgspec.Struct):
+    """An uploaded CSV file waiting to be mapped (import.uploadCsv)."""
+
+    importId: str
+    boardId: str
+    fileName: str
+    fileSize: int
+    delimiter: str
+    encoding: str
+    totalRows: int
+    columns: list[ImportColumn]
+    status: str
+    expiresAt: str
+
+
+class ImportSessionJson(msgspec.Struct):
+    json: ImportSession
+
+
+class ImportSessionData(msgspec.Struct):
+    data: ImportSessionJson
+
+
+class UploadCsvResult(msgspec.Struct):
+    """The tRPC envelope of import.uploadCsv's reply."""
+
+    result: ImportSessionData
+
+
+DOCUMENTED = (FileView, PublicForm, SubmitReply, Answers, DecisionForm, UploadCsvResult)
 HTML, ANY, BYTES, MULTIPART = "text/html", "*/*", "application/octet-stream", "multipart/form-data"
 # multipart/form-data with the file in the field `file` (at most 25 MB).
 FILE_UPLOAD: dict[str, Any] = {"type": "object", "required": ["file"], "properties": {
     "file": {"type": "string", "contentMediaType": BYTES, "description": "the file, at most 25 MB"}}}
+
+
+# multipart/form-data: the CSV file in `file`, the board in `boardId`, optionally the delimiter.
+CSV_UPLOAD: dict[str, Any] = {"type": "object", "required": ["file", "boardId"], "properties": {
+    "file": {"type": "string", "contentMediaType": "text/csv",
+             "description": "the CSV file, at most 10 MB, UTF-8 with or without a BOM"},
+    "boardId": {"type": "string", "description": "the board the items go to"},
+    "delimiter": {"type": "string", "enum": [",", ";", "\t", "|", "tab"],
+                  "description": "the cell delimiter; detected when absent"}}}
 
 
 @dataclass(frozen=True)
@@ -126,6 +171,12 @@ ROUTES: dict[tuple[str, str], Described] = {
         "Upload a file for a published form with a file field (multipart field `file`, at most 25 MB)", 201,
         form_session=True, query=(_TRACKING,), body=(MULTIPART, FILE_UPLOAD), data=FileView,
         refusals=_FORM_UPLOAD_REFUSALS),
+    ("POST", f"/api/trpc/{UPLOAD_CSV.name}"): Described(
+        UPLOAD_CSV.summary, procedure=UPLOAD_CSV, body=(MULTIPART, CSV_UPLOAD), bare=UploadCsvResult,
+        refusals={400: "`details[]` names the field: `file` (not UTF-8, naming the byte and its offset; UTF-16; "
+                       "empty; unreadable row), `boardId` or `delimiter`",
+                  403: "the plan does not include csv_import, or the caller is a guest",
+                  404: "no such board in the organization", 413: "the file is larger than 10 MB"}),
     ("GET", "/api/approvals/decide"): Described(
         "The confirmation page an approver's e-mailed link opens (HTML); a GET never decides",
         query=(("token", "the single-use decision token from the e-mail"),

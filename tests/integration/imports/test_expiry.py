@@ -1,0 +1,108 @@
+"""Sessions live one hour after the upload, history 90 days (platform 8); the sweeper deletes what outlived them
+and records an import its node abandoned mid-way as failed. A batch the board is sent twice makes nothing twice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from actors.board.routing import ask_board
+from actors.imports.batch import IMPORT_ITEMS, ImportBatch, ImportRow, encode_rows
+from actors.imports.sweeper import sweep_imports
+from protocol.caller import Caller, Organization
+from protocol.ids import new_id
+from protocol.registry import Role
+from tests.harness import login, make_org
+from tests.integration.boards.conftest import Board, make_board
+from tests.integration.imports.conftest import COLUMNS, column_id, mapped, uploaded
+from web.keys import NODE
+
+HOUR, DAY = 3600.0, 86400.0
+
+
+async def test_a_session_not_executed_within_the_hour_is_gone(clocked_client: Any, clock: Any) -> None:
+    org = await make_org(clocked_client)
+    board = await make_board(org, columns=COLUMNS)
+    session = await uploaded(board.api, board.id, b"Name\r\nA\r\n")
+    mapping = {"importId": session["importId"], "mappings": [{"csvIndex": 0, "target": "item_name"}]}
+    clock.advance(HOUR - 1)
+    assert (await board.api.mutate("import.mapColumns", mapping)).status == 200
+    clock.advance(2)
+    reply = await board.api.mutate("import.mapColumns", mapping)
+    assert reply.status == 404 and "expired" in reply.error["json"]["message"]
+    assert (await board.api.mutate("import.execute", {"importId": session["importId"]})).status == 404
+    node = clocked_client.server.app[NODE]
+    expired, _, _ = await sweep_imports(node)  # every organization's: other tests' sessions too
+    assert expired >= 1
+    assert await node.pool.fetchval("SELECT count(*) FROM import_sessions WHERE id = $1", session["importId"]) == 0
+
+
+async def test_history_is_kept_90_days(clocked_client: Any, clock: Any) -> None:
+    org = await make_org(clocked_client)
+    board = await make_board(org, columns=COLUMNS)
+    import_id = await mapped(board, b"Name\r\nA\r\n", [{"csvIndex": 0, "target": "item_name"}])
+    assert (await board.api.mutate("import.execute", {"importId": import_id})).status == 200
+    node = clocked_client.server.app[NODE]
+    clock.advance(89 * DAY)
+    await sweep_imports(node)
+    owner = await login(org.anonymous, org.owner_email)  # the first session ends after 30 days
+    history = await owner.query("import.getHistory", {"boardId": board.id})
+    assert [entry["id"] for entry in history.data["imports"]] == [import_id]
+    clock.advance(2 * DAY)
+    owner = await login(org.anonymous, org.owner_email)
+    assert (await owner.query("import.getHistory", {"boardId": board.id})).data["imports"] == []
+    await sweep_imports(node)
+    assert await node.pool.fetchval("SELECT count(*) FROM import_sessions WHERE id = $1", import_id) == 0
+
+
+async def test_an_import_its_node_abandoned_is_recorded_as_failed(clocked_client: Any, clock: Any) -> None:
+    org = await make_org(clocked_client)
+    board = await make_board(org, columns=COLUMNS)
+    import_id = await mapped(board, b"Name\r\nA\r\n", [{"csvIndex": 0, "target": "item_name"}])
+    node = clocked_client.server.app[NODE]
+    # What a node that stopped after claiming the import leaves behind.
+    await node.pool.execute("UPDATE import_sessions SET status = 'running' WHERE id = $1", import_id)
+    clock.advance(HOUR + 1)
+    _, _, abandoned = await sweep_imports(node)
+    assert abandoned >= 1
+    history = (await board.api.query("import.getHistory", {"boardId": board.id})).data["imports"]
+    assert [(entry["id"], entry["status"]) for entry in history] == [(import_id, "failed")]
+    assert "stopped before it finished" in history[0]["error"]
+    # Screens and webhooks following the board learn that it ended, as for an import that failed while running.
+    events = await node.pool.fetch("SELECT name, payload FROM events WHERE stream = $1 AND name LIKE 'import.%'",
+                                   f"board:{board.id}")
+    assert [(e["name"], e["payload"]["data"]["importId"], e["payload"]["data"]["status"]) for e in events] == [
+        ("import.failed", import_id, "failed")]
+    assert (await sweep_imports(node))[2] == 0  # recorded once
+
+
+async def test_a_batch_sent_twice_makes_its_items_once(board: Board) -> None:
+    node = board.api.client.server.app[NODE]
+    caller = Caller(request_id="test", organization=Organization(board.org.id, board.org.slug, "", "business"),
+                    user_id=board.org.owner_id, role=Role.OWNER)
+    rows = [ImportRow(new_id("itm"), 2, "A", board.group_id, {}), ImportRow(new_id("itm"), 3, "B", board.group_id, {})]
+    batch = ImportBatch("imp_test", encode_rows(rows), {})
+    first = await ask_board(node, caller, board.id, IMPORT_ITEMS, batch, with_members=True)
+    again = await ask_board(node, caller, board.id, IMPORT_ITEMS, batch, with_members=True)
+    assert first["created"] == again["created"] == 2
+    items = (await board.api.query("items.list", {"boardId": board.id})).data["items"]
+    assert [item["name"] for item in items] == ["A", "B"]
+    assert [item["id"] for item in items] == [row.item_id for row in rows]
+
+
+async def test_an_execution_refused_before_its_first_row_leaves_the_hour_as_it_was(clocked_client: Any,
+                                                                                   clock: Any) -> None:
+    org = await make_org(clocked_client)
+    board = await make_board(org, columns=COLUMNS)
+    import_id = await mapped(board, b"Name,Line\r\nA,L9\r\n", [
+        {"csvIndex": 0, "target": "item_name"},
+        {"csvIndex": 1, "target": "column", "columnId": column_id(board, "Line")}])
+    clock.advance(HOUR / 2)
+    refused = await board.api.mutate("import.execute", {"importId": import_id, "skipErrorRows": False})
+    assert refused.status == 400, refused.body
+    clock.advance(HOUR / 2 + 1)  # an hour and a second after the upload
+    reply = await board.api.mutate("import.execute", {"importId": import_id})
+    assert reply.status == 404 and "expired" in reply.error["json"]["message"], reply.body
+    expired, _, _ = await sweep_imports(clocked_client.server.app[NODE])
+    assert expired >= 1
+    node = clocked_client.server.app[NODE]
+    assert await node.pool.fetchval("SELECT count(*) FROM import_sessions WHERE id = $1", import_id) == 0
