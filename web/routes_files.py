@@ -6,9 +6,11 @@ renders in the organization's origin."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from urllib.parse import quote
 
-from aiohttp import BodyPartReader, web
+from aiohttp import BodyPartReader, MultipartReader, web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
 
@@ -34,6 +36,26 @@ def _too_large() -> PayloadTooLarge:
     return PayloadTooLarge(f"a file may have at most {MAX_FILE_BYTES} bytes (25 MB)")
 
 
+@contextlib.contextmanager
+def malformed_multipart_refused() -> Iterator[None]:
+    """While reading a multipart body: aiohttp's refusals of a malformed one are 400s, not 500s."""
+    try:
+        yield
+    except (ValueError, AssertionError) as error:
+        raise BadRequest(f"malformed multipart body: {error}") from None
+    # A part header that is invalid (a NUL) or too long; a body that its Content-Encoding does not decode.
+    except (HttpProcessingError, RequestPayloadError):
+        raise BadRequest("malformed multipart body: a part header or the body's encoding is invalid") from None
+
+
+async def next_part(reader: MultipartReader) -> BodyPartReader | None:
+    """The body's next part (None after the closing boundary); a nested multipart body is refused."""
+    part = await reader.next()
+    if part is not None and not isinstance(part, BodyPartReader):
+        raise BadRequest("nested multipart bodies are not accepted")
+    return part
+
+
 async def read_file_part(request: web.Request) -> tuple[str | None, bytes]:
     """The name and bytes of the multipart field `file`, read with a running cap over the whole body."""
     declared = request.content_length
@@ -42,13 +64,11 @@ async def read_file_part(request: web.Request) -> tuple[str | None, bytes]:
     if not request.content_type.startswith("multipart/"):
         raise ValidationFailed.of("file", "send multipart/form-data with the file in the field `file`")
     found: tuple[str | None, bytes] | None = None
-    try:
+    with malformed_multipart_refused():
         reader = await request.multipart()
         total = 0
         # Read to the closing boundary even after the file: a body cut short must not store what came of it.
-        while (part := await reader.next()) is not None:
-            if not isinstance(part, BodyPartReader):
-                raise BadRequest("nested multipart bodies are not accepted")
+        while (part := await next_part(reader)) is not None:
             keep = part.name == "file" and found is None
             kept = bytearray()
             while chunk := await part.read_chunk(CHUNK_BYTES):
@@ -59,11 +79,6 @@ async def read_file_part(request: web.Request) -> tuple[str | None, bytes]:
                     kept += chunk
             if keep:
                 found = part.filename, bytes(kept)
-    except (ValueError, AssertionError) as error:  # aiohttp's refusals of a malformed multipart body
-        raise BadRequest(f"malformed multipart body: {error}") from None
-    # A part header that is invalid (a NUL) or too long; a body that its Content-Encoding does not decode.
-    except (HttpProcessingError, RequestPayloadError):
-        raise BadRequest("malformed multipart body: a part header or the body's encoding is invalid") from None
     if found is None:
         raise ValidationFailed.of("file", "is missing")
     return found

@@ -6,19 +6,17 @@ read to its end. The other steps are JSON procedures served by the RPC router.""
 
 from __future__ import annotations
 
-from aiohttp import BodyPartReader, web
-from aiohttp.http_exceptions import HttpProcessingError
-from aiohttp.web_protocol import RequestPayloadError
+from aiohttp import web
 
 from actors.imports.csv_file import Utf8Check
 from actors.imports.handlers import create_session
 from actors.kernel.authorization import authorize
 from protocol.caller import Caller
-from protocol.errors import BadRequest, FieldError, PayloadTooLarge, ValidationFailed
+from protocol.errors import FieldError, PayloadTooLarge, ValidationFailed
 from protocol.imports import MAX_CSV_BYTES, UPLOAD
 from web.envelopes import json_response, rpc_result
 from web.keys import CALLER, NODE, PROCEDURE
-from web.routes_files import CHUNK_BYTES, MULTIPART_SLACK
+from web.routes_files import CHUNK_BYTES, MULTIPART_SLACK, malformed_multipart_refused, next_part
 
 PATH = f"/api/trpc/{UPLOAD.name}"
 # `boardId` and `delimiter` are short; a longer field is not one of them.
@@ -41,13 +39,11 @@ async def _read_upload(request: web.Request) -> tuple[str | None, bytearray, dic
         raise ValidationFailed.of("file", "send multipart/form-data with the CSV file in the field `file`")
     found: tuple[str | None, bytearray] | None = None
     fields: dict[str, str] = {}
-    try:
+    with malformed_multipart_refused():
         reader = await request.multipart()
         total = 0
         # Read to the closing boundary: a body cut short must not leave a session of what came of it.
-        while (part := await reader.next()) is not None:
-            if not isinstance(part, BodyPartReader):
-                raise BadRequest("nested multipart bodies are not accepted")
+        while (part := await next_part(reader)) is not None:
             is_file = part.name == "file" and found is None
             check = Utf8Check() if is_file else None
             kept = bytearray()
@@ -70,10 +66,6 @@ async def _read_upload(request: web.Request) -> tuple[str | None, bytearray, dic
                     fields[part.name] = kept.decode("utf-8")
                 except UnicodeDecodeError:
                     raise ValidationFailed.of(part.name, "is not UTF-8 text") from None
-    except (ValueError, AssertionError) as error:  # aiohttp's refusals of a malformed multipart body
-        raise BadRequest(f"malformed multipart body: {error}") from None
-    except (HttpProcessingError, RequestPayloadError):
-        raise BadRequest("malformed multipart body: a part header or the body's encoding is invalid") from None
     if found is None:
         raise ValidationFailed.of("file", "is missing")
     return found[0], found[1], fields
