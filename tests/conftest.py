@@ -194,7 +194,8 @@ async def _guarded_loop() -> AsyncIterator[None]:
         yield
     problems = [f"unhandled in the event loop: {describe(context)}" for context in unhandled]
     problems += [f"event loop blocked for {late * 1000:.0f} ms (limit {BLOCKED_SECONDS * 1000:.0f} ms)"
-                 for late in blocked]
+                 + "".join(f"\n  {callback}" for callback in slow)
+                 for late, slow in blocked]
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
 

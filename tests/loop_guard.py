@@ -5,7 +5,10 @@ BLOCKED_SECONDS.
 Blocking is measured by a heartbeat: a task that asks to wake every HEARTBEAT_SECONDS and records how late
 it woke. On a busy machine a late wake-up is mostly time the loop's thread spent waiting for a CPU, not
 time a callback held the loop; Linux counts that wait per thread (/proc/thread-self/schedstat, "run
-delay"), so the guard subtracts it. Where that count is missing, only lateness is measured.
+delay"), so the guard subtracts it. Where that count is missing, only lateness is measured. Between two
+`run_until_complete` calls (one async fixture and the next) the loop is stopped while pytest runs its own code:
+a beat is measured up to the stop and begins again when the loop runs, so that stretch is not counted. Every
+callback is timed, and a blocked spell lists those that ran longer than SLOW_CALLBACK_SECONDS in it.
 
 A full garbage collection of the test process's heap (everything earlier tests left) stalls the loop for
 100-400 ms, as it would stall a server that `obeya serve` had not frozen (server/cli.py). So, as the
@@ -22,12 +25,13 @@ import asyncio
 import contextlib
 import gc
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 # aiohttp's and asyncpg's own test suites fail a test that blocks the loop; 100 ms is what a user notices.
 BLOCKED_SECONDS = 0.1
 HEARTBEAT_SECONDS = 0.02
+SLOW_CALLBACK_SECONDS = 0.03
 _SCHEDSTAT = "/proc/thread-self/schedstat"
 # A full collection takes about a second with the whole suite's heap; every 200 tests keeps memory flat.
 COLLECT_EVERY = 200
@@ -55,32 +59,98 @@ def _run_delay() -> float:
         return 0.0
 
 
-async def _heartbeat(blocked: list[float]) -> None:
-    loop = asyncio.get_running_loop()
-    while True:
-        started, waited, collected = loop.time(), _run_delay(), _collecting["total"]
-        await asyncio.sleep(HEARTBEAT_SECONDS)
-        late = (loop.time() - started - HEARTBEAT_SECONDS - (_run_delay() - waited)
-                - (_collecting["total"] - collected))
+_slow_callbacks: list[tuple[float, float, str]] = []  # (ended, seconds, what ran)
+
+
+def _callback_named(handle: asyncio.Handle) -> str:
+    """What a slow callback was: for a task's step, the task's coroutine and where it stands now."""
+    callback = handle._callback  # type: ignore[attr-defined]
+    task = getattr(callback, "__self__", None)
+    if isinstance(task, asyncio.Task):
+        coro = task.get_coro()
+        frame = getattr(coro, "cr_frame", None)
+        where = f" (now at {frame.f_code.co_filename}:{frame.f_lineno})" if frame is not None else ""
+        return f"a step of {getattr(coro, '__qualname__', coro)!s}{where}"
+    return repr(handle)
+
+
+def _timed_run(run: Callable[[asyncio.Handle], None]) -> Callable[[asyncio.Handle], None]:
+    def timed(handle: asyncio.Handle) -> None:
+        started = time.perf_counter()
+        try:
+            run(handle)
+        finally:
+            ended = time.perf_counter()
+            if ended - started > SLOW_CALLBACK_SECONDS:
+                _slow_callbacks.append((ended, ended - started, _callback_named(handle)))
+    return timed
+
+
+# Every callback the loop runs is timed, so a blocked spell names what held the loop.
+asyncio.Handle._run = _timed_run(asyncio.Handle._run)  # type: ignore[method-assign]
+
+
+def _slow_since(since: float) -> list[str]:
+    found = [f"{seconds * 1000:.0f} ms in {what}" for ended, seconds, what in _slow_callbacks if ended >= since]
+    _slow_callbacks.clear()
+    return found
+
+
+class _Heartbeat:
+    """A beat: a timer asked for HEARTBEAT_SECONDS ahead, measured by how late the loop ran it. Between two
+    `run_until_complete` calls (one async fixture and the next, say) the loop is stopped and pytest runs its own
+    code: that stretch is nobody's callback, so a beat is measured up to the stop and starts afresh when the loop
+    runs again."""
+
+    def __init__(self, blocked: list[tuple[float, list[str]]]) -> None:
+        self.blocked = blocked
+        self.begin()
+
+    def begin(self) -> None:
+        self.started, self.waited, self.collected = time.perf_counter(), _run_delay(), _collecting["total"]
+
+    def measure(self) -> None:
+        late = (time.perf_counter() - self.started - HEARTBEAT_SECONDS - (_run_delay() - self.waited)
+                - (_collecting["total"] - self.collected))
+        slow = _slow_since(self.started)
         if late > BLOCKED_SECONDS:
-            blocked.append(late)
+            self.blocked.append((late, slow))
+
+    async def run(self) -> None:
+        while True:
+            self.begin()
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            self.measure()
+
+    def measured_while_running(self, run_forever: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            self.begin()
+            try:
+                run_forever()
+            finally:
+                self.measure()
+        return run
 
 
 @contextlib.asynccontextmanager
-async def guarded_loop() -> AsyncIterator[tuple[list[dict[str, Any]], list[float]]]:
-    """While inside, collect the loop's unhandled exceptions and its blocked spells (seconds)."""
+async def guarded_loop() -> AsyncIterator[tuple[list[dict[str, Any]], list[tuple[float, list[str]]]]]:
+    """While inside, collect the loop's unhandled exceptions and its blocked spells (seconds, with the callbacks
+    that ran longer than SLOW_CALLBACK_SECONDS during the spell)."""
     loop = asyncio.get_running_loop()
     unhandled: list[dict[str, Any]] = []
-    blocked: list[float] = []
+    blocked: list[tuple[float, list[str]]] = []
     previous = loop.get_exception_handler()
     loop.set_exception_handler(lambda _loop, context: unhandled.append(context))
-    beat = asyncio.create_task(_heartbeat(blocked), name="loop guard heartbeat")
+    heartbeat = _Heartbeat(blocked)
+    loop.run_forever = heartbeat.measured_while_running(loop.run_forever)  # type: ignore[method-assign]
+    beat = asyncio.create_task(heartbeat.run(), name="loop guard heartbeat")
     try:
         yield unhandled, blocked
     finally:
         beat.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await beat
+        del loop.run_forever
         loop.set_exception_handler(previous)
 
 

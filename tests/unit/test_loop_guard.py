@@ -1,28 +1,72 @@
 """The loop guard every async test runs under sees a blocked loop and an exception nobody read, and does
-not mistake an idle or busy-but-yielding loop for a blocked one. Sync tests: each runs its own loop."""
+not mistake an idle or busy-but-yielding loop, or one stopped between two runs, for a blocked one. Sync tests:
+each runs its own loop."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import linecache
 import time
+from collections.abc import Callable
 
 from tests.loop_guard import BLOCKED_SECONDS, guarded_loop
 
 
-def test_a_callback_holding_the_loop_past_the_limit_is_reported() -> None:
-    async def scenario() -> list[float]:
+def _hold_the_loop() -> None:
+    time.sleep(BLOCKED_SECONDS * 2)
+
+
+def test_a_callback_holding_the_loop_past_the_limit_is_reported_with_where_it_was() -> None:
+    async def scenario() -> list[tuple[float, list[str]]]:
         async with guarded_loop() as (_, blocked):
             await asyncio.sleep(0.05)
-            time.sleep(BLOCKED_SECONDS * 2)  # holds the loop
-            await asyncio.sleep(0.05)
+            _hold_the_loop()
+            await asyncio.sleep(0.05)  # the step's end
         return blocked
 
-    assert [late > BLOCKED_SECONDS for late in asyncio.run(scenario())] == [True]
+    scenario_name = scenario.__qualname__
+    blocked = asyncio.run(scenario())
+    assert [late > BLOCKED_SECONDS for late, _ in blocked] == [True]
+    [slow] = blocked[0][1]
+    step, where = slow.split(" ms in ")[1].removesuffix(")").split(" (now at ")
+    assert step == "a step of " + scenario_name
+    path, line = where.rsplit(":", 1)
+    source = linecache.getline(path, int(line)).strip()
+    assert (path, source) == (__file__, "await asyncio.sleep(0.05)  # the step's end")
+
+
+def _between_two_runs(then: Callable[[asyncio.AbstractEventLoop], None]) -> list[tuple[float, list[str]]]:
+    """The guard entered in one run of a loop and left in another, as pytest runs async fixtures; `then` in
+    between."""
+    loop = asyncio.new_event_loop()
+    try:
+        guard = guarded_loop()
+        _, blocked = loop.run_until_complete(guard.__aenter__())
+        loop.run_until_complete(asyncio.sleep(0.05))
+        then(loop)
+        loop.run_until_complete(asyncio.sleep(0.05))
+        loop.run_until_complete(guard.__aexit__(None, None, None))
+    finally:
+        loop.close()
+    return blocked
+
+
+def test_the_stretch_between_two_runs_of_the_loop_is_not_a_blocked_loop() -> None:
+    assert _between_two_runs(lambda _: time.sleep(BLOCKED_SECONDS * 2)) == []  # pytest's code between fixtures
+
+
+def test_a_callback_holding_the_loop_just_before_it_stops_is_reported() -> None:
+    async def hold() -> None:
+        _hold_the_loop()
+
+    blocked = _between_two_runs(lambda loop: loop.run_until_complete(hold()))
+    assert [late > BLOCKED_SECONDS for late, _ in blocked] == [True]
+    assert [slow.split(" ms in ")[1] for slow in blocked[0][1]] == [f"a step of {hold.__qualname__}"]
 
 
 def test_a_loop_that_keeps_yielding_is_not_blocked() -> None:
-    async def scenario() -> list[float]:
+    async def scenario() -> list[tuple[float, list[str]]]:
         async with guarded_loop() as (_, blocked):
             deadline = time.monotonic() + BLOCKED_SECONDS * 3
             while time.monotonic() < deadline:
