@@ -6,6 +6,7 @@ milliseconds (`2026-11-21T10:00:00.000Z`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from datetime import UTC, datetime
@@ -48,6 +49,13 @@ def _random_bytes(count: int) -> bytes:
 def new_id(prefix: str) -> str:
     """`<prefix>_` + 20 lowercase base32 characters (100 random bits)."""
     return f"{prefix}_{_random_bytes(20).translate(_BASE32).decode('ascii')}"
+
+
+def derived_id(prefix: str, *parts: str) -> str:
+    """An id of `new_id`'s form that the same parts always give, for a write that may be sent again and must be
+    recognised as the same (100 bits of SHA-256; the parts hold a random id, so ids stay unguessable)."""
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()[:20]
+    return f"{prefix}_{digest.translate(_BASE32).decode('ascii')}"
 
 
 def utcnow() -> datetime:

@@ -43,7 +43,7 @@ from protocol.errors import (
     TooManyRequests,
     ValidationFailed,
 )
-from protocol.ids import iso, new_id
+from protocol.ids import derived_id, iso, new_id
 from protocol.plans import plan
 from storage import imports as repo
 
@@ -104,7 +104,7 @@ async def create_session(node: Node, caller: Caller, *, board_id: str, file_name
 
 async def _session(node: Node, caller: Caller, import_id: str) -> asyncpg.Record:
     """The caller's own live session; 404 for another's, an expired one or one on a board the caller cannot see."""
-    row = await repo.session(node.pool, caller.org_id, import_id) if "\x00" not in import_id else None
+    row = await repo.session(node.pool, caller.org_id, import_id)
     if row is None or row["created_by"] != caller.user_id:
         raise NotFound("import not found")
     if row["status"] in ("uploaded", "mapped") and row["expires_at"] <= node.clock.now():
@@ -314,10 +314,17 @@ async def _check_before(node: Node, caller: Caller, row: asyncpg.Record, reader:
                             f"{live} and the file {valid} valid rows", data={"limit": "maxItemsPerBoard", "max": limit})
 
 
+def imported_item_id(import_id: str, row: int) -> str:
+    """The id of the item an import makes from a row: the same on every execution of the import, so a batch the
+    board took but whose reply was lost (the import then went back to `mapped`) makes nothing twice when the
+    import runs again."""
+    return derived_id("itm", import_id, str(row))
+
+
 async def _run(node: Node, caller: Caller, row: asyncpg.Record, reader: RowReader, content: bytes,
                run: _Run) -> None:
     """Parse a batch of rows, send it, record the progress; the next batch only once the board took this one."""
-    sender = replace(caller, idempotency=None)  # each batch is a call of its own (its item ids make it safe)
+    sender = replace(caller, idempotency=None)  # each batch is a call of its own (`imported_item_id` makes it safe)
     rows: list[ImportRow] = []
     board_id, org_id = row["board_id"], caller.org_id
     columns = {c.id: fingerprint(c.type, c.config, c.required) for c in reader.columns}
@@ -334,7 +341,8 @@ async def _run(node: Node, caller: Caller, row: asyncpg.Record, reader: RowReade
         if not parsed.valid:
             run.skipped += 1
             continue
-        rows.append(ImportRow(new_id("itm"), parsed.row, parsed.name, parsed.group_id, parsed.values))
+        rows.append(ImportRow(imported_item_id(row["id"], parsed.row), parsed.row, parsed.name, parsed.group_id,
+                              parsed.values))
         if len(rows) >= BATCH_ROWS:
             await flush()
     if rows:

@@ -1,5 +1,6 @@
 """Sessions live one hour after the upload, history 90 days (platform 8); the sweeper deletes what outlived them
-and records an import its node abandoned mid-way as failed. A batch the board is sent twice makes nothing twice."""
+and records an import its node abandoned mid-way as failed. A batch the board is sent twice makes nothing twice, nor
+does an import run again after its first batch's reply was lost."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from actors.board.routing import ask_board
 from actors.imports.batch import IMPORT_ITEMS, ImportBatch, ImportRow, encode_rows
+from actors.imports.handlers import imported_item_id
 from actors.imports.sweeper import sweep_imports
 from protocol.caller import Caller, Organization
 from protocol.ids import new_id
@@ -87,6 +89,27 @@ async def test_a_batch_sent_twice_makes_its_items_once(board: Board) -> None:
     items = (await board.api.query("items.list", {"boardId": board.id})).data["items"]
     assert [item["name"] for item in items] == ["A", "B"]
     assert [item["id"] for item in items] == [row.item_id for row in rows]
+
+
+async def test_an_execution_run_again_after_its_first_batch_went_unanswered_makes_each_row_once(board: Board) -> None:
+    """The board took the first batch but its reply was lost (its owner died after the commit, say): the import
+    went back to `mapped` as if nothing was written, and the user runs it again."""
+    node = board.api.client.server.app[NODE]
+    import_id = await mapped(board, b"Name\r\nA\r\nB\r\nC\r\n", [{"csvIndex": 0, "target": "item_name"}])
+    caller = Caller(request_id="test", organization=Organization(board.org.id, board.org.slug, "", "business"),
+                    user_id=board.org.owner_id, role=Role.OWNER)
+    unanswered = [ImportRow(imported_item_id(import_id, 2), 2, "A", board.group_id, {}),
+                  ImportRow(imported_item_id(import_id, 3), 3, "B", board.group_id, {})]
+    await ask_board(node, caller, board.id, IMPORT_ITEMS, ImportBatch(import_id, encode_rows(unanswered), {}),
+                    with_members=True)
+    reply = await board.api.mutate("import.execute", {"importId": import_id})
+    assert reply.status == 200, reply.body
+    assert (reply.data["itemsCreated"], reply.data["itemsSkipped"]) == (3, 0)
+    items = (await board.api.query("items.list", {"boardId": board.id})).data["items"]
+    assert sorted(item["name"] for item in items) == ["A", "B", "C"]
+    created = await node.pool.fetchval("SELECT count(*) FROM events WHERE stream = $1 AND name = 'item.created'",
+                                       f"board:{board.id}")
+    assert created == 3
 
 
 async def test_an_execution_refused_before_its_first_row_leaves_the_hour_as_it_was(clocked_client: Any,

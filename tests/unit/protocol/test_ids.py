@@ -1,8 +1,10 @@
-"""Ids drawn from the pooled random bytes (protocol/ids.py) in a child forked while another thread draws one."""
+"""Ids drawn from the pooled random bytes (protocol/ids.py) in a child forked while another thread draws one; ids
+derived from their parts."""
 
 from __future__ import annotations
 
 import os
+import re
 import select
 import signal
 import threading
@@ -41,3 +43,11 @@ def test_a_child_forked_while_another_thread_draws_an_id_draws_its_own() -> None
         os.waitpid(child, 0)
     assert child_id is not None and child_id.startswith("tst_") and len(child_id) == 24
     assert child_id != ids.new_id("tst")
+
+
+def test_a_derived_id_has_the_form_of_a_drawn_one_and_is_the_same_for_the_same_parts() -> None:
+    derived = ids.derived_id("itm", "imp_abc", "2")
+    assert re.fullmatch(r"itm_[a-z2-7]{20}", derived)
+    assert derived == ids.derived_id("itm", "imp_abc", "2")
+    assert len({derived, ids.derived_id("itm", "imp_abc", "3"), ids.derived_id("itm", "imp_ab", "c2"),
+                ids.derived_id("itm", "imp_abc2")}) == 4
