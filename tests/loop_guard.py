@@ -13,10 +13,7 @@ callback is timed, and a blocked spell lists those that ran longer than SLOW_CAL
 A full garbage collection of the test process's heap (everything earlier tests left) stalls the loop for
 100-400 ms, as it would stall a server that `obeya serve` had not frozen (server/cli.py). So, as the
 server does, the tests freeze what is alive between tests (`settle_between_tests`), and collect fully
-every COLLECT_EVERY tests, outside any test's loop. The oldest generation's automatic collections still
-run inside tests, over what pytest, the clients and earlier tests' leftovers hold since the last freeze (40-300
-ms measured, a heap no server has): their time is counted through `gc.callbacks` and subtracted like the run
-delay. A younger generation's collection, or any other work, still counts.
+every COLLECT_EVERY tests, outside any test's loop.
 """
 
 from __future__ import annotations
@@ -35,19 +32,6 @@ SLOW_CALLBACK_SECONDS = 0.03
 _SCHEDSTAT = "/proc/thread-self/schedstat"
 # A full collection takes about a second with the whole suite's heap; every 200 tests keeps memory flat.
 COLLECT_EVERY = 200
-
-
-_collecting: dict[str, float] = {"since": 0.0, "total": 0.0}
-
-
-def _count_collection(phase: str, info: dict[str, Any]) -> None:
-    if phase == "start":
-        _collecting["since"] = time.perf_counter()
-    elif info["generation"] == 2:
-        _collecting["total"] += time.perf_counter() - _collecting["since"]
-
-
-gc.callbacks.append(_count_collection)
 
 
 def _run_delay() -> float:
@@ -107,11 +91,10 @@ class _Heartbeat:
         self.begin()
 
     def begin(self) -> None:
-        self.started, self.waited, self.collected = time.perf_counter(), _run_delay(), _collecting["total"]
+        self.started, self.waited = time.perf_counter(), _run_delay()
 
     def measure(self) -> None:
-        late = (time.perf_counter() - self.started - HEARTBEAT_SECONDS - (_run_delay() - self.waited)
-                - (_collecting["total"] - self.collected))
+        late = time.perf_counter() - self.started - HEARTBEAT_SECONDS - (_run_delay() - self.waited)
         slow = _slow_since(self.started)
         if late > BLOCKED_SECONDS:
             self.blocked.append((late, slow))
