@@ -15,7 +15,7 @@ from typing import Any
 
 import asyncpg
 
-from actors.kernel.access import require_board_access
+from actors.kernel.access import on_visible_board, require_board_access
 from actors.kernel.events import changes
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
@@ -87,14 +87,8 @@ async def _require_member(conn: asyncpg.Connection, org_id: str, user_id: str, f
 
 async def _action(node: Node, caller: Caller, action_id: str) -> asyncpg.Record:
     """The action if it is in the caller's organization on a board the caller can see, else NotFound."""
-    row = await repo.get(node.pool, caller.org_id, action_id)
-    if row is None:
-        raise NotFound("action not found")
-    try:
-        await require_board_access(node, caller, row["board_id"])
-    except NotFound:
-        raise NotFound("action not found") from None
-    return row
+    return await on_visible_board(node, caller, await repo.get(node.pool, caller.org_id, action_id),
+                                  "action not found")
 
 
 async def _locked(conn: asyncpg.Connection, caller: Caller, action_id: str) -> asyncpg.Record:

@@ -17,7 +17,7 @@ from typing import Any
 import asyncpg
 
 from actors.actions.handlers import create_action, today
-from actors.kernel.access import require_board_access
+from actors.kernel.access import require_board_access, sees_board
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
@@ -103,10 +103,8 @@ def history_entry(row: Mapping[str, Any], scores: Iterable[Mapping[str, Any]]) -
 
 
 async def _board_access(node: Node, caller: Caller, board_id: str, what: str) -> None:
-    try:
-        await require_board_access(node, caller, board_id)
-    except NotFound:
-        raise NotFound(f"{what} not found") from None
+    if not await sees_board(node, caller, board_id):
+        raise NotFound(f"{what} not found")
 
 
 async def _checklist(node: Node, caller: Caller, checklist_id: str) -> asyncpg.Record:

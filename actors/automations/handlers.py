@@ -19,7 +19,7 @@ from actors.automations.engine import forget_rules
 from actors.automations.outbound import METHODS
 from actors.automations.schedule import next_fire
 from actors.delivery.webhooks import check_url
-from actors.kernel.access import require_board_access
+from actors.kernel.access import on_visible_board, require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import actions as action_spec
@@ -181,14 +181,8 @@ def _schedule(trigger: dict[str, Any], now: datetime, secret: str | None) -> dic
 
 async def _rule(node: Node, caller: Caller, automation_id: str) -> asyncpg.Record:
     """The rule if it is in the caller's organization on a board the caller can see, else NotFound."""
-    row = await repo.get(node.pool, caller.org_id, automation_id)
-    if row is None:
-        raise NotFound("automation not found")
-    try:
-        await require_board_access(node, caller, row["board_id"])
-    except NotFound:
-        raise NotFound("automation not found") from None
-    return row
+    return await on_visible_board(node, caller, await repo.get(node.pool, caller.org_id, automation_id),
+                                  "automation not found")
 
 
 def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -351,11 +345,6 @@ async def log(node: Node, caller: Caller, data: proto.LogInput) -> Page:
 
 @implement(proto.EXECUTION)
 async def execution(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
-    row = await repo.execution(node.pool, caller.org_id, data.id)
-    if row is None:
-        raise NotFound("execution not found")
-    try:
-        await require_board_access(node, caller, row["board_id"])
-    except NotFound:
-        raise NotFound("execution not found") from None
+    row = await on_visible_board(node, caller, await repo.execution(node.pool, caller.org_id, data.id),
+                                 "execution not found")
     return execution_view(row)

@@ -18,7 +18,7 @@ from typing import Any
 
 import asyncpg
 
-from actors.kernel.access import require_board_access
+from actors.kernel.access import on_visible_board, require_board_access
 from actors.kernel.events import changes as changed_fields
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
@@ -132,14 +132,8 @@ def _check_range(start: date | None, end: date | None) -> None:
 
 async def _checklist(node: Node, caller: Caller, checklist_id: str) -> asyncpg.Record:
     """The template if it is in the caller's organization on a board the caller can see, else NotFound."""
-    row = await repo.get(node.pool, caller.org_id, checklist_id)
-    if row is None:
-        raise NotFound("checklist not found")
-    try:
-        await require_board_access(node, caller, row["board_id"])
-    except NotFound:
-        raise NotFound("checklist not found") from None
-    return row
+    return await on_visible_board(node, caller, await repo.get(node.pool, caller.org_id, checklist_id),
+                                  "checklist not found")
 
 
 @implement(proto.CREATE)

@@ -9,10 +9,9 @@ import re
 
 import asyncpg
 
-from actors.kernel.access import require_board_access
+from actors.kernel.access import on_visible_board
 from actors.kernel.node import Node
 from protocol.caller import Caller
-from protocol.errors import NotFound
 from protocol.forms import FORM_SLUG_PATTERN
 from storage.connection import Conn
 from storage.forms import form_by_slug, get_form
@@ -31,11 +30,4 @@ async def find_form(conn: Conn, org_id: str, ref: str) -> asyncpg.Record | None:
 
 async def visible_form(node: Node, caller: Caller, form_id: str) -> asyncpg.Record:
     """The form if it is in the caller's organization on a board the caller sees, else NotFound."""
-    form = await get_form(node.pool, caller.org_id, form_id)
-    if form is None:
-        raise NotFound("form not found")
-    try:
-        await require_board_access(node, caller, form["board_id"])
-    except NotFound:
-        raise NotFound("form not found") from None
-    return form
+    return await on_visible_board(node, caller, await get_form(node.pool, caller.org_id, form_id), "form not found")

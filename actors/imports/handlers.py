@@ -24,7 +24,7 @@ from actors.files.uploads import clean_name
 from actors.imports import csv_file
 from actors.imports.batch import IMPORT_ITEMS, ImportBatch, ImportRow, encode_rows, fingerprint
 from actors.imports.cells import IMPORTABLE, BoardColumn, Member, ParsedRow, RowReader
-from actors.kernel.access import require_board_access
+from actors.kernel.access import require_board_access, sees_board
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
@@ -105,14 +105,10 @@ async def create_session(node: Node, caller: Caller, *, board_id: str, file_name
 async def _session(node: Node, caller: Caller, import_id: str) -> asyncpg.Record:
     """The caller's own live session; 404 for another's, an expired one or one on a board the caller cannot see."""
     row = await repo.session(node.pool, caller.org_id, import_id)
-    if row is None or row["created_by"] != caller.user_id:
+    if row is None or row["created_by"] != caller.user_id or not await sees_board(node, caller, row["board_id"]):
         raise NotFound("import not found")
     if row["status"] in ("uploaded", "mapped") and row["expires_at"] <= node.clock.now():
         raise NotFound("import not found: the session expired an hour after the upload; upload the file again")
-    try:
-        await require_board_access(node, caller, row["board_id"])
-    except NotFound:
-        raise NotFound("import not found") from None
     return row
 
 

@@ -57,14 +57,27 @@ async def require_project_access(conn: Conn, caller: Caller, project_id: str) ->
         raise NotFound("project not found")
 
 
-async def require_board_access(node: Node, caller: Caller, board_id: str) -> None:
+async def sees_board(node: Node, caller: Caller, board_id: str) -> bool:
+    """Whether the board is in the caller's organization, in a workspace the caller may see."""
     async def load() -> bool:
         async with node.pool.acquire() as conn:
             workspace = await repo.board_workspace(conn, caller.org_id, board_id)
             return workspace is not None and await sees_workspace(conn, caller, workspace)
 
-    if not await node.access.get((caller.org_id, caller.uid, board_id), load):
+    return await node.access.get((caller.org_id, caller.uid, board_id), load)
+
+
+async def require_board_access(node: Node, caller: Caller, board_id: str) -> None:
+    if not await sees_board(node, caller, board_id):
         raise NotFound("board not found")
+
+
+async def on_visible_board(node: Node, caller: Caller, row: asyncpg.Record | None, missing: str) -> asyncpg.Record:
+    """`row` (anything kept on a board: it has a `board_id`) when there is one and it is on a board the caller may
+    see; else NotFound(missing), the same answer for both, as a board one may not see does not exist for one."""
+    if row is None or not await sees_board(node, caller, row["board_id"]):
+        raise NotFound(missing)
+    return row
 
 
 def forget_board_access(node: Node, board_id: str | None = None) -> None:

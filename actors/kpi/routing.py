@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from actors.kernel.access import require_board_access
+from actors.kernel.access import sees_board
 from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
 from actors.kpi.actor import KpiActor
@@ -45,10 +45,8 @@ async def writable_kpi_board(node: Node, caller: Caller, kpi_id: str) -> str:
 
 async def _visible(node: Node, caller: Caller, kpi_id: str, board_id: str) -> str:
     # The access check is scoped by the caller's organization: another organization's KPI is not found here.
-    try:
-        await require_board_access(node, caller, board_id)
-    except NotFound:
-        raise NotFound("KPI not found") from None
+    if not await sees_board(node, caller, board_id):
+        raise NotFound("KPI not found")
     return board_id
 
 

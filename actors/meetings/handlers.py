@@ -20,7 +20,7 @@ from typing import Any
 import asyncpg
 
 from actors.actions.handlers import today
-from actors.kernel.access import require_board_access
+from actors.kernel.access import on_visible_board, require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from actors.tenancy.projects import board_stream, page_of
@@ -100,14 +100,8 @@ def _distinct_attendees(attendee_ids: list[str]) -> None:
 
 async def _meeting(node: Node, caller: Caller, meeting_id: str) -> asyncpg.Record:
     """The meeting if it is in the caller's organization at a board the caller can see, else NotFound."""
-    row = await repo.get(node.pool, caller.org_id, meeting_id)
-    if row is None:
-        raise NotFound("meeting not found")
-    try:
-        await require_board_access(node, caller, row["board_id"])
-    except NotFound:
-        raise NotFound("meeting not found") from None
-    return row
+    return await on_visible_board(node, caller, await repo.get(node.pool, caller.org_id, meeting_id),
+                                  "meeting not found")
 
 
 @implement(proto.START)

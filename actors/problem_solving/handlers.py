@@ -11,7 +11,7 @@ from typing import Any
 
 import asyncpg
 
-from actors.kernel.access import require_board_access
+from actors.kernel.access import on_visible_board, require_board_access, sees_board
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from protocol import problem_solving as proto
@@ -35,25 +35,15 @@ def sheet_view(row: Mapping[str, Any]) -> dict[str, Any]:
 
 async def visible_sheet(node: Node, caller: Caller, sheet_id: str) -> asyncpg.Record:
     """The sheet if it is in the caller's organization on a board the caller can see, else NotFound."""
-    row = await repo.get(node.pool, caller.org_id, sheet_id)
-    if row is None:
-        raise NotFound("problem sheet not found")
-    try:
-        await require_board_access(node, caller, row["board_id"])
-    except NotFound:
-        raise NotFound("problem sheet not found") from None
-    return row
+    return await on_visible_board(node, caller, await repo.get(node.pool, caller.org_id, sheet_id),
+                                  "problem sheet not found")
 
 
 async def _visible_action(node: Node, caller: Caller, action_id: str) -> None:
     """NotFound naming the action unless it is in the caller's organization on a board the caller can see."""
     action = await actions_repo.get(node.pool, caller.org_id, action_id)
-    try:
-        if action is None:
-            raise NotFound("action not found")
-        await require_board_access(node, caller, action["board_id"])
-    except NotFound:
-        raise NotFound("action not found", details=[FieldError("actionId", "no such action")]) from None
+    if action is None or not await sees_board(node, caller, action["board_id"]):
+        raise NotFound("action not found", details=[FieldError("actionId", "no such action")])
 
 
 def _audit(row: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
@@ -150,13 +140,7 @@ async def get_by_action(node: Node, caller: Caller, data: proto.ByActionInput) -
     """The linked sheets the caller may see (a sheet may sit on another board than its action)."""
     await _visible_action(node, caller, data.actionId)
     rows = await repo.for_action(node.pool, caller.org_id, data.actionId)
-    visible = []
-    for row in rows:
-        try:
-            await require_board_access(node, caller, row["board_id"])
-        except NotFound:
-            continue
-        visible.append(sheet_view(row))
+    visible = [sheet_view(row) for row in rows if await sees_board(node, caller, row["board_id"])]
     async with node.write(caller) as uow:
         await uow.activity("action", data.actionId, "problem_sheet.listed",
                            {"count": len(visible)})
