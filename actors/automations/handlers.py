@@ -10,6 +10,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import asyncpg
 import msgspec
@@ -44,9 +45,30 @@ def inbound_url(node: Node, slug: str, automation_id: str) -> str:
     return f"{node.base_url(slug)}/api/v1/automations/{automation_id}/webhook"
 
 
+def _webhook_seen_by_guest(action: dict[str, Any]) -> dict[str, Any]:
+    """A call_webhook as one who may not change rules sees it: where it goes (scheme, host and port) and which
+    headers it sends, not the URL's path, query or user part nor the headers' values, which often are the
+    receiver's credentials (a Slack hook's path, an Authorization header)."""
+    if action.get("type") != "call_webhook" or not isinstance(action.get("config"), dict):
+        return action
+    config = dict(action["config"])
+    if isinstance(config.get("url"), str):
+        try:
+            url = urlsplit(config["url"])
+            port = f":{url.port}" if url.port is not None else ""
+        except ValueError:  # a URL with template variables in its port, say
+            url, port = urlsplit(""), ""
+        config["url"] = f"{url.scheme}://{url.hostname}{port}" if url.hostname else None
+    if isinstance(config.get("headers"), dict):
+        config["headers"] = dict.fromkeys(config["headers"])
+    return {**action, "config": config}
+
+
 def automation_view(node: Node, caller: Caller, row: Mapping[str, Any]) -> dict[str, Any]:
+    may_edit = caller.role is not None and caller.role >= Role.MEMBER
+    actions = row["actions"] if may_edit else [_webhook_seen_by_guest(action) for action in row["actions"]]
     view = {"id": row["id"], "boardId": row["board_id"], "name": row["name"], "enabled": row["enabled"],
-            "trigger": row["trigger"], "conditions": row["conditions"], "actions": row["actions"],
+            "trigger": row["trigger"], "conditions": row["conditions"], "actions": actions,
             "executionCount": row["execution_count"], "lastExecutedAt": iso(row["last_executed_at"]),
             "createdBy": row["created_by"], "createdAt": iso(row["created_at"]),
             "updatedAt": iso(row["updated_at"])}
@@ -54,7 +76,6 @@ def automation_view(node: Node, caller: Caller, row: Mapping[str, Any]) -> dict[
         view["nextRunAt"] = iso(row["next_fire_at"])
     if row["trigger"]["type"] == "webhook.received" and caller.organization is not None:
         # The secret lets anyone run the rule: shown to those who may change rules anyway, not to guests.
-        may_edit = caller.role is not None and caller.role >= Role.MEMBER
         view["inbound"] = {"url": inbound_url(node, caller.organization.slug, row["id"]),
                            "secret": row["hook_secret"] if may_edit else None}
     return view

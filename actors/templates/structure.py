@@ -30,6 +30,9 @@ REFERRING_TYPES = frozenset({"formula", "lookup"})
 # Triggers tied to something outside the board's structure (a form of the source board, a rule's secret):
 # a snapshot leaves such rules out (docs/decisions.md, "Issue 15 — TEMPLATES").
 UNPORTABLE_TRIGGERS = frozenset({"form.submitted", "webhook.received"})
+# Actions holding the source board's integrations, often with their credentials (a call_webhook's URL and
+# headers): a template is read by every member of the organization, so a snapshot leaves such rules out too.
+UNPORTABLE_ACTIONS = frozenset({"call_webhook"})
 KPI_TRIGGER = "kpi.threshold_breach"
 # A KPI rule's `kpiId` names the structure's KPI by this prefix and the KPI's index (`kpi:0` the first).
 KPI_KEY = "kpi:"
@@ -76,6 +79,7 @@ def snapshot(board: Mapping[str, Any], kpis: Iterable[Mapping[str, Any]], automa
         "name": rule["name"], "trigger": _kpi_keyed(rule["trigger"], kpi_keys), "conditions": rule["conditions"],
         "actions": rule["actions"], "enabled": rule["enabled"]}, board["id"]), spec.TemplateAutomation)
         for rule in automations if rule["trigger"]["type"] not in UNPORTABLE_TRIGGERS
+        and not any(action["type"] in UNPORTABLE_ACTIONS for action in rule["actions"])
         and _kpi_keyed(rule["trigger"], kpi_keys) is not None]
     return spec.Structure(defaultView=board["defaultView"], groups=groups, columns=columns, kpis=template_kpis,
                           automations=rules)

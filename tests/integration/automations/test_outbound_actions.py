@@ -141,6 +141,26 @@ async def test_a_subject_or_body_that_is_not_text_fails_the_action_with_a_record
 # --- call_webhook ----------------------------------------------------------------------------------------
 
 
+async def test_a_guest_sees_where_a_webhook_goes_but_not_its_path_or_header_values(board: Board) -> None:
+    """A call_webhook's path (a Slack hook's) and headers often are the receiver's credentials: shown to those who
+    may change the rule, not to a guest who reads the board."""
+    action = webhook("https://user:pw@hooks.example.test:8443/services/T1/B2/s3cr3t?token=t0k", "POST",
+                     headers={"Authorization": "Bearer mes-token", "X-Line": "4"}, body="{item.name}")
+    made = await create(board, actions=[action, {"type": "archive_item", "config": {}}])
+    assert made["actions"][0] == action
+    guest_id, guest = await board.org.add_user("guest")
+    project = await board.api.query("projects.get", {"id": board.project_id})
+    await board.api.mutate("workspaces.members.add", {"workspaceId": project.data["workspaceId"], "userId": guest_id})
+    [as_member] = (await board.api.query("automations.list", {"boardId": board.id})).data["automations"]
+    assert as_member["actions"] == [action, {"type": "archive_item", "config": {}}]
+    seen = await guest.query("automations.list", {"boardId": board.id})
+    assert seen.status == 200, seen.body
+    assert seen.data["automations"][0]["actions"] == [
+        webhook("https://hooks.example.test:8443", "POST", headers={"Authorization": None, "X-Line": None},
+                body="{item.name}"),
+        {"type": "archive_item", "config": {}}]
+
+
 async def test_call_webhook_sends_templated_url_headers_and_bodies(board: Board, receiver: Receiver) -> None:
     await create(board, name="Tell the MES", actions=[
         webhook(receiver.url + "?item={item.id}", "post",

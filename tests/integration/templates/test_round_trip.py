@@ -5,6 +5,7 @@ replace parts of the structure; the template counts its uses."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
@@ -186,6 +187,22 @@ async def test_boards_create_with_an_unknown_template_id_is_404_naming_it(board:
                                                      "templateId": "tpl_nothing"})
     assert reply.status == 404, reply.body
     assert reply.error["data"]["details"] == [{"field": "templateId", "message": "no such template"}]
+
+
+async def test_a_rule_that_calls_a_webhook_is_left_out_with_its_credentials(board: Board) -> None:
+    """A template is read by every member of the organization; a call_webhook's URL and headers are the source
+    board's integration, often with its credentials."""
+    for name, action in (("Tell the MES", {"type": "call_webhook", "config": {
+            "url": "https://hooks.example.test/services/T1/B2/s3cr3t", "method": "POST",
+            "headers": {"Authorization": "Bearer mes-token"}}}),
+            ("Tell the owner", {"type": "send_notification", "config": {"userIds": [board.org.owner_id],
+                                                                       "message": "New: {item.name}"}})):
+        rule = await board.api.mutate("automations.create", {
+            "boardId": board.id, "name": name, "trigger": {"type": "item.created", "config": {}}, "actions": [action]})
+        assert rule.status == 200, rule.body
+    template = await save(board.api, board.id)
+    assert [rule["name"] for rule in template["structure"]["automations"]] == ["Tell the owner"]
+    assert "s3cr3t" not in json.dumps(template) and "mes-token" not in json.dumps(template)
 
 
 async def test_a_rule_that_makes_items_on_its_own_board_makes_them_on_the_new_board(board: Board) -> None:
