@@ -11,6 +11,9 @@ import re
 import time
 from collections.abc import Callable
 
+import pytest
+import uvloop
+
 from tests.loop_guard import BLOCKED_SECONDS, guarded_loop
 
 
@@ -38,10 +41,12 @@ def test_a_callback_holding_the_loop_past_the_limit_is_reported_with_where_it_wa
     assert (path, source) == (__file__, "await asyncio.sleep(0.05)  # the step's end")
 
 
-def _between_two_runs(then: Callable[[asyncio.AbstractEventLoop], None]) -> list[tuple[float, list[str]]]:
+def _between_two_runs(then: Callable[[asyncio.AbstractEventLoop], None],
+                      new_loop: Callable[[], asyncio.AbstractEventLoop] = asyncio.new_event_loop,
+                      ) -> list[tuple[float, list[str]]]:
     """The guard entered in one run of a loop and left in another, as pytest runs async fixtures; `then` in
     between."""
-    loop = asyncio.new_event_loop()
+    loop = new_loop()
     try:
         guard = guarded_loop()
         _, blocked = loop.run_until_complete(guard.__aenter__())
@@ -54,8 +59,22 @@ def _between_two_runs(then: Callable[[asyncio.AbstractEventLoop], None]) -> list
     return blocked
 
 
-def test_the_stretch_between_two_runs_of_the_loop_is_not_a_blocked_loop() -> None:
-    assert _between_two_runs(lambda _: time.sleep(BLOCKED_SECONDS * 2)) == []  # pytest's code between fixtures
+@pytest.mark.parametrize("new_loop", [asyncio.new_event_loop, uvloop.new_event_loop])
+def test_the_stretch_between_two_runs_of_the_loop_is_not_a_blocked_loop(
+        new_loop: Callable[[], asyncio.AbstractEventLoop]) -> None:
+    def pytests_own_code(_: asyncio.AbstractEventLoop) -> None:  # between two async fixtures
+        time.sleep(BLOCKED_SECONDS * 2)
+
+    assert _between_two_runs(pytests_own_code, new_loop) == []
+
+
+def test_on_uvloop_a_callback_holding_the_loop_just_before_it_stops_is_reported_without_timings() -> None:
+    async def hold() -> None:
+        _hold_the_loop()
+
+    blocked = _between_two_runs(lambda loop: loop.run_until_complete(hold()), uvloop.new_event_loop)
+    assert [late > BLOCKED_SECONDS for late, _ in blocked] == [True]
+    assert blocked[0][1][0].startswith("callbacks not timed on uvloop")
 
 
 def test_a_callback_holding_the_loop_just_before_it_stops_is_reported() -> None:
