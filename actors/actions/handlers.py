@@ -40,7 +40,8 @@ def today(node: Node) -> date:
     return node.clock.now().astimezone(UTC).date()
 
 
-def _person(user_id: str | None, name: str | None) -> dict[str, Any] | None:
+def person(user_id: str | None, name: str | None) -> dict[str, Any] | None:
+    """A user as action views show one (`{id, name}`), or None."""
     return None if user_id is None else {"id": user_id, "name": name}
 
 
@@ -48,11 +49,11 @@ def action_view(row: Mapping[str, Any], on: date) -> dict[str, Any]:
     """An action as every procedure and event shows it (domain 2.5); `on` is the day overdue is judged on."""
     return {"id": row["id"], "boardId": row["board_id"], "title": row["title"], "description": row["description"],
             "status": row["status"], "priority": row["priority"], "assigneeId": row["assignee_id"],
-            "assignee": _person(row["assignee_id"], row["assignee_name"]), "dueDate": row["due_date"].isoformat(),
+            "assignee": person(row["assignee_id"], row["assignee_name"]), "dueDate": row["due_date"].isoformat(),
             "sourceType": row["source_type"], "sourceId": row["source_id"], "category": row["category"],
             "isOverdue": row["status"] in proto.OPEN_STATUSES and row["due_date"] < on,
             "isEscalated": row["escalation_level"] > 0, "escalationLevel": row["escalation_level"],
-            "escalatedTo": _person(row["escalated_to_user_id"], row["escalated_to_name"]),
+            "escalatedTo": person(row["escalated_to_user_id"], row["escalated_to_name"]),
             "rootCauseId": row["root_cause_id"], "verificationNote": row["verification_note"],
             "verifiedAt": iso(row["verified_at"]), "verifiedById": row["verified_by"],
             "completedAt": iso(row["completed_at"]), "version": row["version"], "createdById": row["created_by"],
@@ -61,7 +62,7 @@ def action_view(row: Mapping[str, Any], on: date) -> dict[str, Any]:
 
 def _escalation_view(row: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": row["id"], "fromLevel": row["from_level"], "toLevel": row["to_level"],
-            "escalatedTo": _person(row["to_user_id"], row["to_user_name"]), "reason": row["reason"],
+            "escalatedTo": person(row["to_user_id"], row["to_user_name"]), "reason": row["reason"],
             "changedById": row["changed_by"], "automatic": row["changed_by"] is None,
             "createdAt": iso(row["created_at"])}
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import asyncpg
 
-from actors.actions.handlers import today
+from actors.actions.handlers import person, today
 from actors.kernel.access import on_visible_board, require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
@@ -39,10 +39,6 @@ from storage import meetings as repo
 AGENDA_LIMIT = 100
 
 
-def _person(user_id: str | None, name: str | None) -> dict[str, Any] | None:
-    return None if user_id is None else {"id": user_id, "name": name}
-
-
 def _kpi_entry(row: Mapping[str, Any]) -> dict[str, Any]:
     """A KPI as the agenda shows it: `status` is its latest value's (null: no value yet, or no thresholds);
     `latestValue` and `target` have the KPI's shapes (domain 2.4)."""
@@ -58,10 +54,10 @@ def _kpi_entry(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def _action_entry(row: Mapping[str, Any], on: date) -> dict[str, Any]:
     return {"id": row["id"], "title": row["title"], "status": row["status"], "priority": row["priority"],
-            "assignee": _person(row["assignee_id"], row["assignee_name"]), "dueDate": row["due_date"].isoformat(),
+            "assignee": person(row["assignee_id"], row["assignee_name"]), "dueDate": row["due_date"].isoformat(),
             "category": row["category"], "isOverdue": row["due_date"] < on,
             "escalationLevel": row["escalation_level"],
-            "escalatedTo": _person(row["escalated_to_user_id"], row["escalated_to_name"])}
+            "escalatedTo": person(row["escalated_to_user_id"], row["escalated_to_name"])}
 
 
 def _total(rows: list[asyncpg.Record]) -> int:
