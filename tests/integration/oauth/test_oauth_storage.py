@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from datetime import timedelta
+from typing import Any
 
 import asyncpg
 
@@ -17,6 +18,7 @@ from protocol.ids import new_id
 from storage import oauth as repo
 from tests.harness import PASSWORD
 from tests.integration.oauth.flow import REDIRECT_URI
+from tests.integration.storage.member_removal import made_while_removed
 
 
 async def _blocked(pool: asyncpg.Pool, pid: int) -> None:
@@ -59,29 +61,13 @@ async def test_delete_app_returns_a_token_minted_while_it_ran(pool: asyncpg.Pool
 
 async def test_no_code_for_a_member_leaving_meanwhile(pool: asyncpg.Pool) -> None:
     node = Node(pool=pool)
-    slug = f"org-{secrets.token_hex(5)}"
-    org_id, owner_id = await create_organization(node, slug=slug, name="Race", owner_email=f"o@{slug}.test",
-                                                 owner_password=PASSWORD, plan="business")
-    member_id = new_id("usr")
-    await pool.execute("INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, 'M', 'x')",
-                       member_id, f"m@{slug}.test")
-    await pool.execute("INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'member')",
-                       org_id, member_id)
-    app = await repo.insert_app(pool, app_id=new_id("oap"), org_id=org_id, client_id=new_id("oac"),
-                                secret_digest=None, name="Racing", redirect_uris=[REDIRECT_URI], scopes=["read"],
-                                public=True, created_by=owner_id, now=node.clock.now())
-    async with pool.acquire() as removing:
-        async with removing.transaction():  # organizations.members.remove in flight
-            await removing.execute("DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2",
-                                   org_id, member_id)
-            issuing = asyncio.create_task(oauth_grants.issue_code(
-                node, app=app, org_id=org_id, user_id=member_id, scopes=["read"], redirect_uri=REDIRECT_URI,
-                redirect_uri_sent=True, code_challenge=None))
-            async with pool.acquire() as watcher:
-                while not issuing.done() and not await watcher.fetchval(
-                        """SELECT coalesce(bool_or(cardinality(pg_blocking_pids(pid)) > 0), false)
-                             FROM pg_stat_activity
-                            WHERE datname = current_database() AND query LIKE '%INSERT INTO oauth_grants%'"""):
-                    await asyncio.sleep(0.01)  # until the insert waits on the removal (or, unguarded, is done)
-        assert await issuing is None
-    assert await pool.fetchval("SELECT count(*) FROM oauth_grants WHERE user_id = $1", member_id) == 0
+
+    async def approve(org_id: str, owner_id: str, member_id: str) -> Any:
+        app = await repo.insert_app(pool, app_id=new_id("oap"), org_id=org_id, client_id=new_id("oac"),
+                                    secret_digest=None, name="Racing", redirect_uris=[REDIRECT_URI], scopes=["read"],
+                                    public=True, created_by=owner_id, now=node.clock.now())
+        return await oauth_grants.issue_code(
+            node, app=app, org_id=org_id, user_id=member_id, scopes=["read"], redirect_uri=REDIRECT_URI,
+            redirect_uri_sent=True, code_challenge=None)
+
+    await made_while_removed(pool, approve, "oauth_grants")

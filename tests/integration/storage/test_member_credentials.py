@@ -3,59 +3,29 @@ being removed is not stored (else the removal's revocation would miss it and a r
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import asyncpg
 
-from actors.identity.accounts import create_organization
-from actors.kernel.node import Node
 from protocol.ids import new_id
 from storage import credentials as credential_repo
 from storage import mcp_keys as mcp_key_repo
-from tests.harness import PASSWORD
-
-
-async def _made_while_removed(pool: asyncpg.Pool, insert: Callable[[str, str], Awaitable[Any]],
-                              table: str) -> None:
-    node = Node(pool=pool)
-    slug = f"org-{secrets.token_hex(5)}"
-    org_id, _ = await create_organization(node, slug=slug, name="Race", owner_email=f"o@{slug}.test",
-                                          owner_password=PASSWORD, plan="business")
-    member_id = new_id("usr")
-    await pool.execute("INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, 'M', 'x')",
-                       member_id, f"m@{slug}.test")
-    await pool.execute("INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'admin')",
-                       org_id, member_id)
-    async with pool.acquire() as removing:
-        async with removing.transaction():  # organizations.members.remove in flight
-            await removing.execute("DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2",
-                                   org_id, member_id)
-            making = asyncio.create_task(insert(org_id, member_id))
-            async with pool.acquire() as watcher:
-                while not making.done() and not await watcher.fetchval(
-                        f"""SELECT coalesce(bool_or(cardinality(pg_blocking_pids(pid)) > 0), false)
-                              FROM pg_stat_activity
-                             WHERE datname = current_database() AND query LIKE '%INSERT INTO {table}%'"""):
-                    await asyncio.sleep(0.01)  # until the insert waits on the removal (or, unguarded, is done)
-        assert await making is None
-    assert await pool.fetchval(f"SELECT count(*) FROM {table} WHERE user_id = $1", member_id) == 0
+from tests.integration.storage.member_removal import made_while_removed
 
 
 async def test_no_api_key_or_token_for_a_member_leaving_meanwhile(pool: asyncpg.Pool) -> None:
     for kind in ("api_key", "personal_token"):
-        async def insert(org_id: str, user_id: str, kind: str = kind) -> Any:
+        async def insert(org_id: str, _owner_id: str, user_id: str, kind: str = kind) -> Any:
             return await credential_repo.insert(pool, credential_id=new_id("key"), kind=kind, org_id=org_id,
                                                 user_id=user_id, name="racing", prefix=secrets.token_hex(4),
                                                 secret_hash="x", scopes=[], expires_at=None)
-        await _made_while_removed(pool, insert, "credentials")
+        await made_while_removed(pool, insert, "credentials")
 
 
 async def test_no_mcp_key_for_a_member_leaving_meanwhile(pool: asyncpg.Pool) -> None:
-    async def insert(org_id: str, user_id: str) -> Any:
+    async def insert(org_id: str, _owner_id: str, user_id: str) -> Any:
         return await mcp_key_repo.insert(pool, key_id=new_id("mcp"), org_id=org_id, user_id=user_id, name="racing",
                                          prefix=secrets.token_hex(4), secret_hash="x", allowed_tools=[],
                                          allowed_resources=[], expires_at=None)
-    await _made_while_removed(pool, insert, "mcp_keys")
+    await made_while_removed(pool, insert, "mcp_keys")
