@@ -135,6 +135,14 @@ async def members(conn: Conn, org_id: str) -> list[asyncpg.Record]:
             WHERE m.organization_id = $1 AND m.status = 'active'""", org_id)
 
 
+async def made_and_gone(conn: Conn, org_id: str, board_id: str, item_ids: list[str]) -> set[str]:
+    """Those of `item_ids` that exist but are no longer live on the board: trashed, moved or moving elsewhere."""
+    rows = await conn.fetch(
+        """SELECT id FROM items WHERE organization_id = $1 AND id = ANY($3::text[])
+              AND (board_id <> $2 OR deleted_at IS NOT NULL OR moving_to IS NOT NULL)""", org_id, board_id, item_ids)
+    return {row["id"] for row in rows}
+
+
 async def live_items(conn: Conn, org_id: str, board_id: str) -> int:
     count: int = await conn.fetchval(
         "SELECT count(*) FROM items WHERE organization_id = $1 AND board_id = $2 AND deleted_at IS NULL", org_id,

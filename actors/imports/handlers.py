@@ -326,8 +326,14 @@ async def _run(node: Node, caller: Caller, row: asyncpg.Record, reader: RowReade
     columns = {c.id: fingerprint(c.type, c.config, c.required) for c in reader.columns}
 
     async def flush() -> None:
-        reply = await _send(node, sender, board_id, ImportBatch(row["id"], encode_rows(rows), columns))
-        run.took(reply)
+        # Rows a batch whose reply was lost already made, and the user has since trashed or moved: sending them
+        # again would bring them back here (the board upserts by id).
+        gone = await repo.made_and_gone(node.pool, org_id, board_id, [r.item_id for r in rows])
+        if gone:
+            run.created += len(gone)
+            rows[:] = [r for r in rows if r.item_id not in gone]
+        if rows:
+            run.took(await _send(node, sender, board_id, ImportBatch(row["id"], encode_rows(rows), columns)))
         rows.clear()
         await repo.progress(node.pool, org_id, row["id"], run.created, run.skipped)
 

@@ -112,6 +112,31 @@ async def test_an_execution_run_again_after_its_first_batch_went_unanswered_make
     assert created == 3
 
 
+async def test_items_of_an_unanswered_batch_trashed_or_moved_meanwhile_stay_where_the_user_put_them(
+        board: Board) -> None:
+    node = board.api.client.server.app[NODE]
+    import_id = await mapped(board, b"Name\r\nA\r\nB\r\nC\r\n", [{"csvIndex": 0, "target": "item_name"}])
+    caller = Caller(request_id="test", organization=Organization(board.org.id, board.org.slug, "", "business"),
+                    user_id=board.org.owner_id, role=Role.OWNER)
+    trashed, moved = imported_item_id(import_id, 2), imported_item_id(import_id, 3)
+    unanswered = [ImportRow(trashed, 2, "A", board.group_id, {}), ImportRow(moved, 3, "B", board.group_id, {})]
+    await ask_board(node, caller, board.id, IMPORT_ITEMS, ImportBatch(import_id, encode_rows(unanswered), {}),
+                    with_members=True)
+    elsewhere = await make_board(board.org)
+    assert (await board.api.mutate("items.delete", {"id": trashed})).status == 200
+    across = await board.api.mutate("items.move", {"id": moved, "groupId": elsewhere.group_id,
+                                                   "boardId": elsewhere.id})
+    assert across.status == 200, across.body
+    reply = await board.api.mutate("import.execute", {"importId": import_id})
+    assert reply.status == 200, reply.body
+    assert (reply.data["itemsCreated"], reply.data["itemsSkipped"]) == (3, 0)
+    here = (await board.api.query("items.list", {"boardId": board.id})).data["items"]
+    there = (await board.api.query("items.list", {"boardId": elsewhere.id})).data["items"]
+    assert ([item["name"] for item in here], [item["id"] for item in there]) == (["C"], [moved])
+    trash = await node.pool.fetchrow("SELECT board_id, deleted_at FROM items WHERE id = $1", trashed)
+    assert trash["board_id"] == board.id and trash["deleted_at"] is not None
+
+
 async def test_an_execution_refused_before_its_first_row_leaves_the_hour_as_it_was(clocked_client: Any,
                                                                                    clock: Any) -> None:
     org = await make_org(clocked_client)
