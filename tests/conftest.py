@@ -194,8 +194,8 @@ async def _guarded_loop() -> AsyncIterator[None]:
         yield
     problems = [f"unhandled in the event loop: {describe(context)}" for context in unhandled]
     problems += [f"event loop blocked for {late * 1000:.0f} ms (limit {BLOCKED_SECONDS * 1000:.0f} ms)"
-                 + "".join(f"\n  {callback}" for callback in slow)
-                 for late, slow in blocked]
+                 + "".join(f"\n  {line}" for line in spell)
+                 for late, spell in blocked]
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
 

@@ -16,8 +16,8 @@ A full garbage collection of the test process's heap (everything earlier tests l
 server does, the tests freeze what is alive between tests (`settle_between_tests`), and collect fully
 every COLLECT_EVERY tests, outside any test's loop. The oldest generation's automatic collections still run
 inside tests, over what the test made since the last freeze (a whole app and its clients per test): 30-85 ms
-measured in spells where no callback ran at all. Their time is counted through `gc.callbacks` and subtracted
-like the run delay; a younger generation's collection, or any other work, still counts.
+measured, making up whole blocked spells. Their time is counted through `gc.callbacks` and subtracted like the
+run delay; a younger generation's collection, or any other work, still counts.
 """
 
 from __future__ import annotations
