@@ -77,14 +77,20 @@ async def test_an_import_its_node_abandoned_is_recorded_as_failed(clocked_client
     assert (await sweep_imports(node))[2] == 0  # recorded once
 
 
-async def test_a_batch_sent_twice_makes_its_items_once(board: Board) -> None:
-    node = board.api.client.server.app[NODE]
+async def sent_as_the_import_does(board: Board, import_id: str, rows: list[ImportRow]) -> dict[str, Any]:
+    """A batch asked of the board as an import's execution sends it, as its owner; the board's reply."""
     caller = Caller(request_id="test", organization=Organization(board.org.id, board.org.slug, "", "business"),
                     user_id=board.org.owner_id, role=Role.OWNER)
+    node = board.api.client.server.app[NODE]
+    reply: dict[str, Any] = await ask_board(node, caller, board.id, IMPORT_ITEMS,
+                                            ImportBatch(import_id, encode_rows(rows), {}), with_members=True)
+    return reply
+
+
+async def test_a_batch_sent_twice_makes_its_items_once(board: Board) -> None:
     rows = [ImportRow(new_id("itm"), 2, "A", board.group_id, {}), ImportRow(new_id("itm"), 3, "B", board.group_id, {})]
-    batch = ImportBatch("imp_test", encode_rows(rows), {})
-    first = await ask_board(node, caller, board.id, IMPORT_ITEMS, batch, with_members=True)
-    again = await ask_board(node, caller, board.id, IMPORT_ITEMS, batch, with_members=True)
+    first = await sent_as_the_import_does(board, "imp_test", rows)
+    again = await sent_as_the_import_does(board, "imp_test", rows)
     assert first["created"] == again["created"] == 2
     items = (await board.api.query("items.list", {"boardId": board.id})).data["items"]
     assert [item["name"] for item in items] == ["A", "B"]
@@ -96,12 +102,9 @@ async def test_an_execution_run_again_after_its_first_batch_went_unanswered_make
     went back to `mapped` as if nothing was written, and the user runs it again."""
     node = board.api.client.server.app[NODE]
     import_id = await mapped(board, b"Name\r\nA\r\nB\r\nC\r\n", [{"csvIndex": 0, "target": "item_name"}])
-    caller = Caller(request_id="test", organization=Organization(board.org.id, board.org.slug, "", "business"),
-                    user_id=board.org.owner_id, role=Role.OWNER)
-    unanswered = [ImportRow(imported_item_id(import_id, 2), 2, "A", board.group_id, {}),
-                  ImportRow(imported_item_id(import_id, 3), 3, "B", board.group_id, {})]
-    await ask_board(node, caller, board.id, IMPORT_ITEMS, ImportBatch(import_id, encode_rows(unanswered), {}),
-                    with_members=True)
+    first_batch = [ImportRow(imported_item_id(import_id, row), row, name, board.group_id, {})
+                   for row, name in ((2, "A"), (3, "B"))]
+    await sent_as_the_import_does(board, import_id, first_batch)
     reply = await board.api.mutate("import.execute", {"importId": import_id})
     assert reply.status == 200, reply.body
     assert (reply.data["itemsCreated"], reply.data["itemsSkipped"]) == (3, 0)
@@ -116,12 +119,9 @@ async def test_items_of_an_unanswered_batch_trashed_or_moved_meanwhile_stay_wher
         board: Board) -> None:
     node = board.api.client.server.app[NODE]
     import_id = await mapped(board, b"Name\r\nA\r\nB\r\nC\r\n", [{"csvIndex": 0, "target": "item_name"}])
-    caller = Caller(request_id="test", organization=Organization(board.org.id, board.org.slug, "", "business"),
-                    user_id=board.org.owner_id, role=Role.OWNER)
     trashed, moved = imported_item_id(import_id, 2), imported_item_id(import_id, 3)
-    unanswered = [ImportRow(trashed, 2, "A", board.group_id, {}), ImportRow(moved, 3, "B", board.group_id, {})]
-    await ask_board(node, caller, board.id, IMPORT_ITEMS, ImportBatch(import_id, encode_rows(unanswered), {}),
-                    with_members=True)
+    await sent_as_the_import_does(board, import_id, [ImportRow(trashed, 2, "A", board.group_id, {}),
+                                                     ImportRow(moved, 3, "B", board.group_id, {})])
     elsewhere = await make_board(board.org)
     assert (await board.api.mutate("items.delete", {"id": trashed})).status == 200
     across = await board.api.mutate("items.move", {"id": moved, "groupId": elsewhere.group_id,
