@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -81,6 +82,16 @@ class Page(msgspec.Struct):
 def encode_time_cursor(moment: datetime, row_id: str) -> str:
     """Cursor of a list ordered by (timestamp, id), newest first."""
     return encode_cursor(moment.isoformat(), row_id)
+
+
+def time_page(rows: Sequence[Mapping[str, Any]], limit: int, view: Callable[[Any], dict[str, Any]], key: str,
+              at: str = "created_at") -> Page:
+    """One page of a list ordered by (`at`, id), from `limit + 1` rows: the extra row says a next page exists."""
+    next_cursor = None
+    if len(rows) > limit:
+        last = rows[limit - 1]
+        next_cursor = encode_time_cursor(last[at], last["id"])
+    return Page([view(row) for row in rows[:limit]], next_cursor, limit, key=key)
 
 
 def decode_time_cursor(cursor: str | None) -> tuple[datetime, str] | None:

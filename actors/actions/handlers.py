@@ -20,12 +20,12 @@ from actors.kernel.events import changes
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
-from actors.tenancy.projects import board_stream, given_fields, page_of
+from actors.tenancy.projects import board_stream, given_fields
 from protocol import actions as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
-from protocol.pagination import Page, decode_cursor, decode_time_cursor, encode_cursor, page_limit
+from protocol.pagination import Page, decode_cursor, decode_time_cursor, encode_cursor, page_limit, time_page
 from protocol.registry import Role
 from storage import actions as repo
 from storage import organizations as members
@@ -239,7 +239,7 @@ async def list_actions(node: Node, caller: Caller, data: proto.ListActionsInput)
                if value is not None}
     rows = await repo.page(node.pool, caller.org_id, data.boardId, filters=filters, limit=limit + 1, after=after)
     on = today(node)
-    return page_of(rows, limit, lambda row: action_view(row, on), "actions")
+    return time_page(rows, limit, lambda row: action_view(row, on), "actions")
 
 
 async def escalate_locked(uow: UnitOfWork, row: asyncpg.Record, *, target_id: str | None,

@@ -25,7 +25,7 @@ from protocol import webhooks as proto
 from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
-from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
+from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.registry import EmptyInput
 from storage import webhooks as repo
 
@@ -144,10 +144,7 @@ async def deliveries(node: Node, caller: Caller, data: proto.DeliveriesInput) ->
     if await repo.get(node.pool, caller.org_id, data.id) is None:
         raise NotFound("webhook not found")
     rows = await repo.deliveries(node.pool, caller.org_id, data.id, limit + 1, after)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    cursor = encode_time_cursor(rows[-1]["created_at"], rows[-1]["id"]) if more else None
-    return Page([delivery_view(row) for row in rows], cursor, limit, key="deliveries")
+    return time_page(rows, limit, delivery_view, "deliveries")
 
 
 @implement(proto.REDELIVER)

@@ -25,7 +25,7 @@ from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
 from protocol.form_schema import FormSchema, FormSettings, Mapping
 from protocol.ids import new_id
-from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
+from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from storage import access as access_repo
 from storage import form_definitions as repo
 from storage import form_submissions as submissions
@@ -246,11 +246,7 @@ async def list_submissions(node: Node, caller: Caller, data: proto.ListSubmissio
     await visible_form(node, caller, data.formId)
     rows = await submissions.page(node.pool, caller.org_id, data.formId, status=data.status, after=after,
                                   limit=limit + 1)
-    next_cursor = None
-    if len(rows) > limit:
-        last = rows[limit - 1]
-        next_cursor = encode_time_cursor(last["submitted_at"], last["id"])
-    return Page([submission_view(row) for row in rows[:limit]], next_cursor, limit, key="submissions")
+    return time_page(rows, limit, submission_view, "submissions", at="submitted_at")
 
 
 @implement(proto.SUBMISSIONS_GET)

@@ -23,7 +23,7 @@ from protocol import kpis as spec
 from protocol.caller import Caller
 from protocol.errors import ApiError, BadRequest, FieldError, NotFound, ValidationFailed
 from protocol.ids import new_id, parse_iso
-from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
+from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.registry import Procedure
 from storage import kpis as repo
 
@@ -95,9 +95,7 @@ async def list_kpis(node: Node, caller: Caller, data: spec.ListInput) -> Page:
     after = decode_time_cursor(data.cursor)
     await require_board_access(node, caller, data.boardId)
     rows = await repo.list_for_board(node.pool, caller.org_id, data.boardId, limit=limit + 1, after=after)
-    page = rows[:limit]
-    next_cursor = encode_time_cursor(page[-1]["created_at"], page[-1]["id"]) if len(rows) > limit else None
-    return Page([_listed_view(row) for row in page], next_cursor, limit, key="kpis")
+    return time_page(rows, limit, _listed_view, "kpis")
 
 
 @implement(spec.LIST_BY_CATEGORY)
@@ -197,9 +195,7 @@ async def get_alerts(node: Node, caller: Caller, data: spec.AlertsInput) -> Page
     await require_board_access(node, caller, data.boardId)
     rows = await repo.alerts_for_board(node.pool, caller.org_id, data.boardId, kpi_id=data.kpiId,
                                        status=data.status, limit=limit + 1, after=after)
-    page = rows[:limit]
-    next_cursor = encode_time_cursor(page[-1]["triggered_at"], page[-1]["id"]) if len(rows) > limit else None
-    return Page([_alert_view(row) for row in page], next_cursor, limit, key="alerts")
+    return time_page(rows, limit, _alert_view, "alerts", at="triggered_at")
 
 
 @implement(spec.GET_TARGETS)

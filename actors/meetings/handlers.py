@@ -23,12 +23,12 @@ from actors.actions.handlers import person, today
 from actors.kernel.access import on_visible_board, require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
-from actors.tenancy.projects import board_stream, page_of
+from actors.tenancy.projects import board_stream
 from protocol import meetings as proto
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
-from protocol.pagination import Page, decode_time_cursor, page_limit
+from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.plans import allows
 from protocol.registry import Role
 from storage import meetings as repo
@@ -174,4 +174,4 @@ async def list_meetings(node: Node, caller: Caller, data: proto.ListInput) -> Pa
     after = decode_time_cursor(data.cursor)
     await require_board_access(node, caller, data.boardId)
     rows = await repo.page(node.pool, caller.org_id, data.boardId, limit=limit + 1, after=after)
-    return page_of(rows, limit, meeting_view, "meetings")
+    return time_page(rows, limit, meeting_view, "meetings")

@@ -12,7 +12,7 @@ from actors.kernel.node import Node
 from protocol import activity as proto
 from protocol.caller import Caller
 from protocol.ids import iso
-from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
+from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from storage import activity as repo
 
 PAGE_KEY = "entries"
@@ -28,18 +28,12 @@ def entry_view(row: Mapping[str, Any]) -> dict[str, Any]:
             "actor": actor}
 
 
-def _page(rows: list[Any], limit: int) -> Page:
-    more = len(rows) > limit
-    rows = rows[:limit]
-    next_cursor = encode_time_cursor(rows[-1]["created_at"], rows[-1]["id"]) if more else None
-    return Page([entry_view(row) for row in rows], next_cursor, limit, key=PAGE_KEY)
-
 
 @implement(proto.LIST_BY_ORG)
 async def list_by_org(node: Node, caller: Caller, data: proto.ListByOrgInput) -> Page:
     limit = page_limit(data.limit, default=proto.ORG_DEFAULT_LIMIT)
     rows = await repo.list_by_org(node.pool, caller.org_id, limit + 1, decode_time_cursor(data.cursor))
-    return _page(rows, limit)
+    return time_page(rows, limit, entry_view, PAGE_KEY)
 
 
 @implement(proto.LIST_BY_ENTITY)
@@ -47,4 +41,4 @@ async def list_by_entity(node: Node, caller: Caller, data: proto.ListByEntityInp
     limit = page_limit(data.limit, default=proto.ENTITY_DEFAULT_LIMIT)
     rows = await repo.list_by_entity(node.pool, caller.org_id, data.entityType, data.entityId, limit + 1,
                                      decode_time_cursor(data.cursor))
-    return _page(rows, limit)
+    return time_page(rows, limit, entry_view, PAGE_KEY)

@@ -24,7 +24,7 @@ from protocol import organizations as spec
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
 from protocol.ids import iso, new_id
-from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
+from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.registry import EmptyInput, Role
 from storage import accounts as account_repo
 from storage import billing as billing_repo
@@ -84,12 +84,7 @@ async def list_members(node: Node, caller: Caller, data: spec.ListMembersInput) 
     after = decode_time_cursor(data.cursor)
     rows = await repo.list_members(node.pool, caller.org_id, node.clock.now(), limit + 1, search=data.search,
                                    role=data.role, status=data.status, after=after)
-    members = [member_view(row) for row in rows[:limit]]
-    next_cursor = None
-    if len(rows) > limit:
-        last = rows[limit - 1]
-        next_cursor = encode_time_cursor(last["joined_at"], last["id"])
-    return Page(members, next_cursor, limit, key="members")
+    return time_page(rows, limit, member_view, "members", at="joined_at")
 
 
 async def _seat_check(conn: asyncpg.Connection, caller: Caller, node: Node) -> None:

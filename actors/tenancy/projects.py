@@ -10,7 +10,7 @@ a board that no longer exists.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import asyncpg
@@ -27,20 +27,10 @@ from protocol import projects as spec
 from protocol.caller import Caller
 from protocol.errors import NotFound
 from protocol.ids import iso, new_id
-from protocol.pagination import Page, decode_time_cursor, encode_time_cursor, page_limit
+from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from storage import projects as repo
 
 log = structlog.get_logger(__name__)
-
-
-def page_of(rows: Sequence[asyncpg.Record], limit: int, view: Callable[[asyncpg.Record], dict[str, Any]],
-            key: str) -> Page:
-    """One newest-first page from `limit + 1` rows ordered by (created_at, id)."""
-    next_cursor = None
-    if len(rows) > limit:
-        last = rows[limit - 1]
-        next_cursor = encode_time_cursor(last["created_at"], last["id"])
-    return Page([view(row) for row in rows[:limit]], next_cursor, limit, key=key)
 
 
 def given_fields(data: msgspec.Struct, names: Iterable[str], clearable: Iterable[str] = ()) -> dict[str, Any]:
@@ -106,7 +96,7 @@ async def list_projects(node: Node, caller: Caller, data: spec.ListProjectsInput
     async with node.pool.acquire() as conn:
         await require_workspace_access(conn, caller, data.workspaceId)
         rows = await repo.list_projects(conn, caller.org_id, data.workspaceId, limit + 1, after)
-    return page_of(rows, limit, project_view, "projects")
+    return time_page(rows, limit, project_view, "projects")
 
 
 @implement(spec.GET)
@@ -180,4 +170,4 @@ async def list_boards(node: Node, caller: Caller, data: spec.ListBoardsInput) ->
     async with node.pool.acquire() as conn:
         await require_project_access(conn, caller, data.projectId)
         rows = await repo.list_boards(conn, caller.org_id, [data.projectId], limit + 1, after)
-    return page_of(rows, limit, board_summary_view, "boards")
+    return time_page(rows, limit, board_summary_view, "boards")

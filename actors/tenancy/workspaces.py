@@ -21,12 +21,12 @@ from actors.kernel.access import (
 )
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
-from actors.tenancy.projects import board_removed, emit_deleted, given_fields, page_of
+from actors.tenancy.projects import board_removed, emit_deleted, given_fields
 from protocol import workspaces as spec
 from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
 from protocol.ids import iso, new_id
-from protocol.pagination import Page, decode_time_cursor, page_limit
+from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from storage import organizations as org_repo
 from storage import projects as project_repo
 from storage import workspaces as repo
@@ -62,7 +62,7 @@ async def list_workspaces(node: Node, caller: Caller, data: spec.ListWorkspacesI
         see_all=may_see_workspace(caller.role, "closed", is_member=False),
         see_open=may_see_workspace(caller.role, "open", is_member=False),
         search=data.search, include_archived=data.includeArchived, after=after)
-    return page_of(rows, limit, workspace_view, "workspaces")
+    return time_page(rows, limit, workspace_view, "workspaces")
 
 
 @implement(spec.GET)
