@@ -16,7 +16,7 @@ from storage import notifications as notifications_repo
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
 from tests.clients.oidc_provider import OidcProvider
-from tests.harness import PASSWORD, Org, free_port, login, make_org
+from tests.harness import PASSWORD, Api, Org, free_port, login, make_org
 from tests.integration.sso.flow import callback, callback_uri, configure, new_email, sign_in, sign_in_at_provider, start
 from web.keys import NODE
 
@@ -241,16 +241,23 @@ async def test_the_email_is_read_from_userinfo_when_the_id_token_lacks_it(enterp
     assert (await browser.query("auth.me")).data["email"] == email
 
 
+async def member_owning_another_organization(client: Any, org: Org) -> tuple[Api, str, str]:
+    """A new member of `org` who also owns an organization of their own: their password session, their e-mail and
+    that organization's slug."""
+    _, member = await org.add_user("member")
+    email = (await member.query("auth.me")).data["email"]
+    other_slug = f"other-{secrets.token_hex(4)}"
+    await create_organization(client.server.app[NODE], slug=other_slug, name="Other", owner_email=email,
+                              owner_password=PASSWORD, plan="business")
+    return member, email, other_slug
+
+
 async def test_a_single_sign_on_session_is_good_on_its_organization_only(client: Any, enterprise: Org,
                                                                           provider: OidcProvider) -> None:
     """The organization's admin chooses the provider, so its word on an e-mail holds on that host only: a
     member of another organization too is not signed in there by it."""
     await configure(enterprise, provider)
-    _, member = await enterprise.add_user("member")
-    email = (await member.query("auth.me")).data["email"]
-    other_slug = f"other-{secrets.token_hex(4)}"
-    await create_organization(client.server.app[NODE], slug=other_slug, name="Other", owner_email=email,
-                              owner_password=PASSWORD, plan="business")
+    _, email, other_slug = await member_owning_another_organization(client, enterprise)
     reply, browser = await sign_in(enterprise, email)
     assert reply.status == 302 and browser is not None
     assert (await browser.query("auth.me")).status == 200
@@ -266,11 +273,7 @@ async def test_a_single_sign_on_session_shows_and_changes_nothing_of_the_users_o
     """auth.me lists the session's organization only, and the profile every organization of the user sees is
     not changed through it (403 saying why); the password session still changes it."""
     await configure(enterprise, provider)
-    _, member = await enterprise.add_user("member")
-    email = (await member.query("auth.me")).data["email"]
-    other_slug = f"other-{secrets.token_hex(4)}"
-    await create_organization(client.server.app[NODE], slug=other_slug, name="Other", owner_email=email,
-                              owner_password=PASSWORD, plan="business")
+    member, email, other_slug = await member_owning_another_organization(client, enterprise)
     _, browser = await sign_in(enterprise, email)
     assert browser is not None
     me = await browser.query("auth.me")
