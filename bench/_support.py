@@ -72,6 +72,17 @@ async def fresh_database(admin_url: str) -> AsyncIterator[str]:
         await admin.close()
 
 
+@contextlib.asynccontextmanager
+async def one_node_database(database_url: str | None) -> AsyncIterator[tuple[str, dict[str, str], str]]:
+    """A fresh database (in `database_url`'s server, else the embedded one) and a scratch data directory for one
+    node without Redis: (the database's URL, the server's environment, the scratch directory)."""
+    with admin_database(database_url) as admin, tempfile.TemporaryDirectory(prefix="obeya-bench-") as scratch:
+        async with fresh_database(admin) as url:
+            env = {**os.environ, "OBEYA_DATABASE_URL": url, "OBEYA_DATA_DIR": scratch}
+            env.pop("OBEYA_REDIS_URL", None)
+            yield url, env, scratch
+
+
 class CommitCounter:
     """Reads `pg_stat_database.xact_commit` of the benchmark database over a connection to the admin
     database, so that reading it adds no transaction to the figure."""

@@ -18,7 +18,6 @@ import io
 import os
 import random
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,7 @@ import asyncpg
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._setup import SessionApi, create_org, new_project, sign_in  # noqa: E402
-from bench._support import admin_database, fresh_database, percentile, pin_client, run_bounded, running_server  # noqa: E402
+from bench._support import one_node_database, percentile, pin_client, run_bounded, running_server  # noqa: E402
 
 DEADLINE_SECONDS = 420
 MAX_BYTES = 10 * 1024 * 1024
@@ -136,60 +135,57 @@ async def copy_baseline(database_url: str, data: bytes) -> float:
 
 
 async def run(args: argparse.Namespace) -> None:
-    with admin_database(args.database_url) as admin, tempfile.TemporaryDirectory(prefix="obeya-bench-") as scratch:
-        async with fresh_database(admin) as database_url:
-            env = {**os.environ, "OBEYA_DATABASE_URL": database_url, "OBEYA_DATA_DIR": scratch}
-            env.pop("OBEYA_REDIS_URL", None)
-            slug, email = create_org(env)
-            data = csv_file(args.rows, email, min(args.bytes, MAX_BYTES))
-            print(f"file: {len(data):,} bytes, {args.rows:,} rows")
-            async with running_server(env, args.server_core, Path(scratch)) as server, \
-                    aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as session:
-                base = server.base_url
-                fixture = await sign_in(base, slug, email)
-                project = await new_project(base, fixture)
-                api = SessionApi(session, base, fixture.host, fixture.cookie)
-                columns = [{"name": "Status", "type": "status"}, {"name": "Owner", "type": "people"},
-                           {"name": "Due", "type": "date"}, {"name": "Cost", "type": "number"},
-                           {"name": "Notes", "type": "long_text"}]
-                board = await api.mutate("boards.create", {"projectId": project, "name": "Import", "columns": columns})
-                sample_board = await api.mutate("boards.create", {"projectId": project, "name": "Per item",
-                                                                  "columns": columns})
-                by_name = {c["name"]: c["id"] for c in board["columns"]}
-                target = await api.mutate("items.create", {"boardId": board["id"], "groupId": board["groups"][0]["id"],
-                                                           "name": "Written during the import"})
-                rss_before = rss_kib(server.pid)
+    async with one_node_database(args.database_url) as (database_url, env, scratch):
+        slug, email = create_org(env)
+        data = csv_file(args.rows, email, min(args.bytes, MAX_BYTES))
+        print(f"file: {len(data):,} bytes, {args.rows:,} rows")
+        async with running_server(env, args.server_core, Path(scratch)) as server, \
+                aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as session:
+            base = server.base_url
+            fixture = await sign_in(base, slug, email)
+            project = await new_project(base, fixture)
+            api = SessionApi(session, base, fixture.host, fixture.cookie)
+            columns = [{"name": "Status", "type": "status"}, {"name": "Owner", "type": "people"},
+                       {"name": "Due", "type": "date"}, {"name": "Cost", "type": "number"},
+                       {"name": "Notes", "type": "long_text"}]
+            board = await api.mutate("boards.create", {"projectId": project, "name": "Import", "columns": columns})
+            sample_board = await api.mutate("boards.create", {"projectId": project, "name": "Per item",
+                                                              "columns": columns})
+            by_name = {c["name"]: c["id"] for c in board["columns"]}
+            target = await api.mutate("items.create", {"boardId": board["id"], "groupId": board["groups"][0]["id"],
+                                                       "name": "Written during the import"})
+            rss_before = rss_kib(server.pid)
 
-                quiet, stop = Writer(), asyncio.Event()
-                task = asyncio.create_task(quiet.run(api, target["id"], by_name["Cost"], stop))
-                await asyncio.sleep(args.quiet_seconds)
-                stop.set()
-                await task
+            quiet, stop = Writer(), asyncio.Event()
+            task = asyncio.create_task(quiet.run(api, target["id"], by_name["Cost"], stop))
+            await asyncio.sleep(args.quiet_seconds)
+            stop.set()
+            await task
 
-                print("import:")
-                session_view, upload_s = await timed("upload (stream, UTF-8 check, scan, store)",
-                                                     upload(session, base, fixture.host, fixture.cookie,
-                                                            board["id"], data))
-                mappings = [{"csvIndex": 0, "target": "item_name"},
-                            *({"csvIndex": i, "target": "column", "columnId": by_name[name]}
-                              for i, name in enumerate(("Status", "Owner", "Due", "Cost", "Notes"), 1))]
-                await api.mutate("import.mapColumns", {"importId": session_view["importId"], "mappings": mappings})
-                preview, preview_s = await timed("preview (every row parsed)", api.mutate(
-                    "import.preview", {"importId": session_view["importId"]}))
-                busy, stop = Writer(), asyncio.Event()
-                task = asyncio.create_task(busy.run(api, target["id"], by_name["Cost"], stop))
-                result, execute_s = await timed("execute (batches through the board)", api.mutate(
-                    "import.execute", {"importId": session_view["importId"]}))
-                stop.set()
-                await task
-                rss_after = rss_kib(server.pid)
+            print("import:")
+            session_view, upload_s = await timed("upload (stream, UTF-8 check, scan, store)",
+                                                 upload(session, base, fixture.host, fixture.cookie,
+                                                        board["id"], data))
+            mappings = [{"csvIndex": 0, "target": "item_name"},
+                        *({"csvIndex": i, "target": "column", "columnId": by_name[name]}
+                          for i, name in enumerate(("Status", "Owner", "Due", "Cost", "Notes"), 1))]
+            await api.mutate("import.mapColumns", {"importId": session_view["importId"], "mappings": mappings})
+            preview, preview_s = await timed("preview (every row parsed)", api.mutate(
+                "import.preview", {"importId": session_view["importId"]}))
+            busy, stop = Writer(), asyncio.Event()
+            task = asyncio.create_task(busy.run(api, target["id"], by_name["Cost"], stop))
+            result, execute_s = await timed("execute (batches through the board)", api.mutate(
+                "import.execute", {"importId": session_view["importId"]}))
+            stop.set()
+            await task
+            rss_after = rss_kib(server.pid)
 
-                print("baselines:")
-                per_item = await per_item_baseline(api, sample_board, args.sample, args.sample_concurrency)
-                print(f"  items.create one row at a time ({args.sample:,} rows, {args.sample_concurrency} at once): "
-                      f"{per_item:,.0f} rows/s")
-            copy_s = await copy_baseline(database_url, data)
-            print(f"  COPY of the raw file into a plain table: {copy_s:.2f} s ({args.rows / copy_s:,.0f} rows/s)")
+            print("baselines:")
+            per_item = await per_item_baseline(api, sample_board, args.sample, args.sample_concurrency)
+            print(f"  items.create one row at a time ({args.sample:,} rows, {args.sample_concurrency} at once): "
+                  f"{per_item:,.0f} rows/s")
+        copy_s = await copy_baseline(database_url, data)
+        print(f"  COPY of the raw file into a plain table: {copy_s:.2f} s ({args.rows / copy_s:,.0f} rows/s)")
     report(args, data, session_view, preview, result, upload_s, preview_s, execute_s, rss_before, rss_after,
            quiet, busy, per_item, copy_s)
 

@@ -21,7 +21,6 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -46,10 +45,9 @@ from bench._setup import (  # noqa: E402
 )
 from bench._support import (  # noqa: E402
     CpuWindow,
-    admin_database,
     closed_loop,
     cpu_ms,
-    fresh_database,
+    one_node_database,
     percentile,
     pin_client,
     profiling,
@@ -165,32 +163,29 @@ async def http_phase(base: str, fixture: Fixture, server_pid: int, board: BoardF
 
 
 async def run(args: argparse.Namespace) -> None:
-    with admin_database(args.database_url) as admin, tempfile.TemporaryDirectory(prefix="obeya-bench-") as scratch:
-        async with fresh_database(admin) as database_url:
-            env = {**os.environ, "OBEYA_DATABASE_URL": database_url, "OBEYA_DATA_DIR": scratch}
-            env.pop("OBEYA_REDIS_URL", None)
-            slug, email = create_org(env)
-            async with running_server(env, args.server_core, Path(scratch)) as server:
-                fixture = await sign_in(server.base_url, slug, email)
-                project = await new_project(server.base_url, fixture)
-                small = await new_board(server.base_url, fixture, project, "Small board", SMALL)
-                large = await new_board(server.base_url, fixture, project, "Large board", SMALL)
-            await grow(database_url, large, args.items)
-            conn = await asyncpg.connect(database_url)
-            org_id = await conn.fetchval("SELECT organization_id FROM boards WHERE id = $1", large.id)
-            await conn.close()
-            loads = {len(b.items): await load_figures(database_url, org_id, b.id, args.rounds) for b in (small, large)}
-            async with running_server(env, args.server_core, Path(scratch)) as server:
-                fixture.keys = await new_keys([server.base_url], fixture, args.keys)
-                first = {len(b.items): await first_answer(server.base_url, fixture, b) for b in (small, large)}
+    async with one_node_database(args.database_url) as (database_url, env, scratch):
+        slug, email = create_org(env)
+        async with running_server(env, args.server_core, Path(scratch)) as server:
+            fixture = await sign_in(server.base_url, slug, email)
+            project = await new_project(server.base_url, fixture)
+            small = await new_board(server.base_url, fixture, project, "Small board", SMALL)
+            large = await new_board(server.base_url, fixture, project, "Large board", SMALL)
+        await grow(database_url, large, args.items)
+        conn = await asyncpg.connect(database_url)
+        org_id = await conn.fetchval("SELECT organization_id FROM boards WHERE id = $1", large.id)
+        await conn.close()
+        loads = {len(b.items): await load_figures(database_url, org_id, b.id, args.rounds) for b in (small, large)}
+        async with running_server(env, args.server_core, Path(scratch)) as server:
+            fixture.keys = await new_keys([server.base_url], fixture, args.keys)
+            first = {len(b.items): await first_answer(server.base_url, fixture, b) for b in (small, large)}
+            for board in (small, large):
+                seconds = await touch_every_item(server.base_url, fixture, board, args.connections)
+                print(f"warm-up: each of the {len(board.items):,} items set once in {seconds:.1f} s")
+            figures = {}
+            for what in ("setValue", "list"):
                 for board in (small, large):
-                    seconds = await touch_every_item(server.base_url, fixture, board, args.connections)
-                    print(f"warm-up: each of the {len(board.items):,} items set once in {seconds:.1f} s")
-                figures = {}
-                for what in ("setValue", "list"):
-                    for board in (small, large):
-                        figures[what, len(board.items)] = await http_phase(server.base_url, fixture, server.pid,
-                                                                           board, what, args)
+                    figures[what, len(board.items)] = await http_phase(server.base_url, fixture, server.pid,
+                                                                       board, what, args)
     report(loads, first, figures, args)
 
 
