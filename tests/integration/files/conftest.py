@@ -3,6 +3,7 @@ respondents upload to, made with `forms.create`."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import aiohttp
@@ -49,3 +50,19 @@ async def insert_form(org: Org, board_id: str, *, status: str = "published", req
         moved = await org.owner.mutate("forms.update", {"id": made.data["id"], "status": status})
         assert moved.status == 200, moved.body
     return {"id": made.data["id"], "slug": made.data["slug"]}
+
+
+async def status_of_a_declared_upload(org: Org, path: str, length: int, within: float) -> bytes:
+    """The status line the server answers, within `within` seconds, to the headers of a multipart POST to `path`
+    declaring `length` bytes: not one byte of the body is sent."""
+    server = org.owner.client.server
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    writer.write((f"POST {path} HTTP/1.1\r\nHost: {org.host}\r\n"
+                  f"Cookie: authjs.session-token={org.owner.session}\r\nOrigin: http://{org.host}\r\n"
+                  "Content-Type: multipart/form-data; boundary=xyz\r\n"
+                  f"Content-Length: {length}\r\n\r\n").encode())
+    await writer.drain()
+    try:
+        return await asyncio.wait_for(reader.readline(), within)
+    finally:
+        writer.close()

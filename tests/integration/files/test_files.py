@@ -4,13 +4,12 @@ who may upload and read, and tenant isolation."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import AsyncIterator
 
 from actors.files.uploads import MAX_FILE_BYTES
 from tests.harness import Api, Org, make_org
-from tests.integration.files.conftest import PNG, upload, uploaded
+from tests.integration.files.conftest import PNG, status_of_a_declared_upload, upload, uploaded
 from web.keys import NODE
 
 MB = 1024 * 1024
@@ -73,15 +72,7 @@ async def test_empty_or_missing_file_is_422_naming_file(org: Org) -> None:
 
 
 async def test_a_declared_body_past_25_mb_is_refused_before_it_is_sent(org: Org) -> None:
-    server = org.owner.client.server
-    reader, writer = await asyncio.open_connection(server.host, server.port)
-    writer.write((f"POST /api/v1/files HTTP/1.1\r\nHost: {org.host}\r\n"
-                  f"Cookie: authjs.session-token={org.owner.session}\r\nOrigin: http://{org.host}\r\n"
-                  "Content-Type: multipart/form-data; boundary=xyz\r\n"
-                  f"Content-Length: {26 * MB}\r\n\r\n").encode())
-    await writer.drain()
-    status_line = await asyncio.wait_for(reader.readline(), 10)  # not one byte of the body was sent
-    writer.close()
+    status_line = await status_of_a_declared_upload(org, "/api/v1/files", 26 * MB, within=10)
     assert status_line.startswith(b"HTTP/1.1 413"), status_line
 
 

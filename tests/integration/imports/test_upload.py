@@ -4,7 +4,6 @@ PostgreSQL, and who may upload."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from protocol.imports import MAX_CSV_BYTES
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board, make_board
+from tests.integration.files.conftest import status_of_a_declared_upload
 from tests.integration.imports.conftest import upload_csv, uploaded
 from web.keys import NODE
 
@@ -122,16 +122,8 @@ async def test_a_file_past_10_mb_is_413_while_streaming(board: Board) -> None:
 
 
 async def test_a_declared_body_past_10_mb_is_refused_before_it_is_sent(board: Board) -> None:
-    org = board.org
-    server = org.owner.client.server
-    reader, writer = await asyncio.open_connection(server.host, server.port)
-    writer.write((f"POST /api/trpc/import.uploadCsv HTTP/1.1\r\nHost: {org.host}\r\n"
-                  f"Cookie: authjs.session-token={org.owner.session}\r\nOrigin: http://{org.host}\r\n"
-                  "Content-Type: multipart/form-data; boundary=xyz\r\n"
-                  f"Content-Length: {MAX_CSV_BYTES + 1024 * 1024}\r\n\r\n").encode())
-    await writer.drain()
-    status_line = await asyncio.wait_for(reader.readline(), 5)
-    writer.close()
+    status_line = await status_of_a_declared_upload(board.org, "/api/trpc/import.uploadCsv",
+                                                    MAX_CSV_BYTES + 1024 * 1024, within=5)
     assert b" 413 " in status_line
 
 
