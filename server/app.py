@@ -138,7 +138,6 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                            smtp=smtp_target(settings.smtp_url, settings.service_host),
                            http_timeout=settings.http_timeout, bcrypt_rounds=settings.bcrypt_rounds,
                            secret_key=settings.secret_key,
-                           address_throttle=settings.address_throttle,
                            allow_private_targets=settings.allow_private_targets,
                            billing=processor)
             yield
