@@ -58,7 +58,8 @@ async def _stale_tablet(api: Api, done: asyncio.Event) -> list[int]:
     return statuses
 
 
-async def test_fifty_workers_behind_one_address_while_a_revoked_key_keeps_knocking(client: Any, screens: Any) -> None:
+async def test_fifty_workers_behind_one_address_while_a_revoked_key_keeps_knocking(
+        client: Any, screens: Any) -> None:  # noqa: F811
     org = await make_org(client, plan="enterprise")
     form = await insert_form(org, (await make_board(org)).id)
     node = client.server.app[NODE]
