@@ -8,9 +8,14 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+import pytest
+from aiohttp import DummyCookieJar
+
 from actors.identity.accounts import create_user
 from actors.identity.device_cookies import DEVICE_COOKIE
 from actors.runtime.clock import ManualClock
+from server.app import create_app
+from tests.conftest import server_settings
 from tests.harness import PASSWORD, Api, Reply, make_org
 from web.keys import NODE
 
@@ -128,3 +133,17 @@ async def test_sign_up_makes_the_browser_known(clocked_client: Any, clock: Manua
     browser = _device(created)
     await _lock_the_account(anonymous, email, clock)
     assert (await _login(anonymous, email, PASSWORD, browser)).status == 200
+
+
+async def test_in_production_the_cookie_is_secure_and_signed_under_the_configured_key(
+        aiohttp_client: Any, database_url: str, request: pytest.FixtureRequest, clock: ManualClock) -> None:
+    settings = server_settings(request, OBEYA_ENV="production", OBEYA_BILLING="sandbox", OBEYA_BCRYPT_ROUNDS="10",
+                               OBEYA_SECRET_KEY=secrets.token_urlsafe(32))
+    client = await aiohttp_client(create_app(settings, database_url, clock=clock), cookie_jar=DummyCookieJar())
+    org = await make_org(client)
+    signed_in = await _login(org.anonymous, org.owner_email, PASSWORD)
+    assert signed_in.status == 200 and "Secure" in _device_cookie(signed_in)
+    for _ in range(5):
+        assert (await _login(org.anonymous, org.owner_email, "a guess")).status == 401
+    assert (await _login(org.anonymous, org.owner_email, PASSWORD)).status == 429
+    assert (await _login(org.anonymous, org.owner_email, PASSWORD, _device(signed_in))).status == 200
