@@ -85,7 +85,8 @@ async def count(request: web.Request, caller: Caller | None) -> None:
     """Count one request of `caller` (None: not identified); TooManyRequests past the limit."""
     key, limit = _bucket(request, caller)
     await _hit(request, key, limit)
-    if key.startswith("ip:") and (form := _submitted_form(request)) is not None:
+    anonymous = caller is None or caller.credential_id is None
+    if anonymous and (form := _submitted_form(request)) is not None:
         await _hit(request, f"form:{form}:{request.remote}", FORM_SUBMISSION_LIMIT)
 
 
