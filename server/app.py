@@ -41,7 +41,7 @@ from web.app import build_web_app
 from web.idempotency_store import purge_periodically
 from web.keys import NODE
 from web.metrics import METRICS, Metrics, MetricsSettings
-from web.rate_limit import RATE_LIMITER
+from web.rate_limit import ANONYMOUS_RATE_LIMIT, RATE_LIMITER
 from web.rate_limiter import InProcessLimiter, RedisLimiter
 from web.socket_gateway import LiveGateway
 
@@ -118,6 +118,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
     app = build_web_app(body_timeout=settings.body_timeout)
     metrics = Metrics(MetricsSettings(production=settings.production, token=settings.metrics_token))
     app[METRICS] = metrics
+    app[ANONYMOUS_RATE_LIMIT] = settings.anonymous_rate_limit
 
     async def database(app: web.Application) -> AsyncIterator[None]:
         # Migrations on a connection of their own: they may wait for another node's migrations (an advisory
@@ -138,7 +139,6 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                            smtp=smtp_target(settings.smtp_url, settings.service_host),
                            http_timeout=settings.http_timeout, bcrypt_rounds=settings.bcrypt_rounds,
                            secret_key=settings.secret_key,
-                           address_throttle=settings.address_throttle,
                            allow_private_targets=settings.allow_private_targets,
                            billing=processor)
             yield

@@ -82,15 +82,14 @@ class Settings:
     # The key secrets at rest are sealed under (actors/kernel/sealing.py); None: one kept in the database.
     # Not in the repr: settings may be logged, the key must not be.
     secret_key: str | None = field(default=None, repr=False)
-    # Invalid credentials are throttled per client address (actors/identity/throttle.py ADDRESS). Off behind a
-    # proxy that hides client addresses, where every client would share one address; the per-account login
-    # throttle stays on either way.
-    address_throttle: bool = True
+    # Requests per minute of one client address without a credential (web/rate_limit.py): public forms, their
+    # uploads, sign-in, OAuth and single sign-on pages. A site's tablets and screens share one NAT address.
+    anonymous_rate_limit: int = 600
     # Webhooks and call_webhook may reach private, loopback, link-local addresses (tests, local development).
     allow_private_targets: bool = False
     # Live connections (Socket.IO) of one user, and of one client address, on one node (web/socket_limits.py).
-    socket_max_per_user: int = 50
-    socket_max_per_address: int = 200
+    socket_max_per_user: int = 500
+    socket_max_per_address: int = 2000
     # Slow clients: a connection has this long to send a request's headers, counted from its opening or its
     # previous response (so an idle keep-alive connection is closed after it too); a body is due this long
     # after its headers (408 past it). An 11 MB CSV upload in 60 s needs about 1.5 Mbit/s.
@@ -141,10 +140,10 @@ class Settings:
             http_timeout=_seconds(env, "OBEYA_HTTP_TIMEOUT", 10.0),
             bcrypt_rounds=rounds,
             secret_key=_secret_key(env),
-            address_throttle=_flag(env, "OBEYA_ADDRESS_THROTTLE", default=True),
+            anonymous_rate_limit=_integer(env, "OBEYA_ANONYMOUS_RATE_LIMIT", 600, 1, 1_000_000),
             allow_private_targets=_flag(env, "OBEYA_ALLOW_PRIVATE_TARGETS"),
-            socket_max_per_user=_integer(env, "OBEYA_SOCKET_MAX_PER_USER", 50, 1, 100_000),
-            socket_max_per_address=_integer(env, "OBEYA_SOCKET_MAX_PER_ADDRESS", 200, 1, 1_000_000),
+            socket_max_per_user=_integer(env, "OBEYA_SOCKET_MAX_PER_USER", 500, 1, 100_000),
+            socket_max_per_address=_integer(env, "OBEYA_SOCKET_MAX_PER_ADDRESS", 2000, 1, 1_000_000),
             header_timeout=_seconds(env, "OBEYA_HEADER_TIMEOUT", 15.0),
             body_timeout=_seconds(env, "OBEYA_BODY_TIMEOUT", 60.0),
             metrics_token=_metrics_token(env),

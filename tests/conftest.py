@@ -131,10 +131,8 @@ def server_settings(request: pytest.FixtureRequest, **environ: str) -> Any:
 
     workers = request.node.get_closest_marker("workers")
     rounds = request.node.get_closest_marker("bcrypt_rounds")
-    # Every test client is 127.0.0.1 and the suite's invalid credentials would add up on that one address:
-    # the address throttle is off unless a test turns it on (OBEYA_ADDRESS_THROTTLE="1"). Outbound requests
-    # may reach the suite's local receivers.
-    settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost", "OBEYA_ADDRESS_THROTTLE": "0",
+    # Outbound requests may reach the suite's local receivers.
+    settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost",
                                   "OBEYA_BCRYPT_ROUNDS": str(rounds.args[0] if rounds else 4),
                                   "OBEYA_ALLOW_PRIVATE_TARGETS": "1", **environ})
     return replace(settings, workers=frozenset(workers.args if workers else ()))

@@ -1,5 +1,6 @@
 """Sign-up, login and logout (DESIGN.md "Sign-up and login"): the routes that set and clear the
-`authjs.session-token` cookie. The account logic lives in actors/identity/accounts.py."""
+`authjs.session-token` cookie, and set the device cookie of a browser that proved an account's password
+(actors/identity/device_cookies.py). The account logic lives in actors/identity/accounts.py."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 
 from aiohttp import web
 
-from actors.identity import accounts
+from actors.identity import accounts, device_cookies
+from actors.identity.device_cookies import DEVICE_COOKIE
 from actors.tenancy import organizations
 from protocol.auth import LoginInput, SignupInput
 from protocol.caller import Caller
@@ -33,11 +35,20 @@ def set_session_cookie(request: web.Request, response: web.Response, session: ac
                         httponly=True, samesite="Lax", secure=request.app[NODE].production, path="/")
 
 
+async def set_device_cookie(request: web.Request, response: web.Response, email: str) -> None:
+    """A new device cookie for the account `email` (after the session cookie: clients read that one first)."""
+    node = request.app[NODE]
+    response.set_cookie(DEVICE_COOKIE, await device_cookies.issue(node, email),
+                        max_age=int(device_cookies.LIFETIME.total_seconds()), httponly=True, samesite="Lax",
+                        secure=node.production, path="/")
+
+
 async def signup(request: web.Request) -> web.Response:
     data = decode_input(SignupInput, await _json_input(request))
     session = await accounts.signup(request.app[NODE], data)
     response = json_response({"data": session.user}, 201)
     set_session_cookie(request, response, session)
+    await set_device_cookie(request, response, data.email)
     return response
 
 
@@ -45,9 +56,12 @@ async def login(request: web.Request) -> web.Response:
     caller: Caller = request[CALLER]
     data = decode_input(LoginInput, await _json_input(request))
     org_id = caller.organization.id if caller.organization else None
-    session = await accounts.login(request.app[NODE], org_id, data)
+    node = request.app[NODE]
+    device = await device_cookies.device_of(node, request.cookies.get(DEVICE_COOKIE), data.email)
+    session = await accounts.login(node, org_id, data, device)
     response = json_response({"data": session.user})
     set_session_cookie(request, response, session)
+    await set_device_cookie(request, response, data.email)
     return response
 
 

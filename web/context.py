@@ -161,7 +161,7 @@ async def identify(request: web.Request) -> Caller:
         bearer = session_token = None
     caller = await resolve_caller(node, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
                                   node.service_host), bearer=bearer, session_token=session_token,
-                                  address=request.remote, mcp=request.path == MCP_PATH)
+                                  mcp=request.path == MCP_PATH)
     request[CALLER] = caller
     structlog.contextvars.bind_contextvars(
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)

@@ -1,8 +1,14 @@
 """Rate limits at the edge (spec platform 8): every `/api/` request is counted against its credential's
 bucket, limited by the organization's plan, and every `/api/` response carries `X-RateLimit-Limit`,
 `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix seconds). Over the limit: 429 TOO_MANY_REQUESTS
-with `Retry-After`. Requests refused before they were counted (unknown organization, invalid credential,
-CSRF) are counted too, per client address: they carry the headers, and guessing credentials is limited.
+with `Retry-After`.
+
+Requests without a credential (public forms and their uploads, sign-in, OAuth and single sign-on) count per
+client address at `OBEYA_ANONYMOUS_RATE_LIMIT`, sized for a site whose tablets share one NAT address; a
+public submission also counts per form and address. A request refused before it was counted (unknown
+organization, invalid or revoked credential, CSRF) counts against the bucket of the credential it
+presented, never its address's: a stale tablet hammering with a revoked key spends only its own budget
+(docs/security.md "One address, a whole site").
 
 web/edge.py calls `count` once the caller is known, `count_refused` when a request was refused first, and
 `add_headers` on every response, errors included.
@@ -13,33 +19,51 @@ from __future__ import annotations
 import structlog
 from aiohttp import web
 
+from actors.kernel.credential_cache import secret_digest
 from protocol.caller import Caller
 from protocol.errors import TooManyRequests
 from protocol.plans import PLANS, plan
+from web.context import SESSION_COOKIE
 from web.keys import CALLER, NODE
 from web.rate_limiter import Decision, LimiterUnavailable, RateLimiter
+from web.routes_forms_public import SUBMIT_PATH
 
 log = structlog.get_logger("obeya.rate_limit")
 
 RATE_LIMITER = web.AppKey("rate_limiter", RateLimiter)
+# Requests per minute of one client address without a credential (server/config.py OBEYA_ANONYMOUS_RATE_LIMIT).
+ANONYMOUS_RATE_LIMIT = web.AppKey("anonymous_rate_limit", int)
 # The limit a request was counted against and the limiter's decision, for the response's headers.
 COUNTED = web.RequestKey("rate_limit_counted", tuple[int, Decision])
 
-# The spec leaves public endpoints open; they are counted per client address at the smallest plan's rate.
-ANONYMOUS_LIMIT = PLANS["free"].requests_per_minute
+# Public submissions of one form from one client address per minute, on top of the address's limit: fifty
+# tablets behind one NAT at a shift change submit a form once or twice each (docs/decisions.md "Anonymous
+# rate limit"); a script flooding one form's results is stopped here, the address's other forms go on.
+FORM_SUBMISSION_LIMIT = 300
+# Requests per minute of a credential that was refused (unknown, revoked, expired, another organization's):
+# the smallest plan's rate, counted against that credential alone.
+REFUSED_CREDENTIAL_LIMIT = PLANS["free"].requests_per_minute
 
 
 def _bucket(request: web.Request, caller: Caller | None) -> tuple[str, int]:
     """The counter a request goes to and its limit per minute."""
     if caller is None or caller.credential_id is None:
-        return f"ip:{request.remote}", ANONYMOUS_LIMIT
+        return f"ip:{request.remote}", request.app[ANONYMOUS_RATE_LIMIT]
     plan_name = caller.organization.plan if caller.organization else "free"
     return f"credential:{caller.credential_id}", plan(plan_name).requests_per_minute
 
 
-async def count(request: web.Request, caller: Caller | None) -> None:
-    """Count one request of `caller` (None: not identified); TooManyRequests past the limit."""
-    key, limit = _bucket(request, caller)
+def _submitted_form(request: web.Request) -> str | None:
+    """The form id (or slug) a public submission names; None for any other request."""
+    if request.method != "POST" or request.match_info.route.resource is None \
+            or request.match_info.route.resource.canonical != SUBMIT_PATH:
+        return None
+    return request.match_info["form_id"].lower()
+
+
+async def _hit(request: web.Request, key: str, limit: int) -> None:
+    """Count one request against `key`; TooManyRequests past `limit`. The headers describe the bucket
+    nearest its limit among those the request was counted against."""
     app = request.app
     now = app[NODE].clock.now().timestamp()
     try:
@@ -48,17 +72,41 @@ async def count(request: web.Request, caller: Caller | None) -> None:
         # Counting is a guard, not a dependency: an unreachable counter must not take the API down.
         log.warning("rate_limiter_unavailable", error=str(error))
         return
-    request[COUNTED] = limit, decision
+    counted = request.get(COUNTED)
+    if counted is None or not decision.allowed or decision.remaining < counted[1].remaining:
+        request[COUNTED] = limit, decision
     if not decision.allowed:
         retry_after = decision.retry_after(now)
         raise TooManyRequests(f"rate limit of {limit} requests per minute exceeded; retry in {retry_after} s",
                               retry_after=retry_after)
 
 
+async def count(request: web.Request, caller: Caller | None) -> None:
+    """Count one request of `caller` (None: not identified); TooManyRequests past the limit."""
+    key, limit = _bucket(request, caller)
+    await _hit(request, key, limit)
+    anonymous = caller is None or caller.credential_id is None
+    if anonymous and (form := _submitted_form(request)) is not None:
+        await _hit(request, f"form:{form}:{request.remote}", FORM_SUBMISSION_LIMIT)
+
+
+def _presented_credential(request: web.Request) -> str | None:
+    """What the request offered as its credential: the Authorization header, else the session cookie."""
+    return request.headers.get("Authorization") or request.cookies.get(SESSION_COOKIE) or None
+
+
 async def count_refused(request: web.Request) -> None:
-    """Count an `/api/` request refused before `count` ran for it (or when the counter was away then)."""
-    if COUNTED not in request:
-        await count(request, request.get(CALLER))
+    """Count an `/api/` request refused before `count` ran for it (or when the counter was away then): one
+    that presented a credential and was not identified by it, against that credential's own bucket (a
+    digest of it); any other as `count` does."""
+    if COUNTED in request:
+        return
+    caller: Caller | None = request.get(CALLER)
+    presented = _presented_credential(request)
+    if (caller is None or caller.credential_id is None) and presented is not None:
+        await _hit(request, "refused:" + secret_digest(presented), REFUSED_CREDENTIAL_LIMIT)
+        return
+    await count(request, caller)
 
 
 def add_headers(request: web.Request, response: web.StreamResponse) -> None:

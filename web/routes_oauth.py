@@ -109,7 +109,7 @@ async def _signed_in_user(request: web.Request) -> str | None:
     if not token:
         return None
     caller = await resolve_caller(request.app[NODE], request_id=request_id_of(request), org_slug=None, bearer=None,
-                                  session_token=token, address=request.remote)
+                                  session_token=token)
     return caller.user_id
 
 

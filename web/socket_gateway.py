@@ -257,7 +257,7 @@ class LiveGateway:
         try:
             self.limits.open_address(address)
             try:
-                caller = await self._admit(slug, bearer, session_token, address)
+                caller = await self._admit(slug, bearer, session_token)
                 # The private room: the user's `notification.created` events of this organization, live from
                 # now on (resume with `subscribe {room: "user", since}`).
                 private = await stream_of(self.node, caller, "user")
@@ -280,12 +280,10 @@ class LiveGateway:
             raise socketio.exceptions.ConnectionRefusedError(
                 error.message, {"code": error.code, "message": error.message, **error.data}) from None
 
-    async def _admit(self, slug: str | None, bearer: str | None, session_token: str | None,
-                     address: str | None = None) -> Caller:
-        """The socket's caller; with `address` (at connect, not on re-checks) an unknown credential counts
-        toward the guessing throttle of that address, as on HTTP."""
+    async def _admit(self, slug: str | None, bearer: str | None, session_token: str | None) -> Caller:
+        """The socket's caller, at connect and on re-checks."""
         caller = await resolve_caller(self.node, request_id=new_id("req"), org_slug=slug, bearer=bearer,
-                                      session_token=session_token, address=address)
+                                      session_token=session_token)
         if caller.organization is None:
             raise BadRequest("connect on the organization host, <org>.<service host>")
         # Following events is reading them: the same credential, membership, plan and scope rules.

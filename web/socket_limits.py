@@ -30,8 +30,10 @@ import socketio
 from protocol.errors import ApiError, TooManyRequests
 from protocol.plans import plan
 
-MAX_PER_USER = 50
-MAX_PER_ADDRESS = 200
+# Sized for a site (docs/decisions.md "Live connection caps"): a screen wall or a benchmark under one account,
+# and a plant's tablets and wall screens behind one NAT address.
+MAX_PER_USER = 500
+MAX_PER_ADDRESS = 2000
 MAX_ROOMS = 100
 # Refused events in a row after which a socket is disconnected: a client that ignores TOO_MANY_REQUESTS.
 FLOOD_STRIKES = 100

@@ -117,15 +117,17 @@ async def signup(node: Node, data: auth.SignupInput) -> Session:
     return Session(session.token, {**session.user, "organizationId": org_id}, session.expires_in)
 
 
-async def login(node: Node, org_id: str | None, data: auth.LoginInput) -> Session:
+async def login(node: Node, org_id: str | None, data: auth.LoginInput, device: str | None = None) -> Session:
     """Check the password; on an organization host the user must also be a member of it.
 
-    Each attempt counts against the e-mail's guessing throttle first (429 with Retry-After while it waits,
-    registered or not); a right password forgets its failures. An unknown e-mail is checked against a
-    dummy hash of the same cost, and a non-member's password is checked before the membership, so every
-    refusal costs one bcrypt check: the answer's timing does not tell whether an e-mail is registered."""
-    key = throttle.account_key(data.email)
-    await throttle.attempt(node, throttle.ACCOUNT, key)
+    Each attempt counts against a guessing throttle first (429 with Retry-After while it waits, registered
+    or not): the browser's own when it carries this account's device cookie (`device`, its nonce from
+    actors/identity/device_cookies.py), so others' failures never delay it, else the e-mail's. A right
+    password forgets that subject's failures. An unknown e-mail is checked against a dummy hash of the same
+    cost, and a non-member's password is checked before the membership, so every refusal costs one bcrypt
+    check: the answer's timing does not tell whether an e-mail is registered."""
+    key = throttle.device_key(device) if device is not None else throttle.account_key(data.email)
+    await throttle.attempt(node, throttle.DEVICE if device is not None else throttle.ACCOUNT, key)
     row = await repo.user_login(node.pool, data.email)
     hashed = row["password_hash"] if row is not None else dummy_hash(node.bcrypt_rounds)
     valid = await verify_secret(data.password, hashed) and row is not None

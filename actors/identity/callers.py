@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from actors.identity import sso, throttle
+from actors.identity import sso
 from actors.identity.accounts import session_digest
 from actors.identity.passwords import verify_secret
 from actors.kernel.credential_cache import VerifiedCredential, secret_digest
@@ -123,36 +123,18 @@ async def verify_bearer(node: Node, token: str, digest: str) -> VerifiedCredenti
     return _usable(node, credential)
 
 
-async def _bearer_credential(node: Node, token: str, address: str | None) -> VerifiedCredential:
-    """The credential of a bearer token. One this node already verified passes at once (the hot path: a
-    digest and a dict lookup); any other is guarded by the address's guessing throttle: refused 429 while
-    the address is locked, and a refused one counts."""
-    digest = secret_digest(token)
-    cached = node.credentials.get(digest)
-    if cached is not None:
-        return _usable(node, cached)
-    if address is None:
-        return await verify_bearer(node, token, digest)
-    key = throttle.address_key(address)
-    await throttle.check(node, throttle.ADDRESS, key)
-    try:
-        return await verify_bearer(node, token, digest)
-    except Unauthorized:
-        await throttle.failed(node, throttle.ADDRESS, key)
-        raise
-
-
 async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, bearer: str | None,
-                         session_token: str | None, address: str | None = None, mcp: bool = False) -> Caller:
-    """`address` (the client's) turns on the guessing throttle for credentials not yet verified on this
-    node (actors/identity/throttle.py ADDRESS), unless the node has it off. An assistant (MCP) key is refused
-    unless `mcp` (the request is to /mcp, web/mcp.py): elsewhere, an HTTP route or the live socket, it would
-    reach every procedure or board its member may, whatever the key allows."""
-    if not node.address_throttle:
-        address = None
+                         session_token: str | None, mcp: bool = False) -> Caller:
+    """An invalid credential is refused (401) whoever else shares the client's address: keys, tokens and
+    sessions carry 160+ random bits, so they are not throttled per address (docs/security.md "One address,
+    a whole site"); web/rate_limit.py counts a refused one against its own bucket. An assistant (MCP) key is
+    refused unless `mcp` (the request is to /mcp, web/mcp.py): elsewhere, an HTTP route or the live socket,
+    it would reach every procedure or board its member may, whatever the key allows."""
     org = await organization_for_slug(node, org_slug) if org_slug else None
     if bearer is not None:
-        credential = await _bearer_credential(node, bearer, address)
+        digest = secret_digest(bearer)
+        cached = node.credentials.get(digest)  # the hot path: a digest and a dict lookup
+        credential = _usable(node, cached) if cached is not None else await verify_bearer(node, bearer, digest)
         if org is None:
             row = await repo.organization_by_id(node.pool, credential.organization_id)
             assert row is not None
@@ -171,16 +153,11 @@ async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, b
     if session_token:
         digest = session_digest(session_token)
         user = node.credentials.get_session(digest)
-        if user is None:
-            key = throttle.address_key(address) if address is not None else None
-            if key is not None:
-                await throttle.check(node, throttle.ADDRESS, key)
+        if user is None:  # an unknown or expired session token is treated as none
             row = await repo.session_user(node.pool, digest, node.clock.now())
             if row is not None:
                 user = (row["id"], row["email"], row["organization_id"])
                 node.credentials.put_session(digest, *user)
-            elif key is not None:  # an unknown or expired session token: treated as none, but counted
-                await throttle.failed(node, throttle.ADDRESS, key)
         if user is not None and user[2] is not None and (org is None or org.id != user[2]):
             user = None  # a single sign-on's session, good on its organization's host only
         if user is not None:

@@ -1,13 +1,17 @@
 """The guessing throttle: exponential backoff per subject, shared by every node through PostgreSQL and timed
 by the node's clock (docs/decisions.md "Guessing throttle").
 
-A subject is what a guesser aims at: an account (password login; `forms.verifyOtp` is to call `attempt` with
-`ACCOUNT` and a key such as `otp:<form>:<e-mail>` when it exists) or a client address (invalid bearer
-credentials and session tokens). The first few failures within the window cost nothing; from then on each
-attempt locks the subject for 2, 4, 8, ... seconds, capped, and an attempt inside the lock is answered 429
-with `Retry-After` without being checked or counted. A success forgets the subject. The cap and the window
-bound what a stranger can do to the real owner: at worst one attempt per cap keeps the account waiting that
-long between tries, never locked out for good.
+A subject is what a guesser aims at, where a guess can succeed: an account (password sign-in from an unknown
+device; `forms.verifyOtp` is to call `attempt` with `ACCOUNT` and a key such as `otp:<form>:<e-mail>` when it
+exists), or one browser's device cookie for that account (actors/identity/device_cookies.py: a browser that
+signed in before is throttled on its own, so a stranger's failures never delay the owner there). Bearer
+credentials and session tokens are not throttled here: they carry 160+ random bits, and a client address is
+shared by a whole site (docs/security.md "One address, a whole site"). The first few failures within the
+window cost nothing; from then on each attempt locks the subject for 2, 4, 8, ... seconds, capped, and an
+attempt inside the lock is answered 429 with `Retry-After` without being checked or counted. A success
+forgets the subject. The cap and the window bound what a stranger can do to the real owner: at worst one
+attempt per cap keeps the account waiting that long between tries on an unknown device, never locked out
+for good.
 """
 
 from __future__ import annotations
@@ -34,10 +38,9 @@ class Policy:
 # hour since the last failure) is longer than the cap, so waiting out a delay does not restore free tries.
 ACCOUNT = Policy("sign-in attempts for this account", free_failures=5, window=timedelta(hours=1),
                  cap=timedelta(minutes=15))
-# An address shares its budget between everyone behind it (an office NAT), so it gets more free failures;
-# a browser with a stale cookie makes one or two failed requests before it signs in again.
-ADDRESS = Policy("invalid credentials from this address", free_failures=10, window=timedelta(hours=1),
-                 cap=timedelta(minutes=15))
+# A known browser's own attempts (its device cookie): the account's backoff, but the failures are its own.
+DEVICE = Policy("sign-in attempts from this browser", free_failures=5, window=timedelta(hours=1),
+                cap=timedelta(minutes=15))
 
 
 def account_key(email: str) -> str:
@@ -45,8 +48,9 @@ def account_key(email: str) -> str:
     return "account:" + email.strip().lower()
 
 
-def address_key(address: str) -> str:
-    return "address:" + address
+def device_key(nonce: str) -> str:
+    """The subject of password attempts from one browser that signed in to the account before."""
+    return "device:" + nonce
 
 
 def _refusal(policy: Policy, until: datetime, now: datetime) -> TooManyRequests:
@@ -66,21 +70,6 @@ async def attempt(node: Node, policy: Policy, key: str) -> None:
             raise _refusal(policy, until or now, now)
         if counted == 1:  # a fresh subject: a good moment to drop a few stale ones
             await repo.prune(conn, now - policy.window)
-
-
-async def check(node: Node, policy: Policy, key: str) -> None:
-    """Raise 429 with `Retry-After` while the subject is locked; count nothing."""
-    now = node.clock.now()
-    until = await repo.locked_until(node.pool, key, now)
-    if until is not None:
-        raise _refusal(policy, until, now)
-
-
-async def failed(node: Node, policy: Policy, key: str) -> None:
-    """Count a failure found after the fact (an invalid credential); never raises 429 itself."""
-    now = node.clock.now()
-    await repo.count_attempt(node.pool, key, now, now - policy.window, policy.free_failures,
-                             policy.cap.total_seconds())
 
 
 async def succeeded(node: Node, key: str) -> None:

@@ -79,8 +79,6 @@ class Node:
     # The key secrets kept at rest are sealed under (actors/kernel/sealing.py; OBEYA_SECRET_KEY); None: a key
     # kept in the database. Never shown in a repr, so never in a log line.
     secret_key: str | None = field(default=None, repr=False)
-    # Whether invalid credentials are throttled per client address (server/config.py OBEYA_ADDRESS_THROTTLE).
-    address_throttle: bool = True
     # The payment processor (actors/tenancy/billing_processors.py; server/config.py OBEYA_BILLING): the sandbox
     # unless start-up built Stripe's.
     billing: Processor = field(default_factory=SandboxProcessor)

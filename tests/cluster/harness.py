@@ -123,7 +123,7 @@ class Cluster:
                "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
                "OBEYA_DATABASE_URL": self.database_url, "OBEYA_REDIS_URL": self.redis_url,
                "OBEYA_SERVICE_HOST": "localhost", "OBEYA_DATA_DIR": str(self._dir / name),
-               "OBEYA_BCRYPT_ROUNDS": "4", "OBEYA_ADDRESS_THROTTLE": "0", "OBEYA_POOL_SIZE": "6",
+               "OBEYA_BCRYPT_ROUNDS": "4", "OBEYA_POOL_SIZE": "6",
                "OBEYA_NODE_ID": f"{self._dir.name}-{name}", **environ}
         log_path = self._dir / f"{name}.log"
         with log_path.open("wb") as output:

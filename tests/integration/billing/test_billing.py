@@ -277,7 +277,7 @@ async def test_a_plan_change_reaches_the_gates_and_rate_limit_of_every_node(aioh
     from tests.harness import Api
 
     settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost", "OBEYA_REDIS_URL": redis_url,
-                                  "OBEYA_BCRYPT_ROUNDS": "4", "OBEYA_ADDRESS_THROTTLE": "0"})
+                                  "OBEYA_BCRYPT_ROUNDS": "4"})
     node_a, node_b = [await aiohttp_client(create_app(settings, database_url), cookie_jar=aiohttp.DummyCookieJar())
                       for _ in range(2)]
     org = await make_org(node_a, plan="free")

@@ -1,6 +1,7 @@
 """The guessing throttle (actors/identity/throttle.py): per-account backoff on password login, whatever the
-source address, capped and reset by a right password; per-address backoff on invalid bearer credentials and
-session tokens, which leaves credentials already in use alone. Time is the test's ManualClock."""
+source address, capped and reset by a right password. Invalid bearer credentials and session tokens are not
+throttled per address: a site shares one, and a fresh key or session from it works whatever others sent.
+Time is the test's ManualClock."""
 
 from __future__ import annotations
 
@@ -30,11 +31,9 @@ async def _remote_from_header(request: web.Request,
     return await handler(request.clone(remote=remote) if remote else request)
 
 
-async def _server(request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock,
-                  address_throttle: bool = False) -> Any:
+async def _server(request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> Any:
     """A server on the test's clock whose requests may name their client address."""
-    settings = server_settings(request, OBEYA_ADDRESS_THROTTLE="1" if address_throttle else "0")
-    app = create_app(settings, database_url, clock=clock)
+    app = create_app(server_settings(request), database_url, clock=clock)
     app.middlewares.insert(0, _remote_from_header)
     return await aiohttp_client(app, cookie_jar=aiohttp.DummyCookieJar())
 
@@ -134,36 +133,28 @@ async def test_the_delay_doubles_up_to_its_cap_and_a_quiet_hour_forgets(
         assert (await _login(org.anonymous, org.owner_email, "wrong")).status == 401
 
 
-async def test_invalid_bearer_credentials_from_one_address_are_throttled_valid_ones_are_not(
+async def test_invalid_credentials_from_one_address_never_refuse_a_valid_one_from_it(
         request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> None:
-    org: Org = await make_org(await _server(request, aiohttp_client, database_url, clock, address_throttle=True))
-    made = await org.owner.mutate("auth.tokens.create", {"name": "script", "scopes": ["read"]})
+    """A tablet still holding a revoked key, and a browser with stale session cookies, share the plant's
+    address: every fresh key, token and session from that address works at once."""
+    org: Org = await make_org(await _server(request, aiohttp_client, database_url, clock))
     address = f"203.0.113.{secrets.randbelow(250) + 1}"
-    script = _from(org.anonymous, address).with_bearer(made.data["token"])
-    assert (await script.query("auth.me")).status == 200  # in use from this address
-    guesser = _from(org.anonymous, address)
-    for _ in range(10):
-        guess = await guesser.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")
-        assert guess.status == 401
-    throttled = await guesser.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")
-    assert throttled.status == 429 and throttled.headers["Retry-After"] == "2"
-    # The credential already in use keeps working from that address, and other addresses are not affected.
-    assert (await script.query("auth.me")).status == 200
-    elsewhere = _from(org.anonymous, "192.0.2.1").with_bearer("svc_pat_" + secrets.token_hex(20))
-    assert (await elsewhere.query("auth.me")).status == 401
-    clock.advance(2)
-    assert (await guesser.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")).status == 401
-    assert (await guesser.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")).headers[
-        "Retry-After"] == "4"
-
-
-async def test_unknown_session_tokens_from_one_address_are_throttled(
-        request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> None:
-    org = await make_org(await _server(request, aiohttp_client, database_url, clock, address_throttle=True))
-    guesser = _from(org.anonymous, f"203.0.113.{secrets.randbelow(250) + 1}")
-    for _ in range(10):
-        assert (await guesser.with_session(secrets.token_urlsafe(32)).query("auth.me")).status == 401
-    throttled = await guesser.with_session(secrets.token_urlsafe(32)).query("auth.me")
-    assert throttled.status == 429 and "Retry-After" in throttled.headers
-    # The owner's session, in use, is not affected.
-    assert (await org.owner.query("auth.me")).status == 200
+    floor = _from(org.anonymous, address)
+    for _ in range(30):
+        assert (await floor.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")).status == 401
+        assert (await floor.with_bearer("svc_sk_live_" + secrets.token_hex(20)).query("auth.me")).status == 401
+        assert (await floor.with_session(secrets.token_urlsafe(32)).query("auth.me")).status == 401
+    # Never used before, so not verified on this node yet: checked against the database, not refused.
+    made = await org.owner.mutate("auth.tokens.create", {"name": "script", "scopes": ["read"]})
+    fresh_token = await floor.with_bearer(made.data["token"]).query("auth.me")
+    assert fresh_token.status == 200 and fresh_token.data["email"] == org.owner_email
+    key = await org.owner.rest("POST", "/api/v1/auth/api-keys", {"name": "tablet"})
+    assert key.status == 201, key.body
+    assert (await floor.with_bearer(key.data["key"]).query("auth.me")).status == 200
+    signed_in = await _login(floor, org.owner_email, PASSWORD)
+    assert signed_in.status == 200
+    session = signed_in.headers.getall("Set-Cookie")[0].split(";", 1)[0].split("=", 1)[1]
+    assert (await floor.with_session(session).query("auth.me")).status == 200
+    # Still no throttle an hour of guessing later: each guess is refused 401, none locks the address.
+    clock.advance(3600)
+    assert (await floor.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")).status == 401

@@ -9,13 +9,18 @@ from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
+import pytest
 
 from actors.identity.passwords import hash_secret
 from actors.runtime.clock import ManualClock
 from server.app import create_app
 from server.config import Settings
+from tests.conftest import server_settings
 from tests.harness import Api, Org, Reply, login, make_org
+from tests.integration.boards.conftest import make_board
+from tests.integration.files.conftest import insert_form
 from web.keys import NODE
+from web.rate_limit import FORM_SUBMISSION_LIMIT
 
 LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 
@@ -107,18 +112,80 @@ async def test_an_api_key_has_a_bucket_of_its_own(org: Org) -> None:
     assert limits(await org.owner.query("auth.me"))[:2] == (1000, 994)
 
 
-async def test_unauthenticated_requests_are_limited_per_client_address(client: Any) -> None:
+async def _server(aiohttp_client: Any, database_url: str, request: pytest.FixtureRequest, **environ: str) -> Any:
+    return await aiohttp_client(create_app(server_settings(request, **environ), database_url),
+                                cookie_jar=aiohttp.DummyCookieJar())
+
+
+async def test_unauthenticated_requests_are_limited_per_client_address(
+        aiohttp_client: Any, database_url: str, request: pytest.FixtureRequest) -> None:
+    client = await _server(aiohttp_client, database_url, request, OBEYA_ANONYMOUS_RATE_LIMIT="60")
     org = await make_org(client, plan="enterprise")  # its login was the address's first request
     replies = [await org.anonymous.query("auth.checkEmail", {"email": f"n{i}@x.test"}) for i in range(59)]
     assert all(reply.status == 200 for reply in replies)
     assert limits(replies[0])[:2] == (60, 58)
     refused = await org.anonymous.rest("GET", "/api/v1/auth/check-email", params={"email": "z@x.test"})
     assert refused.status == 429 and refused.error["code"] == "TOO_MANY_REQUESTS"
-    # A guessed credential is counted against the address too, and refused before it is checked.
+    # A credential is no anonymous request: a guessed one is checked and refused on its own account (its
+    # own bucket, at the smallest plan's rate), and a valid one from the same address is served.
     guess = await org.anonymous.with_bearer("svc_sk_live_0000000000000000").query("auth.me")
-    assert guess.status == 429
+    assert guess.status == 401 and limits(guess)[:2] == (60, 59)
     # The enterprise owner's own bucket is untouched.
     assert limits(await org.owner.query("auth.me"))[:2] == (5000, 4999)
+
+
+async def test_the_anonymous_limit_fits_a_site_by_default(client: Any) -> None:
+    """600 a minute per address: the 61st anonymous request of a minute (the free plan's old limit) passes."""
+    org = await make_org(client)
+    replies = [await org.anonymous.query("auth.checkEmail", {"email": f"n{i}@x.test"}) for i in range(61)]
+    assert [reply.status for reply in replies] == [200] * 61
+    assert limits(replies[-1])[:2] == (600, 600 - 62)  # the owner's login was the address's first request
+
+
+async def test_a_refused_credential_spends_its_own_budget_never_its_addresss(
+        aiohttp_client: Any, database_url: str, request: pytest.FixtureRequest) -> None:
+    """A stale tablet hammering with a revoked key is refused 401, then 429 once its own minute is spent;
+    its neighbours (anonymous, or with a key of their own, from the same address) never notice."""
+    client = await _server(aiohttp_client, database_url, request, OBEYA_ANONYMOUS_RATE_LIMIT="60")
+    org = await make_org(client)
+    stale = org.anonymous.with_bearer(await add_api_key(org))
+    assert (await stale.query("auth.me")).status == 200
+    revoked = await org.owner.rest("POST", f"/api/v1/auth/api-keys/{await _key_id(org)}/revoke", {})
+    assert revoked.status == 200, revoked.body
+    statuses = [(await stale.query("auth.me")).status for _ in range(70)]
+    assert statuses == [401] * 60 + [429] * 10
+    spent = await stale.query("auth.me")
+    assert spent.status == 429 and limits(spent)[:2] == (60, 0) and "Retry-After" in spent.headers
+    anonymous = await org.anonymous.query("auth.checkEmail", {"email": "free@x.test"})
+    assert anonymous.status == 200 and limits(anonymous)[:2] == (60, 58)  # the owner's login, and this one
+    fresh = org.anonymous.with_bearer(await add_api_key(org))
+    assert (await fresh.query("auth.me")).status == 200
+
+
+async def _key_id(org: Org) -> str:
+    listed = await org.owner.rest("GET", "/api/v1/auth/api-keys")
+    assert listed.status == 200, listed.body
+    [key] = listed.data
+    return str(key["id"])
+
+
+async def test_public_submissions_are_limited_per_form_and_address(
+        client: Any, request: pytest.FixtureRequest) -> None:
+    org = await make_org(client)
+    board = await make_board(org)
+    crowded, other = await insert_form(org, board.id), await insert_form(org, board.id)
+    path = f"/api/forms/{crowded['id']}/submit"
+    replies = [await org.anonymous.rest("POST", path, {"title": f"report {n}"}) for n in range(FORM_SUBMISSION_LIMIT)]
+    assert {reply.status for reply in replies} == {200}
+    # The headers tell the bucket nearest its limit: this form's, from this address.
+    assert limits(replies[-1])[:2] == (FORM_SUBMISSION_LIMIT, 0)
+    refused = await org.anonymous.rest("POST", path, {"title": "one too many"})
+    assert refused.status == 429 and refused.error["code"] == "TOO_MANY_REQUESTS" and "Retry-After" in refused.headers
+    # The address's other forms and pages go on within the address's own limit.
+    elsewhere = await org.anonymous.rest("POST", f"/api/forms/{other['id']}/submit", {"title": "another form"})
+    assert elsewhere.status == 200 and limits(elsewhere)[:2] == (600, 600 - FORM_SUBMISSION_LIMIT - 3)
+    page = await org.anonymous.rest("GET", f"/api/forms/{crowded['id']}")
+    assert page.status == 200 and limits(page)[:2] == (600, 600 - FORM_SUBMISSION_LIMIT - 4)
 
 
 async def test_the_window_resets_on_the_next_minute(aiohttp_client: Any, database_url: str,

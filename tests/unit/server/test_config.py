@@ -55,6 +55,22 @@ def test_the_node_id_and_the_actor_lease() -> None:
     assert (given.node_id, given.actor_lease) == ("obeya-7f9c4-x2x8z", 2.5)
 
 
+def test_the_limits_a_site_behind_one_address_needs() -> None:
+    """Defaults sized for a plant behind one NAT address (docs/security.md "One address, a whole site"); the
+    address throttle's old variable, set in an existing deployment, is no longer read and stops nothing."""
+    defaults = Settings.from_env({})
+    assert defaults.anonymous_rate_limit == 600
+    assert (defaults.socket_max_per_user, defaults.socket_max_per_address) == (500, 2000)
+    given = Settings.from_env({"OBEYA_ANONYMOUS_RATE_LIMIT": "5000", "OBEYA_SOCKET_MAX_PER_USER": "64",
+                               "OBEYA_SOCKET_MAX_PER_ADDRESS": "10000"})
+    assert (given.anonymous_rate_limit, given.socket_max_per_user, given.socket_max_per_address) == (5000, 64, 10000)
+    for old in ("0", "1"):
+        assert Settings.from_env({"OBEYA_ADDRESS_THROTTLE": old}).anonymous_rate_limit == 600
+    for value in ("0", "-5", "lots", "1000001"):
+        with pytest.raises(SystemExit, match="OBEYA_ANONYMOUS_RATE_LIMIT"):
+            Settings.from_env({"OBEYA_ANONYMOUS_RATE_LIMIT": value})
+
+
 def test_production_refuses_a_cheap_bcrypt_cost() -> None:
     assert Settings.from_env({"OBEYA_BCRYPT_ROUNDS": "4"}).bcrypt_rounds == 4  # development and tests
     with pytest.raises(SystemExit, match="OBEYA_BCRYPT_ROUNDS must be at least 10 in production"):

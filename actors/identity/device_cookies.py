@@ -1,0 +1,61 @@
+"""Device cookies (OWASP "Slow Down Online Guessing Attacks with Device Cookies"): a browser that signed in to
+an account with its password carries a cookie binding that account to a random nonce, signed by the server.
+A sign-in attempt presenting a valid cookie of the same account is throttled per device
+(actors/identity/throttle.py `DEVICE`), not by the account's backoff, so a stranger's wrong passwords never
+delay the owner on a browser the owner used before; any other attempt (no cookie, a forged one, another
+account's) keeps the per-account backoff.
+
+The cookie is `<nonce>.<signature>`: the nonce is `secrets.token_urlsafe`, the signature HMAC-SHA256 over the
+nonce and the normalised e-mail, so the cookie does not show which account it is for and fits no other. The
+HMAC key is derived (HKDF-SHA256) from the node's `secret_key` (`OBEYA_SECRET_KEY`), or from a key generated
+once and kept in the database's `secret_keys`, shared by every node (as actors/kernel/sealing.py does).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from datetime import timedelta
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from actors.identity.throttle import account_key
+from actors.kernel.node import Node
+from storage import mail
+
+DEVICE_COOKIE = "obeya.device"
+LIFETIME = timedelta(days=365)
+KEY_NAME = "device-cookie"
+
+
+async def _key(node: Node) -> bytes:
+    material = node.secret_key.encode() if node.secret_key is not None else \
+        await mail.secret_key(node.pool, KEY_NAME, secrets.token_bytes(32))
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"obeya device cookie").derive(material)
+
+
+def _signature(key: bytes, nonce: str, email: str) -> str:
+    digest = hmac.new(key, f"{nonce}:{account_key(email)}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+async def issue(node: Node, email: str) -> str:
+    """A new device cookie's value for the account `email`, on the browser that just proved its password."""
+    nonce = secrets.token_urlsafe(16)
+    return f"{nonce}.{_signature(await _key(node), nonce, email)}"
+
+
+async def device_of(node: Node, cookie: str | None, email: str) -> str | None:
+    """The device nonce of `cookie` when it is a valid device cookie of the account `email`; None otherwise
+    (no cookie, a malformed or forged one, another account's)."""
+    if not cookie:
+        return None
+    nonce, _, signature = cookie.partition(".")
+    if not nonce or not signature:
+        return None
+    if not hmac.compare_digest(signature.encode(), _signature(await _key(node), nonce, email).encode()):
+        return None
+    return nonce
