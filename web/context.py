@@ -134,7 +134,7 @@ def note_retry_after(request: web.Request, error: ApiError) -> None:
 def request_id_of(request: web.Request) -> str:
     """The client's `X-Request-Id` when it is a sane one, else a new id."""
     incoming = request.headers.get("X-Request-Id", "")
-    return incoming if _REQUEST_ID.match(incoming) else new_id("req")
+    return incoming if _REQUEST_ID.match(incoming) else new_id("rid")
 
 
 def render_error(request: web.Request, exc: Exception, style: str) -> web.StreamResponse:

@@ -284,7 +284,7 @@ class LiveGateway:
                      address: str | None = None) -> Caller:
         """The socket's caller; with `address` (at connect, not on re-checks) an unknown credential counts
         toward the guessing throttle of that address, as on HTTP."""
-        caller = await resolve_caller(self.node, request_id=new_id("req"), org_slug=slug, bearer=bearer,
+        caller = await resolve_caller(self.node, request_id=new_id("rid"), org_slug=slug, bearer=bearer,
                                       session_token=session_token, address=address)
         if caller.organization is None:
             raise BadRequest("connect on the organization host, <org>.<service host>")
