@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -321,10 +321,12 @@ def _time_cursor(cursor: str | None) -> datetime | None:
     if cursor is None or cursor == "":
         return None
     try:
-        moment = datetime.fromisoformat(cursor.replace("Z", "+00:00"))
-    except ValueError:
+        parsed = datetime.fromisoformat(cursor.replace("Z", "+00:00"))
+        # In UTC, as the database takes it: a forged offset could put it outside the calendar (year 1 at +14:00).
+        moment = parsed.astimezone(UTC) if parsed.tzinfo is not None else None
+    except (ValueError, OverflowError):
         moment = None
-    if moment is None or moment.tzinfo is None:
+    if moment is None:
         raise BadRequest("cursor must be an ISO 8601 timestamp with a time zone",
                          details=[FieldError("cursor", "must be an ISO 8601 timestamp")])
     return moment
