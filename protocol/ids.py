@@ -1,6 +1,6 @@
 """Ids, secrets and timestamps as they appear on the wire.
 
-Ids are a prefix from the spec plus 20 random base32 characters; timestamps are ISO 8601 UTC with
+Ids are a prefix from `Prefix` plus 20 random base32 characters; timestamps are ISO 8601 UTC with
 milliseconds (`2026-11-21T10:00:00.000Z`).
 """
 
@@ -10,8 +10,75 @@ import hashlib
 import os
 import threading
 from datetime import UTC, datetime
+from enum import StrEnum, unique
 
 import msgspec
+
+
+@unique
+class Prefix(StrEnum):
+    """Every id prefix the server mints, each once: those the spec lists (domain section 2) as it spells them,
+    the rest for resources the spec does not name. An id is `<prefix>_<random>`; rows made before a prefix
+    changed keep theirs, so nothing may tell a resource by its id's prefix alone."""
+
+    ORGANIZATION = "org"
+    USER = "usr"
+    INVITATION = "inv"
+    WORKSPACE = "wsp"
+    PROJECT = "prj"
+    BOARD = "brd"
+    GROUP = "grp"
+    COLUMN = "col"
+    LABEL = "lbl"
+    ITEM = "itm"
+    COMMENT = "cmt"
+    FILE = "file"
+    ACTIVITY = "atv"
+    NOTIFICATION = "ntf"
+    EMAIL = "eml"
+    EVENT = "evt"
+    AUTOMATION = "aut"
+    AUTOMATION_EXECUTION = "exe"
+    AUTOMATION_MANUAL_RUN = "run"
+    AUTOMATION_HOOK_CALL = "hook"
+    KPI = "kpi"
+    KPI_VALUE = "kpv"
+    KPI_ALERT = "alt"
+    KPI_TARGET = "tgt"
+    ACTION = "act"
+    ESCALATION = "esc"
+    PROBLEM_SHEET = "ps"
+    STANDARD_WORK_CHECKLIST = "cl"
+    STANDARD_WORK_STEP = "cli"
+    STANDARD_WORK_COMPLETION = "comp"
+    AUDIT_CHECKLIST = "chk"
+    AUDIT_QUESTION = "aqi"
+    AUDIT = "aud"
+    MEETING = "mtg"
+    FORM = "frm"
+    FORM_SUBMISSION = "sub"
+    FORM_CODE = "otp"
+    DISTRIBUTION_RECIPIENT = "dr"
+    APPROVAL_FLOW = "flow"
+    APPROVAL_REQUEST = "req"
+    APPROVAL_DECISION = "dec"
+    APPROVAL_ACTION_RUN = "aar"
+    TEMPLATE = "tpl"
+    IMPORT = "imp"
+    WEBHOOK = "whk"
+    PERSONAL_TOKEN = "tok"
+    API_KEY = "key"
+    MCP_KEY = "mcp"
+    OAUTH_APP = "oap"
+    OAUTH_CLIENT = "oac"
+    OAUTH_GRANT = "ogr"
+    OAUTH_ACCESS_TOKEN = "oat"
+    OAUTH_REFRESH_TOKEN = "ort"
+    SUBSCRIPTION = "bsub"
+    CHECKOUT_SESSION = "cs"
+    PORTAL_SESSION = "bps"
+    HTTP_REQUEST = "rid"
+
 
 # Each random byte becomes the base32 character of its low 5 bits (256 is a multiple of 32, so every
 # character is equally likely): one C-level translate instead of base64.b32encode's Python loop, which
@@ -46,12 +113,12 @@ def _random_bytes(count: int) -> bytes:
         return _pool[_taken - count:_taken]
 
 
-def new_id(prefix: str) -> str:
+def new_id(prefix: Prefix) -> str:
     """`<prefix>_` + 20 lowercase base32 characters (100 random bits)."""
     return f"{prefix}_{_random_bytes(20).translate(_BASE32).decode('ascii')}"
 
 
-def derived_id(prefix: str, *parts: str) -> str:
+def derived_id(prefix: Prefix, *parts: str) -> str:
     """An id of `new_id`'s form that the same parts always give, for a write that may be sent again and must be
     recognised as the same (100 bits of SHA-256; the parts hold a random id, so ids stay unguessable)."""
     digest = hashlib.sha256("\x1f".join(parts).encode()).digest()[:20]

@@ -1,8 +1,9 @@
 """Cursors and page limits shared by every list.
 
-A cursor is opaque to callers: base64url of a JSON array holding the sort key of the last row.
-A malformed cursor or a limit outside its range is a 400 BAD_REQUEST in both styles (spec 7.3),
-not a validation 422, so limits are checked here rather than by the input schema.
+A cursor is opaque to callers: base64url of a JSON array holding the sort key of the last row (the event feed's
+is the last seq in decimal). A malformed cursor, one whose key is out of range (an integer past 64 bits, a time
+PostgreSQL cannot hold), or a limit outside its range is a 400 BAD_REQUEST naming the field in both styles (spec
+7.3), not a validation 422, so limits are checked here rather than by the input schema.
 """
 
 from __future__ import annotations
@@ -58,8 +59,22 @@ def decode_cursor(cursor: str | None, arity: int) -> list[Any] | None:
     except (binascii.Error, msgspec.DecodeError, ValueError, UnicodeEncodeError, RecursionError):
         key = None
     if not isinstance(key, list) or len(key) != arity or not all(_scalar(part) for part in key):
-        raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")])
+        raise malformed_cursor()
     return key
+
+
+def malformed_cursor() -> BadRequest:
+    return BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")])
+
+
+def decode_seq_cursor(cursor: str | None) -> int | None:
+    """The seq a cursor of decimal digits holds (the event feed's), or None for the first page. Raises BadRequest
+    when it is not digits or past 64 bits (a seq is a bigint)."""
+    if cursor is None or cursor == "":
+        return None
+    if not cursor.isascii() or not cursor.isdigit() or int(cursor) > INT_MAX:
+        raise malformed_cursor()
+    return int(cursor)
 
 
 def _scalar(value: Any) -> bool:
@@ -105,4 +120,4 @@ def decode_time_cursor(cursor: str | None) -> tuple[datetime, str] | None:
         moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
         return moment, str(key[1])
     except (TypeError, ValueError, OverflowError):
-        raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")]) from None
+        raise malformed_cursor() from None

@@ -18,13 +18,14 @@ from protocol.automations import Operator
 from protocol.boards import ColumnName, GroupName, HexColor, View
 from protocol.columns import ColumnType
 from protocol.fields import Id
+from protocol.ids import Prefix
 from protocol.kpis import Category, Direction, Frequency, KpiName, Number, Thresholds, Unit
 from protocol.registry import EmptyInput, Procedure, Role, declare
 
 # What the source board's id becomes in a template's automations (a create_item on the same board).
 BOARD_KEY = "board"
 # Vendor template ids (DESIGN "Templates").
-VENDOR_PREFIX = "tpl_vendor_"
+VENDOR_PREFIX = f"{Prefix.TEMPLATE}_vendor_"
 
 TemplateName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]  # platform 8
 Description = Annotated[str, msgspec.Meta(max_length=2000)]

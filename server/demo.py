@@ -30,7 +30,7 @@ from actors.kernel.node import Node
 from protocol.caller import Caller, CredentialKind, Organization
 from protocol.errors import Conflict, FieldError
 from protocol.fields import Password, Slug
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from protocol.registry import REGISTRY, Role
 from server.app import create_app
 from server.config import Settings
@@ -218,7 +218,7 @@ class DemoOrganization:
 
     async def call(self, who: str, procedure_name: str, raw: dict[str, Any]) -> Any:
         """Run a procedure as `who` the way the web edge does: authorize, decode the input, implementation."""
-        caller = dataclasses.replace(self.callers[who], request_id=new_id("req"))
+        caller = dataclasses.replace(self.callers[who], request_id=new_id(Prefix.HTTP_REQUEST))
         return await run_procedure(self.node, caller, REGISTRY[procedure_name], raw)
 
     def user_id(self, who: str) -> str:
@@ -227,7 +227,7 @@ class DemoOrganization:
 
 def _caller(organization: Organization, user_id: str, email: str, role: str) -> Caller:
     """The caller a signed-in session of this user on the organization's host resolves to."""
-    return Caller(request_id=new_id("req"), organization=organization, user_id=user_id, user_email=email,
+    return Caller(request_id=new_id(Prefix.HTTP_REQUEST), organization=organization, user_id=user_id, user_email=email,
                   role=Role.parse(role), credential=CredentialKind.SESSION, credential_id=f"user:{user_id}")
 
 

@@ -7,13 +7,13 @@ from typing import Any
 
 import asyncpg
 
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage.connection import Conn
 
 
 async def record(conn: Conn, org_id: str, actor_id: str | None, entity_type: str, entity_id: str,
                  action: str, metadata: dict[str, Any] | None = None) -> str:
-    entry_id = new_id("atv")
+    entry_id = new_id(Prefix.ACTIVITY)
     await conn.execute(
         """INSERT INTO activity (id, organization_id, entity_type, entity_id, action, metadata, actor_id)
            VALUES ($1, $2, $3, $4, $5, $6, $7)""",

@@ -10,7 +10,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage.connection import Conn, Connection
 
 
@@ -73,7 +73,7 @@ async def append_all(conn: Connection, events: Sequence[Pending], writer: Writer
     for organization_id, stream, _, _ in events:
         counts[stream] = counts.get(stream, 0) + 1
         organization_of.setdefault(stream, organization_id)
-        ids.append(new_id("evt"))
+        ids.append(new_id(Prefix.EVENT))
         numbers.append(counts[stream])
     rows = await conn.fetch(
         _APPEND, list(counts), [organization_of[stream] for stream in counts], list(counts.values()),

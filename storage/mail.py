@@ -7,7 +7,7 @@ from datetime import datetime
 
 import asyncpg
 
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage.connection import Conn
 
 # Postgres delivers a NOTIFY only when the queuing transaction commits: the wake-up comes after commit.
@@ -18,7 +18,7 @@ async def store(conn: Conn, org_id: str | None, kind: str, recipient: str, subje
                 status: str, sealed_body: bytes | None = None) -> str:
     """`body` is what may be shown and logged; `sealed_body`, when the e-mail carries a secret, is the text
     to send, sealed (actors/kernel/sealing.py)."""
-    email_id = new_id("eml")
+    email_id = new_id(Prefix.EMAIL)
     await conn.execute(
         """INSERT INTO emails (id, organization_id, kind, recipient, subject, body, status, sealed_body)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncpg
 
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage.connection import Conn
 
 COLUMNS = "id, type, title, body, entity_type, entity_id, read, created_at"
@@ -16,7 +16,7 @@ async def insert(conn: Conn, user_id: str, org_id: str | None, type: str, title:
     return await conn.fetchrow(
         f"""INSERT INTO notifications (id, user_id, organization_id, type, title, body, entity_type, entity_id)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {COLUMNS}""",
-        new_id("ntf"), user_id, org_id, type, title, body, entity_type, entity_id)
+        new_id(Prefix.NOTIFICATION), user_id, org_id, type, title, body, entity_type, entity_id)
 
 
 # Every organization's when the parameter is null; that organization's only otherwise.

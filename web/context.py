@@ -20,7 +20,7 @@ from protocol.errors import (
     ServiceUnavailable,
     TooManyRequests,
 )
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from protocol.slugs import ROUTED_HOST_LABELS
 from web.envelopes import error_response
 from web.errors import unexpected_error
@@ -134,7 +134,7 @@ def note_retry_after(request: web.Request, error: ApiError) -> None:
 def request_id_of(request: web.Request) -> str:
     """The client's `X-Request-Id` when it is a sane one, else a new id."""
     incoming = request.headers.get("X-Request-Id", "")
-    return incoming if _REQUEST_ID.match(incoming) else new_id("req")
+    return incoming if _REQUEST_ID.match(incoming) else new_id(Prefix.HTTP_REQUEST)
 
 
 def render_error(request: web.Request, exc: Exception, style: str) -> web.StreamResponse:

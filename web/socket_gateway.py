@@ -50,7 +50,7 @@ from actors.kernel.node import Node
 from protocol import events as spec
 from protocol.caller import Caller
 from protocol.errors import ApiError, BadRequest, Conflict, FieldError, NotFound, TooManyRequests, Unauthorized
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from web.context import SESSION_COOKIE, host_name, org_slug
 from web.inputs import decode_input
 from web.keys import NODE
@@ -282,7 +282,7 @@ class LiveGateway:
 
     async def _admit(self, slug: str | None, bearer: str | None, session_token: str | None) -> Caller:
         """The socket's caller, at connect and on re-checks."""
-        caller = await resolve_caller(self.node, request_id=new_id("req"), org_slug=slug, bearer=bearer,
+        caller = await resolve_caller(self.node, request_id=new_id(Prefix.HTTP_REQUEST), org_slug=slug, bearer=bearer,
                                       session_token=session_token)
         if caller.organization is None:
             raise BadRequest("connect on the organization host, <org>.<service host>")

@@ -24,7 +24,7 @@ from actors.tenancy.projects import board_stream, given_fields
 from protocol import actions as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, decode_cursor, decode_time_cursor, encode_cursor, page_limit, time_page
 from protocol.registry import Role
 from storage import actions as repo
@@ -129,7 +129,7 @@ async def create_action(node: Node, caller: Caller, data: proto.CreateActionInpu
     async with node.write(caller, missing=NotFound("board not found")) as uow:
         conn = uow.conn
         await _require_member(conn, caller.org_id, data.assigneeId, "assigneeId")
-        row = await repo.insert(conn, action_id=new_id("act"), org_id=caller.org_id, board_id=data.boardId,
+        row = await repo.insert(conn, action_id=new_id(Prefix.ACTION), org_id=caller.org_id, board_id=data.boardId,
                                 title=title, description=data.description, priority=data.priority,
                                 assignee_id=data.assigneeId, due_date=due,
                                 source_type=data.sourceType or "manual", source_id=data.sourceId,
@@ -252,7 +252,7 @@ async def escalate_locked(uow: UnitOfWork, row: asyncpg.Record, *, target_id: st
     after = await repo.update(conn, org_id, row["id"], {"escalation_level": level, "escalated_to_user_id": target_id,
                                                         "escalation_changed_at": now}, now)
     by = caller.user_id if caller is not None else None
-    await repo.add_escalation(conn, escalation_id=new_id("esc"), org_id=org_id, action_id=row["id"],
+    await repo.add_escalation(conn, escalation_id=new_id(Prefix.ESCALATION), org_id=org_id, action_id=row["id"],
                               from_level=level - 1, to_level=level, to_user_id=target_id, reason=reason,
                               changed_by=by, now=now)
     view = action_view(after, now.astimezone(UTC).date())
@@ -291,9 +291,9 @@ async def deescalate(node: Node, caller: Caller, data: proto.DeescalateInput) ->
         row = await repo.update(conn, caller.org_id, data.id, {"escalation_level": level,
                                                               "escalated_to_user_id": target,
                                                               "escalation_changed_at": now}, now)
-        await repo.add_escalation(conn, escalation_id=new_id("esc"), org_id=caller.org_id, action_id=data.id,
-                                  from_level=level + 1, to_level=level, to_user_id=target, reason=data.reason,
-                                  changed_by=caller.user_id, now=now)
+        await repo.add_escalation(conn, escalation_id=new_id(Prefix.ESCALATION), org_id=caller.org_id,
+                                  action_id=data.id, from_level=level + 1, to_level=level, to_user_id=target,
+                                  reason=data.reason, changed_by=caller.user_id, now=now)
         view = action_view(row, today(node))
         changed = changes({"escalationLevel": level + 1, "escalatedToUserId": before["escalated_to_user_id"]},
                           {"escalationLevel": level, "escalatedToUserId": target})

@@ -26,7 +26,7 @@ from actors.board.changes import ActivityEntry
 from actors.kernel.events import event_payload
 from actors.runtime.actor import Decision, Event
 from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFound, Unauthorized
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 
 ENTITY = "approval_request"
 
@@ -152,8 +152,8 @@ def _complete(out: Outcome, request: RequestRow, status: str) -> RequestRow:
 def _advance(out: Outcome, request: RequestRow, after: str) -> RequestRow:
     """From node `after` to the next stop: action nodes passed are queued to run once after the commit."""
     stop = graph.walk(out.flow.nodes, out.flow.edges, after, request.data)
-    runs = [{"id": new_id("aar"), "request_id": request.id, "flow_id": request.flow_id, "node_id": node["id"],
-             "step": request.step, "item_id": request.item_id,
+    runs = [{"id": new_id(Prefix.APPROVAL_ACTION_RUN), "request_id": request.id, "flow_id": request.flow_id,
+             "node_id": node["id"], "step": request.step, "item_id": request.item_id,
              "action": {"type": node["data"].get("type"), "config": node["data"].get("config", {})},
              "acting_user_id": out.flow.created_by, "created_at": out.command.now} for node in stop.actions]
     if runs:
@@ -170,9 +170,9 @@ def open_request(organization_id: str, state: FlowState, command: Command) -> De
     if flow is None or not flow.is_active or flow.deleted_at is not None:
         raise Conflict("the approval flow is no longer active")  # intake looks for the form's active flow again
     now = command.now
-    request = RequestRow(id=new_id("apr"), flow_id=flow.id, form_id=flow.form_id, submission_id=message.submission_id,
-                         item_id=message.item_id, status="pending", node_id=None, step=0, step_started_at=None,
-                         expires_at=None, data=message.data, version=message.version,
+    request = RequestRow(id=new_id(Prefix.APPROVAL_REQUEST), flow_id=flow.id, form_id=flow.form_id,
+                         submission_id=message.submission_id, item_id=message.item_id, status="pending", node_id=None,
+                         step=0, step_started_at=None, expires_at=None, data=message.data, version=message.version,
                          respondent_email=message.respondent_email, revision_token_hash=None, returned_by=None,
                          created_at=now, updated_at=now, completed_at=None, gxp_required=flow.gxp_required)
     out = Outcome(command, state, organization_id)
@@ -269,7 +269,7 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
     if request.gxp_required:
         signature = {"signerName": name, "signerEmail": email, "signedAt": iso(now), "meaning": message.meaning,
                      "recordHash": record_hash(request.submission_id, request.version, request.data)}
-    decision_id = new_id("apd")
+    decision_id = new_id(Prefix.APPROVAL_DECISION)
     row = {"id": decision_id, "request_id": request.id, "flow_id": flow.id, "form_id": flow.form_id,
            "node_id": node["id"], "step": request.step, "user_id": user_id, "user_name": name, "user_email": email,
            "decision": message.decision, "comment": message.comment,

@@ -27,7 +27,7 @@ from actors.kernel.node import Node
 from protocol import approvals as spec
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, Unauthorized, ValidationFailed
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import approvals as repo
 from storage import forms as form_repo
 
@@ -82,9 +82,10 @@ async def create(node: Node, caller: Caller, data: spec.CreateFlowInput) -> dict
         nodes, edges = _graph(data.nodes or [], data.edges or [])
     await _checked(node, caller, form, nodes, edges, integrity=False)
     async with node.write(caller, missing=NotFound("form not found")) as uow:
-        row = await repo.insert_flow(uow.conn, flow_id=new_id("apf"), org_id=caller.org_id, form_id=form["id"],
-                                     name=data.name, description=data.description, gxp=data.gxpRequired, nodes=nodes,
-                                     edges=edges, created_by=caller.user_id, now=uow.now)
+        row = await repo.insert_flow(uow.conn, flow_id=new_id(Prefix.APPROVAL_FLOW), org_id=caller.org_id,
+                                     form_id=form["id"], name=data.name, description=data.description,
+                                     gxp=data.gxpRequired, nodes=nodes, edges=edges, created_by=caller.user_id,
+                                     now=uow.now)
         await uow.activity("approval_flow", row["id"], "approval_flow.created",
                            {"formId": form["id"], "name": data.name, "gxpRequired": data.gxpRequired})
     return flow_view(row, {})

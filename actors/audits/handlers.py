@@ -26,7 +26,7 @@ from protocol import audits as proto
 from protocol.actions import CreateActionInput, Priority
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import page_limit, page_offset
 from storage import audits as repo
 from storage import organizations as members
@@ -149,11 +149,11 @@ async def create_checklist(node: Node, caller: Caller, data: proto.CreateCheckli
     questions = [(f"items.{index}.question", item.question) for index, item in enumerate(data.items)]
     _not_blank([("name", data.name), ("type", data.type), *questions])
     await require_board_access(node, caller, data.boardId)
-    items = [{"id": new_id("aqi"), "question": item.question.strip(), "category": item.category,
+    items = [{"id": new_id(Prefix.AUDIT_QUESTION), "question": item.question.strip(), "category": item.category,
               "maxScore": item.maxScore} for item in data.items]
     # A foreign-key violation: the board was deleted since the access check.
     async with node.write(caller, missing=NotFound("board not found")) as uow:
-        row = await repo.insert_checklist(uow.conn, checklist_id=new_id("chk"), org_id=caller.org_id,
+        row = await repo.insert_checklist(uow.conn, checklist_id=new_id(Prefix.AUDIT_CHECKLIST), org_id=caller.org_id,
                                           board_id=data.boardId, name=data.name.strip(), kind=data.type.strip(),
                                           items=items, max_score=sum(item.maxScore for item in data.items),
                                           created_by=caller.uid, now=uow.now)
@@ -183,7 +183,7 @@ async def start_audit(node: Node, caller: Caller, data: proto.StartAuditInput) -
                        details=[FieldError("checklistId", "no such audit checklist on the board")])
     now = node.clock.now()
     day = data.date or now.astimezone(UTC).date()
-    session_id = new_id("aud")
+    session_id = new_id(Prefix.AUDIT)
     # A foreign-key violation: the board was deleted since the access check.
     async with node.write(caller, missing=NotFound("board not found")) as uow:
         await repo.insert_session(uow.conn, session_id=session_id, org_id=caller.org_id, board_id=data.boardId,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,7 +27,7 @@ from protocol import actions as action_spec
 from protocol import automations as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, FieldError, Forbidden, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, page_limit
 from protocol.plans import plan
 from protocol.registry import Role
@@ -233,12 +233,11 @@ async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[st
         await repo.lock_board(conn, data.boardId)
         if limit is not None and await repo.count_for_board(conn, caller.org_id, data.boardId) >= limit:
             raise Forbidden(f"the {caller.organization.plan} plan allows {limit} automations per board")
-        row = await repo.insert(conn, automation_id=new_id("aut"), org_id=caller.org_id, board_id=data.boardId,
-                                name=data.name, enabled=data.enabled, trigger=trigger,
+        row = await repo.insert(conn, automation_id=new_id(Prefix.AUTOMATION), org_id=caller.org_id,
+                                board_id=data.boardId, name=data.name, enabled=data.enabled, trigger=trigger,
                                 conditions=msgspec.to_builtins(data.conditions),
-                                actions=msgspec.to_builtins(data.actions), created_by=caller.uid,
-                                now=node.clock.now(), next_fire_at=schedule["next_fire_at"],
-                                hook_secret=schedule["hook_secret"])
+                                actions=msgspec.to_builtins(data.actions), created_by=caller.uid, now=node.clock.now(),
+                                next_fire_at=schedule["next_fire_at"], hook_secret=schedule["hook_secret"])
         await uow.activity("automation", row["id"], "automation.created",
                            _audit(row))
     forget_rules(node, caller.org_id, data.boardId)
@@ -309,7 +308,8 @@ async def run_now(node: Node, caller: Caller, data: proto.RunNowInput) -> dict[s
         conn = uow.conn
         queued = await jobs.add_for_items(conn, org_id=caller.org_id, automation_id=row["id"],
                                           board_id=row["board_id"], trigger_type="manual",
-                                          key=f"run:{new_id('run')}", user_id=caller.uid, now=node.clock.now())
+                                          key=f"run:{new_id(Prefix.AUTOMATION_MANUAL_RUN)}", user_id=caller.uid,
+                                          now=node.clock.now())
         await jobs.wake_engines(conn)
         await uow.activity("automation", row["id"], "automation.run_now",
                            {**_audit(row), "queued": queued})
@@ -321,10 +321,12 @@ def _time_cursor(cursor: str | None) -> datetime | None:
     if cursor is None or cursor == "":
         return None
     try:
-        moment = datetime.fromisoformat(cursor.replace("Z", "+00:00"))
-    except ValueError:
+        parsed = datetime.fromisoformat(cursor.replace("Z", "+00:00"))
+        # In UTC, as the database takes it: a forged offset could put it outside the calendar (year 1 at +14:00).
+        moment = parsed.astimezone(UTC) if parsed.tzinfo is not None else None
+    except (ValueError, OverflowError):
         moment = None
-    if moment is None or moment.tzinfo is None:
+    if moment is None:
         raise BadRequest("cursor must be an ISO 8601 timestamp with a time zone",
                          details=[FieldError("cursor", "must be an ISO 8601 timestamp")])
     return moment

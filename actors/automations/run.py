@@ -31,7 +31,7 @@ from protocol import items as item_spec
 from protocol.automations import ITEM_ACTIONS, KPI_THRESHOLDS, KPI_TRIGGER
 from protocol.caller import AutomationRun, Caller, Organization
 from protocol.errors import ApiError, Conflict, ServiceUnavailable
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from protocol.plans import plan
 from protocol.registry import Role
 from storage import automation_jobs as jobs
@@ -224,8 +224,9 @@ class Run:
     async def _record(self, status: str, error: str | None) -> None:
         async with self.node.pool.acquire() as conn, conn.transaction():
             await repo.record_execution(
-                conn, execution_id=new_id("exe"), org_id=self.org_id, automation_id=self.rule["id"],
-                board_id=self.board_id, status=status, trigger_type=self.job["trigger_type"],
+                conn, execution_id=new_id(Prefix.AUTOMATION_EXECUTION), org_id=self.org_id,
+                automation_id=self.rule["id"], board_id=self.board_id, status=status,
+                trigger_type=self.job["trigger_type"],
                 item_id=self.item_id, user_id=self.user_id, event_id=self.job["event_id"],
                 condition_results=self.conditions, action_results=self.actions, error=error,
                 duration_ms=round((time.monotonic() - self.started) * 1000), executed_at=self.node.clock.now())

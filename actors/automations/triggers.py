@@ -20,7 +20,7 @@ from actors.delivery.webhook_sender import sign_hex
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, PayloadTooLarge, Unauthorized
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from protocol.json_bounds import INT_MAX, INT_MIN, MAX_DEPTH, depth_exceeds, oversized_ints
 from protocol.storable import nul_paths
 from storage import automation_jobs as jobs
@@ -94,8 +94,8 @@ async def receive_webhook(node: Node, *, automation_id: str, org_id: str | None,
     async with node.pool.acquire() as conn, conn.transaction():
         job_id = await jobs.add(conn, org_id=rule["organization_id"], automation_id=rule["id"],
                                 board_id=rule["board_id"], trigger_type="webhook.received",
-                                key=f"hook:{delivery_id or new_id('hook')}", now=node.clock.now(), item_id=item_id,
-                                context={"body": payload})
+                                key=f"hook:{delivery_id or new_id(Prefix.AUTOMATION_HOOK_CALL)}", now=node.clock.now(),
+                                item_id=item_id, context={"body": payload})
         await jobs.wake_engines(conn)
     return job_id
 

@@ -14,7 +14,7 @@ from actors.templates.handlers import apply_template
 from protocol import boards as spec
 from protocol.caller import Caller
 from protocol.errors import Forbidden
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from protocol.plans import plan
 from protocol.templates import Overrides, TemplateColumn, TemplateGroup
 
@@ -34,7 +34,7 @@ async def create_board(node: Node, caller: Caller, data: spec.CreateBoardInput) 
             overrides = Overrides(groups=_keyed_groups(data.groups), columns=_keyed_columns(data.columns))
         return await apply_template(node, caller, data.templateId, project_id=data.projectId, name=data.name,
                                     overrides=overrides, field="templateId", overrides_field="templateId")
-    return await ask_board(node, caller, new_id("brd"), spec.CREATE.name, data, with_members=True,
+    return await ask_board(node, caller, new_id(Prefix.BOARD), spec.CREATE.name, data, with_members=True,
                            check_access=False)
 
 

@@ -12,7 +12,7 @@ from immutables import Map
 
 from actors.board.state import BoardRow, BoardState, ColumnRow, CommentRow, GroupRow, ItemRow, Row
 from protocol.errors import Forbidden
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage.activity import insert_entries_sql
 
 # state attribute -> (SQL table, row type); the board row lives in `board`, the others in dicts by id.
@@ -241,7 +241,7 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
 
 def activity_rows(entries: Sequence[ActivityEntry]) -> list[dict[str, Any]]:
     """The entries as `storage.activity.insert_entries_sql` takes them, each with a new id."""
-    return [{"id": new_id("atv"), "entity_type": e.entity_type, "entity_id": e.entity_id, "action": e.action,
+    return [{"id": new_id(Prefix.ACTIVITY), "entity_type": e.entity_type, "entity_id": e.entity_id, "action": e.action,
              "metadata": e.metadata, "actor_id": e.actor_id} for e in entries]
 
 

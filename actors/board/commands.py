@@ -13,7 +13,7 @@ from actors.board.state import BoardState, Row
 from actors.kernel.events import event_payload, user_stream
 from actors.runtime.actor import Decision, Event
 from protocol.caller import Caller
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.registry import Procedure
 
 
@@ -94,7 +94,7 @@ class Outcome:
     def notify(self, user_id: str, type: str, title: str, body: str | None = None,
                entity_type: str | None = None, entity_id: str | None = None) -> None:
         """Notify a user in the turn's transaction; `notification.created` goes to their stream of this organization."""
-        note = NotificationEntry(new_id("ntf"), user_id, type, title, body, entity_type, entity_id)
+        note = NotificationEntry(new_id(Prefix.NOTIFICATION), user_id, type, title, body, entity_type, entity_id)
         self.notifications.append(note)
         view = {"id": note.id, "type": type, "title": title, "body": body, "entityType": entity_type,
                 "entityId": entity_id, "read": False, "createdAt": iso(self.command.now)}

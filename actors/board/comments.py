@@ -27,7 +27,7 @@ from actors.files.views import file_url
 from actors.runtime.actor import Decision
 from protocol import comments as spec
 from protocol.errors import BadRequest, FieldError, Forbidden, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import page_limit
 from protocol.registry import Role
 
@@ -184,7 +184,7 @@ def create_comment(state: BoardState, command: Command) -> Decision[BoardChange]
     html, mentions = _rendered(call, data.body)
     attachment_ids = list(dict.fromkeys(data.attachmentIds))
     comment = CommentRow(
-        id=new_id("cmt"), organization_id=board.organization_id, board_id=board.id, item_id=item.id,
+        id=new_id(Prefix.COMMENT), organization_id=board.organization_id, board_id=board.id, item_id=item.id,
         parent_id=data.parentId, author_id=command.caller.user_id, body=data.body, body_html=html,
         mentions=mentions, attachment_ids=attachment_ids, attachments=_described_files(state, attachment_ids),
         reactions={}, is_pinned=False, created_at=command.now, updated_at=command.now)

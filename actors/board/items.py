@@ -21,7 +21,7 @@ from actors.runtime.actor import Decision
 from protocol import items as spec
 from protocol.columns import COMPUTED_TYPES
 from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.plans import plan
 
 # Items stay restorable in the trash this long (platform 8); then the trash sweeper deletes them.
@@ -211,7 +211,7 @@ def create_item(state: BoardState, command: Command) -> Decision[BoardChange]:
     with_defaults(state, command, values)
     check_item_room(state, command, 1)  # after the input's checks: a bad input is told what is wrong with it
     out = Outcome(command)
-    item = ItemRow(id=new_id("itm"), organization_id=board.organization_id, board_id=board.id, group_id=group_id,
+    item = ItemRow(id=new_id(Prefix.ITEM), organization_id=board.organization_id, board_id=board.id, group_id=group_id,
                    parent_id=data.parentId, name=data.name, description=data.description,
                    position=data.position if data.position is not None else _end(state, group_id, data.parentId),
                    values=values, number=board.next_number, version=1, created_by=command.caller.user_id,

@@ -24,6 +24,7 @@ from actors.board.state import BoardState, CommentRow, FileRef, ItemRow
 from actors.board.trash import PURGE_TRASH
 from protocol import comments as comment_spec
 from protocol import items as item_spec
+from protocol.ids import Prefix
 
 
 @dataclass
@@ -104,7 +105,7 @@ def _take(state: BoardState, command: Command, needs: Needs) -> None:
     needs.arriving.add(command.data.item_id)
 
 
-FILE_PREFIX = "file_"
+FILE_PREFIX = f"{Prefix.FILE}_"
 
 
 def named_files(data: Any, found: set[str]) -> None:

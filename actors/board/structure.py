@@ -20,7 +20,7 @@ from actors.runtime.actor import Decision
 from protocol import boards as spec
 from protocol.columns import COMPUTED_TYPES, ColumnType
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from protocol.plans import plan
 
 # Group colours given in turn when a group is created without one.
@@ -67,7 +67,7 @@ def _new_column(command: Command, board_id: str, name: str, column_type: str, co
             raise ValidationFailed("a computed column has no default",
                                    details=[FieldError("defaultValue", "computed columns take no default")])
         default = validate_value(column_type, normalized, default, members=command.members, field="defaultValue")
-    return ColumnRow(id=new_id("col"), board_id=board_id, name=name, type=column_type, position=position,
+    return ColumnRow(id=new_id(Prefix.COLUMN), board_id=board_id, name=name, type=column_type, position=position,
                      width=width, required=required, config=normalized, default_value=default,
                      created_at=command.now)
 
@@ -124,7 +124,7 @@ def create_board(state: BoardState, command: Command) -> Decision[BoardChange]:
     out.put(board)
     groups = data.groups if data.groups is not None else [spec.NewGroup(DEFAULT_GROUP)]
     for index, group in enumerate(groups):
-        out.put(GroupRow(id=new_id("grp"), board_id=board.id, name=group.name,
+        out.put(GroupRow(id=new_id(Prefix.GROUP), board_id=board.id, name=group.name,
                          color=group.color or GROUP_PALETTE[index % len(GROUP_PALETTE)], position=float(index + 1)))
     columns = data.columns if data.columns is not None else [spec.NewColumn(n, t) for n, t in DEFAULT_COLUMNS]
     for index, column in enumerate(columns):
@@ -179,7 +179,7 @@ def create_group(state: BoardState, command: Command) -> Decision[BoardChange]:
     data: spec.CreateGroupInput = command.data
     board = _board(state)
     position = data.position if data.position is not None else _end([g.position for g in state.groups.values()])
-    group = GroupRow(id=new_id("grp"), board_id=board.id, name=data.name,
+    group = GroupRow(id=new_id(Prefix.GROUP), board_id=board.id, name=data.name,
                      color=data.color or GROUP_PALETTE[len(state.groups) % len(GROUP_PALETTE)], position=position)
     out = Outcome(command)
     out.put(group)
@@ -341,7 +341,7 @@ def duplicate_column(state: BoardState, command: Command) -> Decision[BoardChang
     column = _column(state, data.id)
     later = [c.position for c in state.columns.values() if c.position > column.position]
     position = (column.position + min(later)) / 2 if later else column.position + 1
-    copy = msgspec.structs.replace(column, id=new_id("col"), name=data.name or f"{column.name} (copy)",
+    copy = msgspec.structs.replace(column, id=new_id(Prefix.COLUMN), name=data.name or f"{column.name} (copy)",
                                    position=position, created_at=command.now)
     out = Outcome(command)
     out.put(copy)

@@ -21,7 +21,7 @@ from actors.board.formula import FormulaError, apply_operator, compile_formula
 from protocol import columns as kinds
 from protocol.errors import ValidationFailed
 from protocol.fields import EMAIL_PATTERN
-from protocol.ids import iso, new_id, parse_iso
+from protocol.ids import Prefix, iso, new_id, parse_iso
 
 Config = dict[str, Any]
 
@@ -83,7 +83,7 @@ def _labels(column_type: str, labels: list[dict[str, Any]] | None, field: str) -
     names: set[str] = set()
     out = []
     for index, label in enumerate(labels):
-        label = {"id": label.get("id") or new_id("lbl"), **{k: v for k, v in label.items() if k != "id"}}
+        label = {"id": label.get("id") or new_id(Prefix.LABEL), **{k: v for k, v in label.items() if k != "id"}}
         if label["id"] in ids:
             _fail(f"{field}.{index}.id", "duplicate label id")
         if label["name"].casefold() in names:
@@ -365,7 +365,7 @@ def _link(settings: Any, value: Any, members: frozenset[str], field: str) -> dic
 
 def _dependency(settings: Any, value: Any, members: frozenset[str], field: str) -> list[str] | None:
     def item_id(entry: Any, at: str) -> str:
-        if not isinstance(entry, str) or not entry.startswith("itm_") or len(entry) > 64:
+        if not isinstance(entry, str) or not entry.startswith(f"{Prefix.ITEM}_") or len(entry) > 64:
             _fail(at, "must be an item id")
         return entry
     return _distinct(value, field, item_id)

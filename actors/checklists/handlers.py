@@ -26,7 +26,7 @@ from actors.tenancy.projects import board_stream
 from protocol import checklists as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import page_limit, page_offset
 from storage import access as access_repo
 from storage import checklists as repo
@@ -114,7 +114,8 @@ def _items(given: Sequence[proto.ItemInput], current: Sequence[Mapping[str, Any]
         seen.add(item.id)
     if errors:
         raise ValidationFailed.naming(errors)
-    return [{"id": item.id or new_id("cli"), "text": item.text, "required": item.required} for item in given]
+    return [{"id": item.id or new_id(Prefix.STANDARD_WORK_STEP), "text": item.text, "required": item.required}
+            for item in given]
 
 
 async def _assignees(conn: asyncpg.Connection, org_id: str, ids: Sequence[str]) -> list[str]:
@@ -143,9 +144,10 @@ async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[st
     # A foreign-key violation: the board was deleted between the access check and the insert.
     async with node.write(caller, missing=NotFound("board not found")) as uow:
         conn = uow.conn
-        row = await repo.insert(conn, checklist_id=new_id("cl"), org_id=caller.org_id, board_id=data.boardId,
-                                name=data.name, description=data.description, frequency=data.frequency,
-                                items=items, assignee_ids=await _assignees(conn, caller.org_id, data.assigneeIds),
+        row = await repo.insert(conn, checklist_id=new_id(Prefix.STANDARD_WORK_CHECKLIST), org_id=caller.org_id,
+                                board_id=data.boardId, name=data.name, description=data.description,
+                                frequency=data.frequency, items=items,
+                                assignee_ids=await _assignees(conn, caller.org_id, data.assigneeIds),
                                 deadline_hour=data.deadlineHour, created_by=caller.uid, now=uow.now)
         await uow.activity("checklist", row["id"], "checklist.created", _audit(row))
     return checklist_view(row)
@@ -260,7 +262,7 @@ async def complete(node: Node, caller: Caller, data: proto.CompleteInput) -> dic
         responses = _responses(row, data.responses)
         period = current_period(row["frequency"], now)
         stored = await repo.insert_completion(
-            conn, completion_id=new_id("comp"), org_id=caller.org_id, checklist_id=row["id"],
+            conn, completion_id=new_id(Prefix.STANDARD_WORK_COMPLETION), org_id=caller.org_id, checklist_id=row["id"],
             frequency=row["frequency"], period_start=period.start, completed_by=caller.uid, completed_at=now,
             responses=responses)
         if stored is None:

@@ -18,7 +18,7 @@ from actors.kpi.routing import kpi_board
 from protocol import events as spec
 from protocol.caller import Caller
 from protocol.errors import BadRequest, FieldError, Forbidden, NotFound
-from protocol.pagination import Page, page_limit
+from protocol.pagination import Page, decode_seq_cursor, page_limit
 from protocol.registry import Role
 from storage import events as event_log
 
@@ -51,11 +51,8 @@ async def stream_of(node: Node, caller: Caller, name: str, field: str = "stream"
 
 def _since(data: spec.ListEventsInput) -> int:
     """Where the page starts: the cursor (the previous page's last seq, the same number `since` takes)."""
-    if data.cursor is None or data.cursor == "":
-        return data.since
-    if not data.cursor.isascii() or not data.cursor.isdigit():
-        raise BadRequest("malformed cursor", details=[FieldError("cursor", "malformed cursor")])
-    return int(data.cursor)
+    after = decode_seq_cursor(data.cursor)
+    return data.since if after is None else after
 
 
 @implement(spec.LIST)

@@ -24,7 +24,7 @@ from actors.kernel.node import Node
 from protocol import webhooks as proto
 from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.registry import EmptyInput
 from storage import webhooks as repo
@@ -89,7 +89,7 @@ async def create(node: Node, caller: Caller, data: proto.CreateWebhookInput) -> 
     url = await check_url(node, data.url)
     async with node.write(caller) as uow:
         conn = uow.conn
-        row = await repo.insert(conn, webhook_id=new_id("whk"), org_id=caller.org_id, url=url,
+        row = await repo.insert(conn, webhook_id=new_id(Prefix.WEBHOOK), org_id=caller.org_id, url=url,
                                 events=list(dict.fromkeys(data.events)), secret=data.secret,
                                 description=data.description, created_by=caller.uid, now=node.clock.now())
         await uow.activity("webhook", row["id"], "webhook.created",

@@ -23,7 +23,7 @@ from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, NotFound, Unauthorized, ValidationFailed
 from protocol.form_schema import FormSchema, FormSettings
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import files as repo
 
 MAX_FILE_BYTES = 25 * 1024 * 1024
@@ -50,7 +50,7 @@ async def store_file(node: Node, caller: Caller, *, name: str | None, data: byte
         raise ValidationFailed.of("file", f"is larger than {MAX_FILE_BYTES} bytes")
     org = caller.organization
     assert org is not None
-    file_id = new_id("file")
+    file_id = new_id(Prefix.FILE)
     await node.files.put(org.id, file_id, data)
     async with node.write(caller, org_id=org.id) as uow:
         row = await repo.insert_file(uow.conn, id=file_id, org_id=org.id, name=clean_name(name),

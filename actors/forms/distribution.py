@@ -24,7 +24,7 @@ from actors.kernel.write import UnitOfWork
 from protocol import form_distribution as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, NotFound
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from storage import form_respondents as repo
 
 
@@ -67,7 +67,7 @@ async def create_distribution(node: Node, caller: Caller, data: proto.CreateDist
         for address, recipient in wanted.items():
             if address in known:
                 continue
-            recipient_id = new_id("rcp")
+            recipient_id = new_id(Prefix.DISTRIBUTION_RECIPIENT)
             name = recipient.name.strip() if recipient.name and recipient.name.strip() else None
             hashed = await _mail_link(node, uow, caller, form, recipient_id=recipient_id, email=recipient.email,
                                       name=name, reminder=False)

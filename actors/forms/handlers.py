@@ -24,7 +24,7 @@ from protocol import forms as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed
 from protocol.form_schema import FormSchema, FormSettings, Mapping
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from storage import access as access_repo
 from storage import form_definitions as repo
@@ -156,8 +156,8 @@ async def create_form(node: Node, caller: Caller, data: proto.CreateFormInput) -
         await _check(conn, caller.org_id, data.boardId, data.schema, data.mappings, data.settings)
         slug = await (_given_slug(conn, caller.org_id, data.slug, None) if data.slug is not None
                       else _free_slug(conn, caller.org_id, data.name))
-        row = await repo.insert(conn, form_id=new_id("frm"), org_id=caller.org_id, board_id=data.boardId, slug=slug,
-                                name=data.name, description=data.description, status=data.status,
+        row = await repo.insert(conn, form_id=new_id(Prefix.FORM), org_id=caller.org_id, board_id=data.boardId,
+                                slug=slug, name=data.name, description=data.description, status=data.status,
                                 schema=_json(data.schema), mappings=_json(data.mappings),
                                 settings=_json(data.settings), created_by=caller.user_id,
                                 published_at=uow.now if data.status == "published" else None, now=uow.now)

@@ -26,7 +26,7 @@ from actors.kernel.mailer import queue_mail
 from actors.kernel.node import Node
 from protocol import form_distribution as proto
 from protocol.caller import Caller
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import form_respondents as repo
 from storage.forms import form_by_slug, get_form
 
@@ -65,7 +65,7 @@ async def send_code(node: Node, request: OtpRequest) -> bool:
             return False
         code = f"{secrets.randbelow(10**6):06d}"
         await repo.void_codes(conn, request.org_id, form["id"], request.email, now)
-        await repo.insert_code(conn, code_id=new_id("otp"), org_id=request.org_id, form_id=form["id"],
+        await repo.insert_code(conn, code_id=new_id(Prefix.FORM_CODE), org_id=request.org_id, form_id=form["id"],
                                email=request.email, expires_at=now + CODE_LIFETIME, now=now,
                                code_hash=await keyed.code_hash(conn, node.secret_key, form["id"], request.email, code))
         minutes = int(CODE_LIFETIME.total_seconds() // 60)

@@ -33,7 +33,7 @@ from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.errors import ApiError, Conflict, FieldError, NotFound, Unauthorized, ValidationFailed
 from protocol.form_schema import FormSchema, FormSettings
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import form_submissions as repo
 from storage.connection import Conn
 
@@ -211,8 +211,9 @@ async def _store(node: Node, caller: Caller, form: Mapping[str, Any], settings: 
             if await repo.respondent_submitted(conn, org_id, form["id"], key):
                 raise Conflict("a response to this form was already submitted; it takes one per respondent")
         submission = await repo.insert(
-            conn, submission_id=new_id("sub"), org_id=org_id, form_id=form["id"], board_id=form["board_id"],
-            data=answers, item_id=new_id("itm"), submitted_by=respondent.user_id, respondent=key,
+            conn, submission_id=new_id(Prefix.FORM_SUBMISSION), org_id=org_id, form_id=form["id"],
+            board_id=form["board_id"], data=answers, item_id=new_id(Prefix.ITEM), submitted_by=respondent.user_id,
+            respondent=key,
             respondent_email=email, idempotency_key=idempotency_key,
             request_hash=digest if idempotency_key is not None else None, now=uow.now)
     return submission

@@ -23,7 +23,7 @@ from actors.tenancy.billing import check_seat_to_join
 from protocol import auth
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.registry import EmptyInput
 from protocol.slugs import check_organization_slug
 from storage import accounts as repo
@@ -67,10 +67,10 @@ async def create_organization(node: Node, *, slug: str, name: str, owner_email: 
                 raise Conflict("e-mail is registered", details=[FieldError("email", "already registered")])
             user_id = existing["id"]
         else:
-            user_id = new_id("usr")
+            user_id = new_id(Prefix.USER)
             await repo.insert_user(conn, user_id, owner_email, owner_name or owner_email.split("@")[0],
                                    await hash_secret(owner_password, node.bcrypt_rounds))
-        org_id = new_id("org")
+        org_id = new_id(Prefix.ORGANIZATION)
         await repo.insert_organization(conn, org_id, slug, name, plan)
         await repo.insert_membership(conn, org_id, user_id, "owner")
     forget_member(node, org_id, user_id)
@@ -87,7 +87,7 @@ async def create_user(node: Node, *, org_slug: str, email: str, password: str, n
         if await repo.email_taken(conn, email):
             raise Conflict("e-mail is registered", details=[FieldError("email", "already registered")])
         await check_seat_to_join(conn, org["id"])
-        user_id = new_id("usr")
+        user_id = new_id(Prefix.USER)
         await repo.insert_user(conn, user_id, email, name, await hash_secret(password, node.bcrypt_rounds))
         await repo.insert_membership(conn, org["id"], user_id, role)
     forget_member(node, org["id"], user_id)

@@ -22,7 +22,7 @@ from actors.kernel.write import UnitOfWork
 from protocol import credentials as proto
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.registry import EmptyInput
 from storage import credentials as repo
 
@@ -82,7 +82,7 @@ async def create(node: Node, caller: Caller, data: proto.CreateApiKeyInput) -> d
     secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX, node.bcrypt_rounds)
     async with node.write(caller) as uow:
         conn = uow.conn
-        row = await repo.insert(conn, credential_id=new_id("key"), kind=KIND, org_id=caller.org_id,
+        row = await repo.insert(conn, credential_id=new_id(Prefix.API_KEY), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=data.name, prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(dict.fromkeys(data.scopes)), expires_at=expires_at)
         if row is None:
@@ -143,7 +143,7 @@ async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
             raise Conflict("a revoked API key cannot be rotated")
         if old["expires_at"] is not None and old["expires_at"] <= now:
             raise Conflict("an expired API key cannot be rotated; create a new one")
-        new = await repo.insert(conn, credential_id=new_id("key"), kind=KIND, org_id=caller.org_id,
+        new = await repo.insert(conn, credential_id=new_id(Prefix.API_KEY), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=old["name"], prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(old["scopes"]), expires_at=old["expires_at"])
         if new is None:

@@ -16,6 +16,7 @@ import structlog
 
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
+from protocol.ids import Prefix
 from storage import credentials as repo
 from storage import mcp_keys as mcp_key_repo
 
@@ -24,7 +25,7 @@ log = structlog.get_logger("obeya.last_used")
 # Last-used is informational: 30 s keeps it to one statement per node per half-minute, and bounds what
 # a crashed node loses to half a minute of "last used" precision.
 FLUSH_SECONDS = 30.0
-MCP_KEY_ID = "mcp_"  # the id prefix of assistant (MCP) keys (actors/identity/mcp_keys.py)
+MCP_KEY_ID = f"{Prefix.MCP_KEY}_"  # how the id of an assistant (MCP) key begins
 
 
 def last_used_at(node: Node, row: Mapping[str, Any]) -> datetime | None:

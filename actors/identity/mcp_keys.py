@@ -22,7 +22,7 @@ from actors.kernel.write import UnitOfWork
 from protocol import mcp_keys as proto
 from protocol.caller import Caller
 from protocol.errors import FieldError, Forbidden, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.registry import REGISTRY, Access, EmptyInput, Procedure, Role
 from storage import mcp_keys as repo
 
@@ -87,7 +87,7 @@ async def create(node: Node, caller: Caller, data: proto.CreateMcpKeyInput) -> d
     expires_at = future_expiry(data.expiresAt, node.clock.now())
     secret, prefix, secret_hash = await mint_secret(proto.MCP_KEY_PREFIX, node.bcrypt_rounds)
     async with node.write(caller) as uow:
-        row = await repo.insert(uow.conn, key_id=new_id("mcp"), org_id=caller.org_id, user_id=caller.uid,
+        row = await repo.insert(uow.conn, key_id=new_id(Prefix.MCP_KEY), org_id=caller.org_id, user_id=caller.uid,
                                 name=data.name, prefix=prefix, secret_hash=secret_hash, allowed_tools=tools,
                                 allowed_resources=list(dict.fromkeys(data.allowedResources)), expires_at=expires_at)
         if row is None:

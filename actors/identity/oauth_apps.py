@@ -21,7 +21,7 @@ from actors.kernel.node import Node
 from protocol import oauth as proto
 from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.registry import EmptyInput
 from storage import oauth as repo
 
@@ -83,10 +83,11 @@ async def create(node: Node, caller: Caller, data: proto.CreateOAuthAppInput) ->
     uris = check_redirect_uris(data.redirectUris)
     secret = None if data.public else new_client_secret()
     async with node.write(caller) as uow:
-        row = await repo.insert_app(uow.conn, app_id=new_id("oap"), org_id=caller.org_id,
-                                    client_id=new_id("oac"), secret_digest=secret and secret_digest(secret),
-                                    name=data.name, redirect_uris=uris, scopes=list(dict.fromkeys(data.scopes)),
-                                    public=data.public, created_by=caller.uid, now=node.clock.now())
+        row = await repo.insert_app(uow.conn, app_id=new_id(Prefix.OAUTH_APP), org_id=caller.org_id,
+                                    client_id=new_id(Prefix.OAUTH_CLIENT),
+                                    secret_digest=secret and secret_digest(secret), name=data.name, redirect_uris=uris,
+                                    scopes=list(dict.fromkeys(data.scopes)), public=data.public, created_by=caller.uid,
+                                    now=node.clock.now())
         await uow.activity("oauth_app", row["id"], "oauth_app.created", _audit(row))
     view = app_view(row)
     return view if secret is None else {**view, "clientSecret": secret}

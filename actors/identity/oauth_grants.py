@@ -31,7 +31,7 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from actors.kernel.credential_cache import secret_digest
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from protocol.oauth import ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX
 from storage import accounts as account_repo
 from storage import oauth as repo
@@ -110,7 +110,7 @@ async def issue_code(node: Node, *, app: Mapping[str, Any], org_id: str, user_id
     code = secrets.token_urlsafe(32)
     now = node.clock.now()
     async with node.pool.acquire() as conn:
-        issued = await repo.insert_grant(conn, grant_id=new_id("ogr"), app_id=app["id"], org_id=org_id,
+        issued = await repo.insert_grant(conn, grant_id=new_id(Prefix.OAUTH_GRANT), app_id=app["id"], org_id=org_id,
                                          user_id=user_id, scopes=scopes, code_digest=secret_digest(code),
                                          redirect_uri=redirect_uri, redirect_uri_sent=redirect_uri_sent,
                                          code_challenge=code_challenge,
@@ -123,10 +123,10 @@ async def _issue_pair(conn: Any, node: Node, grant_id: str, access_scopes: list[
     now = node.clock.now()
     access = ACCESS_TOKEN_PREFIX + secrets.token_urlsafe(32)
     refresh = REFRESH_TOKEN_PREFIX + secrets.token_urlsafe(32)
-    await repo.insert_token(conn, token_id=new_id("oat"), grant_id=grant_id, kind="access",
+    await repo.insert_token(conn, token_id=new_id(Prefix.OAUTH_ACCESS_TOKEN), grant_id=grant_id, kind="access",
                             token_digest=secret_digest(access), scopes=access_scopes,
                             expires_at=now + timedelta(seconds=ACCESS_SECONDS), now=now)
-    await repo.insert_token(conn, token_id=new_id("ort"), grant_id=grant_id, kind="refresh",
+    await repo.insert_token(conn, token_id=new_id(Prefix.OAUTH_REFRESH_TOKEN), grant_id=grant_id, kind="refresh",
                             token_digest=secret_digest(refresh), scopes=refresh_scopes,
                             expires_at=now + timedelta(days=REFRESH_DAYS), now=now)
     return {"access_token": access, "token_type": "bearer", "expires_in": ACCESS_SECONDS,

@@ -19,7 +19,7 @@ from actors.kernel.write import UnitOfWork
 from protocol import credentials as proto
 from protocol.caller import Caller
 from protocol.errors import FieldError, Forbidden, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.registry import EmptyInput
 from storage import credentials as repo
 
@@ -44,7 +44,7 @@ async def create(node: Node, caller: Caller, data: proto.CreateTokenInput) -> di
     secret, prefix, secret_hash = await mint_secret(PERSONAL_TOKEN_PREFIX, node.bcrypt_rounds)
     async with node.write(caller) as uow:
         conn = uow.conn
-        row = await repo.insert(conn, credential_id=new_id("tok"), kind=KIND, org_id=caller.org_id,
+        row = await repo.insert(conn, credential_id=new_id(Prefix.PERSONAL_TOKEN), kind=KIND, org_id=caller.org_id,
                                 user_id=caller.uid, name=data.name, prefix=prefix, secret_hash=secret_hash,
                                 scopes=list(dict.fromkeys(data.scopes)), expires_at=expires_at)
         if row is None:

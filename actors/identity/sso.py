@@ -35,7 +35,7 @@ from actors.tenancy.billing import check_seat_to_join
 from protocol import sso as proto
 from protocol.caller import Caller, Organization
 from protocol.errors import BadRequest, FieldError, Forbidden, ServiceUnavailable, Unauthorized, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.plans import allows
 from protocol.registry import EmptyInput
 from storage import accounts as account_repo
@@ -261,7 +261,7 @@ async def _member(node: Node, org: Organization, settings: Settings, email: str,
             raise Forbidden(EXISTING_ACCOUNT)
         await check_seat_to_join(uow.conn, org.id)
         if user is None:
-            user_id = new_id("usr")
+            user_id = new_id(Prefix.USER)
             # No password is chosen: the hash of a random one nobody knows (the column is required).
             await account_repo.insert_user(uow.conn, user_id, email, name,
                                            await hash_secret(secrets.token_urlsafe(32), node.bcrypt_rounds))

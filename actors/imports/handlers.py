@@ -43,7 +43,7 @@ from protocol.errors import (
     TooManyRequests,
     ValidationFailed,
 )
-from protocol.ids import derived_id, iso, new_id
+from protocol.ids import Prefix, derived_id, iso, new_id
 from protocol.plans import plan
 from storage import imports as repo
 
@@ -95,7 +95,7 @@ async def create_session(node: Node, caller: Caller, *, board_id: str, file_name
     now = node.clock.now()
     async with node.write(caller) as uow:
         row = await repo.insert_session(
-            uow.conn, session_id=new_id("imp"), org_id=caller.org_id, board_id=board_id,
+            uow.conn, session_id=new_id(Prefix.IMPORT), org_id=caller.org_id, board_id=board_id,
             file_name=clean_name(file_name), content=content, delimiter=chosen,
             encoding=csv_file.encoding_of(content), total_rows=scanned.total_rows, columns=scanned.columns,
             created_by=caller.user_id, now=now, expires_at=now + timedelta(seconds=proto.SESSION_SECONDS))
@@ -314,7 +314,7 @@ def imported_item_id(import_id: str, row: int) -> str:
     """The id of the item an import makes from a row: the same on every execution of the import, so a batch the
     board took but whose reply was lost (the import then went back to `mapped`) makes nothing twice when the
     import runs again."""
-    return derived_id("itm", import_id, str(row))
+    return derived_id(Prefix.ITEM, import_id, str(row))
 
 
 async def _run(node: Node, caller: Caller, row: asyncpg.Record, reader: RowReader, content: bytes,

@@ -15,7 +15,7 @@ from actors.kpi.changes import KpiChange, apply_change, merge
 from actors.kpi.state import KpiRow, KpiState
 from actors.runtime.actor import Decision, Event
 from protocol.caller import Caller
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Outcome:
 
     def notify(self, user_id: str, type: str, title: str, body: str) -> None:
         """A notification about this KPI, written in the turn; `notification.created` on the user's stream."""
-        note = NotificationEntry(new_id("ntf"), user_id, type, title, body, "kpi", self.kpi.id)
+        note = NotificationEntry(new_id(Prefix.NOTIFICATION), user_id, type, title, body, "kpi", self.kpi.id)
         self.pieces.append(KpiChange(notifications=[note]))
         view = {"id": note.id, "type": type, "title": title, "body": body, "entityType": "kpi",
                 "entityId": self.kpi.id, "read": False, "createdAt": iso(self.command.now)}

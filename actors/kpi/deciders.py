@@ -19,7 +19,7 @@ from actors.runtime.actor import Decision
 from protocol import kpis as spec
 from protocol.caller import CredentialKind
 from protocol.errors import Conflict, ValidationFailed
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 
 # Values entered with these credentials are `source: "api"`; with a session, "manual".
 _API_CREDENTIALS = (CredentialKind.API_KEY, CredentialKind.PERSONAL_TOKEN, CredentialKind.OAUTH_TOKEN,
@@ -105,7 +105,7 @@ def record_value(out: Outcome, value: float, comment: str | None) -> dict[str, A
     """One value: its status, and what a breach or a return to green does to the KPI's alerts."""
     kpi, now = out.kpi, out.command.now
     status = status_of(value, kpi.thresholds, kpi.direction)
-    row = ValueRow(id=new_id("kpv"), kpi_id=kpi.id, value=value, status=status, recorded_at=now,
+    row = ValueRow(id=new_id(Prefix.KPI_VALUE), kpi_id=kpi.id, value=value, status=status, recorded_at=now,
                    recorded_by=out.command.caller.user_id, source=_source(out.command), comment=comment)
     open_alerts = list(out.state.alerts.values())
     out.change(KpiChange(values=[row]))
@@ -124,8 +124,8 @@ def record_value(out: Outcome, value: float, comment: str | None) -> dict[str, A
 
 def _raise_alert(out: Outcome, value: ValueRow, color: str) -> dict[str, Any]:
     kpi = out.kpi
-    alert = AlertRow(id=new_id("alt"), kpi_id=kpi.id, board_id=kpi.board_id, value_id=value.id, value=value.value,
-                     threshold=color, status="active", triggered_at=out.command.now)
+    alert = AlertRow(id=new_id(Prefix.KPI_ALERT), kpi_id=kpi.id, board_id=kpi.board_id, value_id=value.id,
+                     value=value.value, threshold=color, status="active", triggered_at=out.command.now)
     out.change(KpiChange(alerts=[alert]))
     view = alert_view(alert, kpi.name)
     out.emit("kpi.target_breached", {"kpi": kpi_brief(kpi), "alert": view, "value": value_view(value)})
@@ -174,7 +174,7 @@ def set_target(state: KpiState, command: Command) -> Decision[KpiChange]:
             raise ValidationFailed.of(f"milestones.{index}.deadline", "must not be after the target's deadline")
     milestones = [{"value": m.value, "deadline": m.deadline.isoformat()}
                   for m in sorted(data.milestones, key=lambda m: m.deadline)]
-    target = TargetRow(id=new_id("tgt"), kpi_id=kpi.id, value=data.value, deadline=data.deadline,
+    target = TargetRow(id=new_id(Prefix.KPI_TARGET), kpi_id=kpi.id, value=data.value, deadline=data.deadline,
                        milestones=milestones, set_by=command.caller.user_id, set_at=command.now)
     out = Outcome(command, state)
     out.change(KpiChange(target=target))

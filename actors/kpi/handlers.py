@@ -22,7 +22,7 @@ from actors.kpi.views import alert_view, kpi_view, target_view, value_view
 from protocol import kpis as spec
 from protocol.caller import Caller
 from protocol.errors import ApiError, BadRequest, FieldError, NotFound, ValidationFailed
-from protocol.ids import new_id, parse_iso
+from protocol.ids import Prefix, new_id, parse_iso
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.registry import Procedure
 from storage import kpis as repo
@@ -61,7 +61,7 @@ def _alert_view(record: asyncpg.Record) -> dict[str, Any]:
 async def define(node: Node, caller: Caller, data: spec.DefineInput) -> dict[str, Any]:
     await require_board_access(node, caller, data.boardId)
     await _check_responsible(node, caller, data.responsibleUserId)
-    kpi_id = new_id("kpi")
+    kpi_id = new_id(Prefix.KPI)
     defined = await ask_kpi(node, caller, kpi_id, spec.DEFINE.name, data, check_access=False)
     node.remember_board(kpi_id, data.boardId)
     return await _named(node, caller, defined)

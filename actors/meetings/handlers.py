@@ -27,7 +27,7 @@ from actors.tenancy.projects import board_stream
 from protocol import meetings as proto
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.plans import allows
 from protocol.registry import Role
@@ -122,7 +122,7 @@ async def start_meeting(node: Node, caller: Caller, data: proto.StartInput) -> d
                            details=[FieldError("tier", "a meeting of this tier is in progress")],
                            data={"meetingId": running})
         agenda = await _agenda(conn, caller, data.boardId, today(node))
-        row = await repo.insert(conn, meeting_id=new_id("mtg"), org_id=org_id, board_id=data.boardId,
+        row = await repo.insert(conn, meeting_id=new_id(Prefix.MEETING), org_id=org_id, board_id=data.boardId,
                                 tier=data.tier, attendee_ids=data.attendeeIds, agenda=agenda, started_by=caller.uid,
                                 start_seq=seq, now=uow.now)
         view = meeting_view(row)

@@ -17,7 +17,7 @@ from actors.kernel.node import Node
 from protocol import problem_solving as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, FieldError, NotFound
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import page_limit, page_offset
 from storage import actions as actions_repo
 from storage import problem_sheets as repo
@@ -77,9 +77,9 @@ async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[st
     await require_board_access(node, caller, data.boardId)
     # A foreign-key violation: the board was deleted since the (cached) access check.
     async with node.write(caller, missing=NotFound("board not found")) as uow:
-        row = await repo.insert(uow.conn, sheet_id=new_id("ps"), org_id=caller.org_id, board_id=data.boardId,
-                                title=data.title, sheet_type=data.type, data=shaped, created_by=caller.uid,
-                                now=uow.now)
+        row = await repo.insert(uow.conn, sheet_id=new_id(Prefix.PROBLEM_SHEET), org_id=caller.org_id,
+                                board_id=data.boardId, title=data.title, sheet_type=data.type, data=shaped,
+                                created_by=caller.uid, now=uow.now)
         await uow.activity(ENTITY, row["id"], "problem_sheet.created", _audit(row))
     return sheet_view(row)
 

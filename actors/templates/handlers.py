@@ -22,7 +22,7 @@ from protocol import boards
 from protocol import templates as spec
 from protocol.caller import Caller
 from protocol.errors import BadRequest, FieldError, Forbidden, NotFound, ValidationFailed
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from protocol.registry import EmptyInput, Role
 from storage import automations as automation_repo
 from storage import kpis as kpi_repo
@@ -110,7 +110,7 @@ async def create(node: Node, caller: Caller, data: spec.CreateInput) -> dict[str
     # A rule or formula still naming a deleted group or column would make a template no one can apply.
     validate(structure, "sourceBoardId")
     async with node.write(caller) as uow:
-        row = await repo.insert(uow.conn, template_id=new_id("tpl"), org_id=caller.org_id, name=data.name,
+        row = await repo.insert(uow.conn, template_id=new_id(Prefix.TEMPLATE), org_id=caller.org_id, name=data.name,
                                 description=data.description, category=data.category, tags=data.tags,
                                 source_board_id=board["id"], created_by=caller.uid,
                                 structure=msgspec.to_builtins(structure), now=uow.now)

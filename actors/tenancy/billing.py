@@ -23,7 +23,7 @@ from actors.tenancy.billing_processors import CheckoutRequest, PortalRequest
 from protocol import billing as spec
 from protocol.caller import Caller
 from protocol.errors import Forbidden
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.plans import allows, plan
 from protocol.registry import EmptyInput
 from storage import billing as repo
@@ -47,7 +47,7 @@ async def current(conn: asyncpg.Connection | asyncpg.Pool, node: Node, org_id: s
     row = await repo.subscription(conn, org_id)
     if row is None:
         now = node.clock.now()
-        await repo.ensure_subscription(conn, new_id("sub"), org_id, now, add_interval(now, "monthly"))
+        await repo.ensure_subscription(conn, new_id(Prefix.SUBSCRIPTION), org_id, now, add_interval(now, "monthly"))
         row = await repo.subscription(conn, org_id)
         assert row is not None
     return row

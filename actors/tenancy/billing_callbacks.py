@@ -42,7 +42,7 @@ from actors.kernel.write import UnitOfWork
 from actors.tenancy.billing import add_interval, current
 from actors.tenancy.billing_processors import SIGNATURE_HEADER, sign
 from protocol.errors import BadRequest, FieldError
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import billing as repo
 from storage import mail
 
@@ -378,6 +378,6 @@ _HANDLERS: dict[str, Handler] = {
 
 def sandbox_event(event_type: str, event_object: dict[str, Any], at: datetime) -> bytes:
     """The body of a callback the sandbox processor sends."""
-    return msgspec.json.encode({"id": new_id("evt"), "type": event_type, "created": int(at.timestamp()),
+    return msgspec.json.encode({"id": new_id(Prefix.EVENT), "type": event_type, "created": int(at.timestamp()),
                                 "data": {"object": event_object}})
 

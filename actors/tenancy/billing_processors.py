@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from protocol.errors import BadRequest, FieldError
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 
 SIGNATURE_HEADER = "Stripe-Signature"
 SIGNATURE_TOLERANCE = timedelta(minutes=5)
@@ -92,12 +92,12 @@ class SandboxProcessor:
     webhook_secret: str | None = None
 
     async def checkout(self, request: CheckoutRequest, now: datetime) -> ProcessorSession:
-        session_id = new_id("cs")
+        session_id = new_id(Prefix.CHECKOUT_SESSION)
         return ProcessorSession(session_id, f"{request.base_url}/billing/sandbox/checkout/{session_id}",
                                 now + SESSION_LIFETIME)
 
     async def portal(self, request: PortalRequest, now: datetime) -> ProcessorSession:
-        session_id = new_id("bps")
+        session_id = new_id(Prefix.PORTAL_SESSION)
         return ProcessorSession(session_id, f"{request.base_url}/billing/sandbox/portal/{session_id}",
                                 now + SESSION_LIFETIME)
 

@@ -23,7 +23,7 @@ from actors.tenancy.reassignment import reassign_items
 from protocol import organizations as spec
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.registry import EmptyInput, Role
 from storage import accounts as account_repo
@@ -115,7 +115,7 @@ async def invite(node: Node, caller: Caller, data: spec.InviteInput) -> dict[str
                 raise NotFound("workspace not found",
                                details=[FieldError(f"workspaceIds.{index}", "no such workspace")])
         await _seat_check(conn, caller, node)
-        row = await repo.replace_invitation(conn, new_id("inv"), caller.org_id, data.email, data.role,
+        row = await repo.replace_invitation(conn, new_id(Prefix.INVITATION), caller.org_id, data.email, data.role,
                                             data.workspaceIds, accounts.session_digest(token), caller.uid,
                                             expires_at)
         assert caller.organization is not None
@@ -206,7 +206,7 @@ async def accept_invitation(node: Node, data: spec.AcceptInvitationInput) -> acc
         await check_seat_to_join(conn, invitation["organization_id"])  # refused: the invitation stays pending
         existing = await account_repo.user_login(conn, invitation["email"])
         if existing is None:
-            user_id = new_id("usr")
+            user_id = new_id(Prefix.USER)
             await account_repo.insert_user(conn, user_id, invitation["email"], data.name,
                                            await hash_secret(data.password, node.bcrypt_rounds))
         else:

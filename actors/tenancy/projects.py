@@ -26,7 +26,7 @@ from actors.kernel.write import UnitOfWork
 from protocol import projects as spec
 from protocol.caller import Caller
 from protocol.errors import NotFound
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from storage import projects as repo
 
@@ -116,7 +116,7 @@ async def create_project(node: Node, caller: Caller, data: spec.CreateProjectInp
     async with node.write(caller, missing=NotFound("workspace not found")) as uow:
         conn = uow.conn
         await require_workspace_access(conn, caller, data.workspaceId)
-        row = await repo.insert_project(conn, new_id("prj"), caller.org_id, data.workspaceId, name=data.name,
+        row = await repo.insert_project(conn, new_id(Prefix.PROJECT), caller.org_id, data.workspaceId, name=data.name,
                                         description=data.description, created_by=caller.uid)
         view = project_view(row)
         await uow.activity("project", row["id"], "project.created",

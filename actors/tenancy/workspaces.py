@@ -25,7 +25,7 @@ from actors.tenancy.projects import board_removed, emit_deleted, given_fields
 from protocol import workspaces as spec
 from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from storage import organizations as org_repo
 from storage import projects as project_repo
@@ -79,7 +79,7 @@ async def get_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdInput)
 
 @implement(spec.CREATE)
 async def create_workspace(node: Node, caller: Caller, data: spec.CreateWorkspaceInput) -> dict[str, Any]:
-    workspace_id = new_id("wsp")
+    workspace_id = new_id(Prefix.WORKSPACE)
     async with node.write(caller) as uow:
         conn = uow.conn
         color = data.color or PALETTE[await repo.count_workspaces(conn, caller.org_id) % len(PALETTE)]

@@ -6,14 +6,14 @@ import asyncio
 
 import asyncpg
 
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import events as event_log
 
 
 async def test_append_assigns_consecutive_seq_per_stream_and_read_returns_the_rest(
         pool: asyncpg.Pool) -> None:
-    org = new_id("org")
-    board, kpi = f"board:{new_id('brd')}", f"kpi:{new_id('kpi')}"
+    org = new_id(Prefix.ORGANIZATION)
+    board, kpi = f"board:{new_id(Prefix.BOARD)}", f"kpi:{new_id(Prefix.KPI)}"
     async with pool.acquire() as conn, conn.transaction():
         first = await event_log.append(conn, org, board,
                                        [("item.created", {"n": 1}), ("item.updated", {"n": 2})])
@@ -29,14 +29,15 @@ async def test_append_assigns_consecutive_seq_per_stream_and_read_returns_the_re
         (3, "item.moved", {"n": 3}), (4, "item.deleted", {"n": 4}), (5, "group.created", {"n": 5})]
     assert [event.seq for event in await event_log.read(pool, org, board, since=0, limit=2)] == [1, 2]
     assert await event_log.read(pool, org, board, since=5) == []
-    assert await event_log.read(pool, new_id("org"), board) == [], "a stream is read within its organization"
+    elsewhere = new_id(Prefix.ORGANIZATION)
+    assert await event_log.read(pool, elsewhere, board) == [], "a stream is read within its organization"
     assert await event_log.last_seq(pool, org, board) == 5
 
 
 async def test_one_append_to_several_streams_numbers_each_stream_and_keeps_the_order_given(
         pool: asyncpg.Pool) -> None:
-    org = new_id("org")
-    board, kpi = f"board:{new_id('brd')}", f"kpi:{new_id('kpi')}"
+    org = new_id(Prefix.ORGANIZATION)
+    board, kpi = f"board:{new_id(Prefix.BOARD)}", f"kpi:{new_id(Prefix.KPI)}"
     async with pool.acquire() as conn, conn.transaction():
         await event_log.append(conn, org, kpi, [("kpi.defined", {"v": 0})])
         appended = await event_log.append_all(conn, [(org, kpi, "kpi.value", {"v": 1}),
@@ -50,7 +51,7 @@ async def test_one_append_to_several_streams_numbers_each_stream_and_keeps_the_o
 
 
 async def test_concurrent_appenders_get_disjoint_gap_free_ranges(pool: asyncpg.Pool) -> None:
-    org, stream = new_id("org"), f"board:{new_id('brd')}"
+    org, stream = new_id(Prefix.ORGANIZATION), f"board:{new_id(Prefix.BOARD)}"
 
     async def append_three(writer: int) -> list[int]:
         async with pool.acquire() as conn, conn.transaction():
@@ -67,7 +68,7 @@ async def test_concurrent_appenders_get_disjoint_gap_free_ranges(pool: asyncpg.P
 
 
 async def test_a_rolled_back_append_leaves_no_gap(pool: asyncpg.Pool) -> None:
-    org, stream = new_id("org"), f"board:{new_id('brd')}"
+    org, stream = new_id(Prefix.ORGANIZATION), f"board:{new_id(Prefix.BOARD)}"
     try:
         async with pool.acquire() as conn, conn.transaction():
             await event_log.append(conn, org, stream, [("lost", {})])

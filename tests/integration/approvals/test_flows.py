@@ -35,7 +35,7 @@ async def test_create_default_update_and_list(form: Form) -> None:
     assert made.status == 200, made.body
     flow = made.data
     assert [n["type"] for n in flow["nodes"]] == ["start", "end"] and flow["nodes"][1]["data"]["status"] == "approved"
-    assert flow["isActive"] is False and flow["gxpRequired"] is False and flow["id"].startswith("apf_")
+    assert flow["isActive"] is False and flow["gxpRequired"] is False and flow["id"].startswith("flow_")
     renamed = await form.api.mutate("formApprovalFlows.update", {"id": flow["id"], "name": "Renamed"})
     assert renamed.data["name"] == "Renamed" and renamed.data["nodes"] == flow["nodes"]
     listed = await form.api.query("formApprovalFlows.listByForm", {"formId": form.id})

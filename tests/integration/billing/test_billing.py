@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from actors.tenancy.billing_callbacks import callback_secret, sign
-from protocol.ids import iso, new_id
+from protocol.ids import Prefix, iso, new_id
 from tests.harness import Org, login, make_org
 from tests.integration.automations.conftest import rule
 from tests.integration.boards.conftest import make_board
@@ -113,7 +113,7 @@ async def test_an_unknown_feature_is_400_naming_the_field(org: Org) -> None:
 async def test_the_subscription_is_created_from_the_plan_on_first_read(client: Any) -> None:
     org = await make_org(client, plan="free")
     first = await subscription(org)
-    assert first["id"].startswith("sub_")
+    assert first["id"].startswith("bsub_")
     assert {key: first[key] for key in ("plan", "status", "interval", "cancelAtPeriodEnd", "stripeCustomerId",
                                         "stripeSubscriptionId")} == {
         "plan": "free", "status": "active", "interval": "monthly", "cancelAtPeriodEnd": False,
@@ -190,7 +190,7 @@ async def test_the_checkout_page_refuses_a_forged_form_another_host_and_an_expir
 async def test_a_callback_with_a_bad_signature_is_400_and_changes_nothing(org: Org) -> None:
     node = org.anonymous.client.server.app[NODE]
     session = await checkout(org, "enterprise")
-    payload = msgspec.json.encode({"id": new_id("evt"), "type": "checkout.session.completed",
+    payload = msgspec.json.encode({"id": new_id(Prefix.EVENT), "type": "checkout.session.completed",
                                    "data": {"object": {"id": session["sessionId"], "object": "checkout.session"}}})
     secret = await callback_secret(node)
     for header in (None, "t=1,v1=deadbeef", sign(payload, "whsec_not_the_secret", node.clock.now()),
@@ -210,7 +210,7 @@ async def test_a_repeated_callback_is_applied_once(client: Any) -> None:
     node = org.anonymous.client.server.app[NODE]
     secret = await callback_secret(node)
     sub = await subscription(org)
-    event_id = new_id("evt")
+    event_id = new_id(Prefix.EVENT)
 
     def seats_event(seats: int, event: str) -> bytes:
         return msgspec.json.encode({"id": event, "type": "customer.subscription.updated", "data": {"object": {
@@ -219,7 +219,7 @@ async def test_a_repeated_callback_is_applied_once(client: Any) -> None:
     first = seats_event(15, event_id)
     assert await post_callback(org, first, sign(first, secret, node.clock.now())) == (
         200, {"received": True, "id": event_id, "duplicate": False, "applied": True})
-    later = seats_event(20, new_id("evt"))
+    later = seats_event(20, new_id(Prefix.EVENT))
     assert (await post_callback(org, later, sign(later, secret, node.clock.now())))[0] == 200
     # The first event again (a processor retries): answered, not applied over the later change.
     assert await post_callback(org, first, sign(first, secret, node.clock.now())) == (

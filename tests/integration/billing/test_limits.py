@@ -20,7 +20,7 @@ from actors.tenancy.billing_callbacks import callback_secret, sign
 from actors.tenancy.organizations import _seat_check
 from protocol.caller import Caller, Organization
 from protocol.errors import Forbidden
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import accounts as account_repo
 from storage import organizations as organization_repo
 from tests.harness import PASSWORD, Org, make_org
@@ -36,8 +36,8 @@ async def downgrade_to_free(org: Org, clock: Any = None) -> None:
     (with `clock`, in a new rate-limit minute: the free plan's 60 requests)."""
     node = org.anonymous.client.server.app[NODE]
     sub = await subscription(org)
-    payload = msgspec.json.encode({"id": new_id("evt"), "type": "customer.subscription.deleted", "data": {"object": {
-        "id": sub["id"], "object": "subscription", "metadata": {"organizationId": org.id}}}})
+    payload = msgspec.json.encode({"id": new_id(Prefix.EVENT), "type": "customer.subscription.deleted", "data": {
+        "object": {"id": sub["id"], "object": "subscription", "metadata": {"organizationId": org.id}}}})
     status, body = await post_callback(org, payload, sign(payload, await callback_secret(node), node.clock.now()))
     assert (status, body["applied"]) == (200, True), body
     if clock is not None:
@@ -182,7 +182,7 @@ async def test_two_members_joining_at_once_cannot_both_take_the_last_seat(client
 
     async def join(conn: Any) -> None:
         await check_seat_to_join(conn, org.id)
-        user_id = new_id("usr")
+        user_id = new_id(Prefix.USER)
         await account_repo.insert_user(conn, user_id, f"{user_id}@{org.slug}.test", "Joining", "x")
         await account_repo.insert_membership(conn, org.id, user_id, "member")
 
@@ -200,8 +200,8 @@ async def test_two_invitations_at_once_cannot_both_take_the_last_seat(client: An
 
     async def invite(conn: Any) -> None:
         await _seat_check(conn, caller, node)
-        await organization_repo.replace_invitation(conn, new_id("inv"), org.id, f"new@{org.slug}.test", "member",
-                                                   [], new_id("tok"), org.owner_id,
+        await organization_repo.replace_invitation(conn, new_id(Prefix.INVITATION), org.id, f"new@{org.slug}.test",
+                                                   "member", [], new_id(Prefix.PERSONAL_TOKEN), org.owner_id,
                                                    node.clock.now() + timedelta(days=7))
 
     second = await _one_after_the_other(node.pool, invite, lambda conn: _seat_check(conn, caller, node))

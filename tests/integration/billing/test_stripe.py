@@ -19,7 +19,7 @@ import stripe
 from aiohttp import web
 
 import actors.tenancy.stripe_processor  # noqa: F401  (the SDK is imported at start-up, never inside a request)
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from tests.conftest import server_settings
 from tests.harness import Org, make_org
 from web.keys import NODE
@@ -211,7 +211,7 @@ async def test_a_plan_without_a_price_is_400_and_the_portal_needs_a_customer(cli
     assert portal.status == 409 and "customer" in portal.error["message"]
     assert stripe_api.requests == []
     # The sandbox's pages are not there with Stripe.
-    async with org.anonymous.client.get(f"/billing/sandbox/checkout/{new_id('cs')}",
+    async with org.anonymous.client.get(f"/billing/sandbox/checkout/{new_id(Prefix.CHECKOUT_SESSION)}",
                                         headers={"Host": org.host}) as response:
         assert response.status == 404
 

@@ -9,7 +9,7 @@ import pytest
 
 from actors.forms.sweeper import STALLED_SECONDS
 from actors.runtime.clock import ManualClock
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import form_submissions as repo
 from tests.harness import make_org
 from tests.integration.boards.conftest import Board
@@ -125,7 +125,7 @@ async def test_the_sweeper_makes_the_item_even_when_a_required_column_stays_empt
     board = await form_board(org)
     form = await published_form(board)
     node = board.api.client.server.app[NODE]
-    item_id, submission_id = new_id("itm"), new_id("sub")
+    item_id, submission_id = new_id(Prefix.ITEM), new_id(Prefix.FORM_SUBMISSION)
     async with node.pool.acquire() as conn, conn.transaction():  # step 1 only: the node stopped after it
         await repo.insert(conn, submission_id=submission_id, org_id=org.id, form_id=form["id"], board_id=board.id,
                           data={"title": "Cut short"}, item_id=item_id, submitted_by=None, respondent=None,

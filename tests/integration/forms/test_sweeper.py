@@ -10,7 +10,7 @@ import pytest
 from actors.forms.pipeline import make_item, system_caller
 from actors.forms.sweeper import STALLED_SECONDS
 from actors.runtime.clock import ManualClock
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import form_submissions as repo
 from storage.forms import get_form, get_submission
 from tests.harness import make_org
@@ -31,7 +31,7 @@ async def test_the_sweeper_finishes_a_submission_whose_later_steps_did_not_run(c
     board = clocked_board
     form = await published_form(board)
     node = board.api.client.server.app[NODE]
-    item_id, submission_id = new_id("itm"), new_id("sub")
+    item_id, submission_id = new_id(Prefix.ITEM), new_id(Prefix.FORM_SUBMISSION)
     async with node.pool.acquire() as conn, conn.transaction():  # step 1 only: the node stopped after it
         await repo.insert(conn, submission_id=submission_id, org_id=board.org.id, form_id=form["id"],
                           board_id=board.id, data={"title": "Cut short", "quantity": 7, "line": "L2"},

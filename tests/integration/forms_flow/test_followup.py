@@ -14,7 +14,7 @@ from actors.board.trash_sweeper import purge_expired_trash
 from actors.forms.pipeline import make_item, system_caller
 from actors.forms.sweeper import BATCH, STALLED_SECONDS, finish_stalled_submissions
 from actors.runtime.clock import ManualClock
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import form_submissions as repo
 from storage.forms import get_form
 from tests.harness import make_org
@@ -101,14 +101,14 @@ async def test_forms_delete_is_refused_for_a_request_opened_while_it_runs(fboard
     form = await published_form(fboard)
     flow = await active_flow(org.owner, form["id"], one_step([org.owner_id]))
     node = fboard.api.client.server.app[NODE]
-    submission_id = new_id("sub")
+    submission_id = new_id(Prefix.FORM_SUBMISSION)
     async with node.pool.acquire() as conn, conn.transaction():  # step 1 only: its request is still to open
         await repo.insert(conn, submission_id=submission_id, org_id=org.id, form_id=form["id"], board_id=fboard.id,
-                          data=ANSWERS, item_id=new_id("itm"), submitted_by=None, respondent=None,
+                          data=ANSWERS, item_id=new_id(Prefix.ITEM), submitted_by=None, respondent=None,
                           respondent_email=None, idempotency_key=None, request_hash=None, now=node.clock.now())
 
     async with node.pool.acquire() as opening:
-        request_id = new_id("apr")
+        request_id = new_id(Prefix.APPROVAL_REQUEST)
         transaction = opening.transaction()
         await transaction.start()
         await opening.execute(  # the flow actor's turn opening the request, not yet committed
@@ -132,8 +132,9 @@ async def test_forms_delete_is_refused_for_a_request_opened_while_it_runs(fboard
 def _step_one(conn: Any, org_id: str, form: dict[str, Any], board: Board, data: Any, now: Any,
               **fields: Any) -> Any:
     """Step 1 of a submission alone, as if the node stopped right after it."""
-    return repo.insert(conn, submission_id=fields.pop("submission_id", new_id("sub")), org_id=org_id,
-                       form_id=form["id"], board_id=board.id, data=data, item_id=fields.pop("item_id", new_id("itm")),
+    return repo.insert(conn, submission_id=fields.pop("submission_id", new_id(Prefix.FORM_SUBMISSION)), org_id=org_id,
+                       form_id=form["id"], board_id=board.id, data=data,
+                       item_id=fields.pop("item_id", new_id(Prefix.ITEM)),
                        submitted_by=None, respondent=None, respondent_email=None,
                        idempotency_key=fields.pop("idempotency_key", None),
                        request_hash=fields.pop("request_hash", None), now=now)
@@ -146,7 +147,7 @@ async def test_submissions_that_keep_failing_do_not_keep_later_ones_waiting(cloc
     board = await form_board(org)
     form = await published_form(board)
     node = board.api.client.server.app[NODE]
-    behind = new_id("itm")
+    behind = new_id(Prefix.ITEM)
     async with node.pool.acquire() as conn, conn.transaction():
         for _ in range(BATCH):  # the oldest, and failing at every sweep (answers that are not an object)
             await _step_one(conn, org.id, form, board, ["not", "answers"], clock.now())
@@ -172,7 +173,7 @@ async def test_an_item_trashed_or_purged_before_its_submission_finished_is_not_m
     node = board.api.client.server.app[NODE]
     form_row = await get_form(node.pool, org.id, form["id"])
     assert form_row is not None
-    trashed, purged = new_id("itm"), new_id("itm")
+    trashed, purged = new_id(Prefix.ITEM), new_id(Prefix.ITEM)
     for item_id, title in ((trashed, "Trashed"), (purged, "Purged")):
         async with node.pool.acquire() as conn, conn.transaction():
             row = await _step_one(conn, org.id, form, board, {"title": title}, clock.now(), item_id=item_id)
@@ -212,7 +213,7 @@ async def test_a_retry_of_an_acknowledged_submission_finishes_it_and_never_remov
     node = board.api.client.server.app[NODE]
     body = {**ANSWERS, "quantity": 60}
     digest = request_hash("POST", org.id, f"/api/forms/{form['id']}/submit", json.dumps(body).encode())
-    submission_id, item_id = new_id("sub"), new_id("itm")
+    submission_id, item_id = new_id(Prefix.FORM_SUBMISSION), new_id(Prefix.ITEM)
     async with node.pool.acquire() as conn, conn.transaction():
         await _step_one(conn, org.id, form, board, body, node.clock.now(), submission_id=submission_id,
                         item_id=item_id, idempotency_key="tablet-7", request_hash=digest)

@@ -63,7 +63,7 @@ async def test_each_recipient_is_mailed_a_link_with_a_token_of_their_own(board: 
     assert [(r["email"], r["name"], r["status"], r["reminderCount"]) for r in seen["recipients"]] == [
         ("ann@supplier.test", "Ann", "sent", 0), ("Ben@Supplier.test", None, "sent", 0)]
     first = seen["recipients"][0]
-    assert first["id"].startswith("rcp_") and first["sentAt"].endswith("Z")
+    assert first["id"].startswith("dr_") and first["sentAt"].endswith("Z")
     assert (first["openedAt"], first["startedAt"], first["completedAt"]) == (None, None, None)
     assert seen["stats"] == {"total": 2, "opened": 0, "started": 0, "completed": 0, "responseRate": 0.0}
 

@@ -11,7 +11,7 @@ from actors.imports.batch import IMPORT_ITEMS, ImportBatch, ImportRow, encode_ro
 from actors.imports.handlers import imported_item_id
 from actors.imports.sweeper import sweep_imports
 from protocol.caller import Caller, Organization
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from protocol.registry import Role
 from tests.harness import login, make_org
 from tests.integration.boards.conftest import Board, make_board
@@ -88,7 +88,8 @@ async def sent_as_the_import_does(board: Board, import_id: str, rows: list[Impor
 
 
 async def test_a_batch_sent_twice_makes_its_items_once(board: Board) -> None:
-    rows = [ImportRow(new_id("itm"), 2, "A", board.group_id, {}), ImportRow(new_id("itm"), 3, "B", board.group_id, {})]
+    rows = [ImportRow(new_id(Prefix.ITEM), 2, "A", board.group_id, {}),
+            ImportRow(new_id(Prefix.ITEM), 3, "B", board.group_id, {})]
     first = await sent_as_the_import_does(board, "imp_test", rows)
     again = await sent_as_the_import_does(board, "imp_test", rows)
     assert first["created"] == again["created"] == 2

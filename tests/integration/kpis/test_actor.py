@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from actors.kpi.actor import KpiActor
 from actors.kpi.state import AlertRow, KpiRow, TargetRow, ValueRow
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import kpis as repo
 from tests.integration.boards.conftest import Board
 from tests.integration.kpis.conftest import define, pool_of
@@ -77,16 +77,16 @@ async def test_one_statement_writes_a_kpi_with_its_first_values_alert_target_and
     """A turn that defines a KPI and records on it writes all in one statement: the values' and alert's
     foreign keys are checked once the KPI row is in."""
     org_id, now = board.org.id, datetime.now(UTC)
-    kpi = KpiRow(id=new_id("kpi"), organization_id=org_id, board_id=board.id, name="Scrap", category="quality",
+    kpi = KpiRow(id=new_id(Prefix.KPI), organization_id=org_id, board_id=board.id, name="Scrap", category="quality",
                  unit="%", direction="lower_is_better", frequency="daily", thresholds=None,
                  responsible_user_id=None, version=1, created_by=board.org.owner_id, created_at=now, updated_at=now)
-    values = [ValueRow(id=new_id("kpv"), kpi_id=kpi.id, value=float(n), status="red", recorded_at=now,
+    values = [ValueRow(id=new_id(Prefix.KPI_VALUE), kpi_id=kpi.id, value=float(n), status="red", recorded_at=now,
                        recorded_by=None, source="api", comment=None) for n in (3, 1, 2)]
-    alert = AlertRow(id=new_id("alt"), kpi_id=kpi.id, board_id=board.id, value_id=values[0].id, value=3.0,
+    alert = AlertRow(id=new_id(Prefix.KPI_ALERT), kpi_id=kpi.id, board_id=board.id, value_id=values[0].id, value=3.0,
                      threshold="red", status="active", triggered_at=now)
-    target = TargetRow(id=new_id("tgt"), kpi_id=kpi.id, value=1.0, deadline=now.date(), milestones=[],
+    target = TargetRow(id=new_id(Prefix.KPI_TARGET), kpi_id=kpi.id, value=1.0, deadline=now.date(), milestones=[],
                        set_by=None, set_at=now)
-    entry = {"id": new_id("atv"), "entity_type": "kpi", "entity_id": kpi.id, "action": "kpi.created",
+    entry = {"id": new_id(Prefix.ACTIVITY), "entity_type": "kpi", "entity_id": kpi.id, "action": "kpi.created",
              "metadata": {"name": "Scrap"}, "actor_id": None}
     async with pool_of(board.org).acquire() as conn, conn.transaction():
         await repo.write_turn(conn, org_id, kpis=[kpi], values=values, alerts=[alert], targets=[target],

@@ -18,7 +18,7 @@ from actors.kernel.credential_cache import secret_digest
 from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
 from protocol.errors import Unauthorized
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import oauth as repo
 from tests.harness import PASSWORD
 from tests.integration.kernel.test_redis_invalidation import _within_deadline
@@ -35,9 +35,10 @@ async def test_reuse_on_one_node_ends_the_grant_on_the_other(pool: asyncpg.Pool,
         slug = f"org-{secrets.token_hex(5)}"
         org_id, user_id = await create_organization(a, slug=slug, name="Nodes", owner_email=f"o@{slug}.test",
                                                     owner_password=PASSWORD, plan="business")
-        app = await repo.insert_app(pool, app_id=new_id("oap"), org_id=org_id, client_id=new_id("oac"),
-                                    secret_digest=None, name="Two nodes", redirect_uris=[REDIRECT_URI],
-                                    scopes=["read"], public=True, created_by=user_id, now=a.clock.now())
+        app = await repo.insert_app(pool, app_id=new_id(Prefix.OAUTH_APP), org_id=org_id,
+                                    client_id=new_id(Prefix.OAUTH_CLIENT), secret_digest=None, name="Two nodes",
+                                    redirect_uris=[REDIRECT_URI], scopes=["read"], public=True,
+                                    created_by=user_id, now=a.clock.now())
         verifier = generate_token(48)
         code = await oauth_grants.issue_code(a, app=app, org_id=org_id, user_id=user_id, scopes=["read"],
                                              redirect_uri=REDIRECT_URI, redirect_uri_sent=True,

@@ -14,7 +14,7 @@ import asyncpg
 from actors.identity import oauth_grants
 from actors.identity.accounts import create_organization
 from actors.kernel.node import Node
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import oauth as repo
 from tests.harness import PASSWORD
 from tests.integration.oauth.flow import REDIRECT_URI
@@ -36,13 +36,13 @@ async def test_delete_app_returns_a_token_minted_while_it_ran(pool: asyncpg.Pool
     org_id, user_id = await create_organization(node, slug=slug, name="Race", owner_email=f"o@{slug}.test",
                                                 owner_password=PASSWORD, plan="business")
     now = node.clock.now()
-    app = await repo.insert_app(pool, app_id=new_id("oap"), org_id=org_id, client_id=new_id("oac"),
-                                secret_digest=None, name="Racing", redirect_uris=[REDIRECT_URI], scopes=["read"],
-                                public=True, created_by=user_id, now=now)
+    app = await repo.insert_app(pool, app_id=new_id(Prefix.OAUTH_APP), org_id=org_id,
+                                client_id=new_id(Prefix.OAUTH_CLIENT), secret_digest=None, name="Racing",
+                                redirect_uris=[REDIRECT_URI], scopes=["read"], public=True, created_by=user_id, now=now)
     await oauth_grants.issue_code(node, app=app, org_id=org_id, user_id=user_id, scopes=["read"],
                                   redirect_uri=REDIRECT_URI, redirect_uri_sent=True, code_challenge=None)
     grant_id = await pool.fetchval("SELECT id FROM oauth_grants WHERE app_id = $1", app["id"])
-    token_id = new_id("oat")
+    token_id = new_id(Prefix.OAUTH_ACCESS_TOKEN)
     async with pool.acquire() as minting, pool.acquire() as deleting:
         async with minting.transaction():  # a refresh or code exchange in flight: its token not yet committed
             await repo.insert_token(minting, token_id=token_id, grant_id=grant_id, kind="access",
@@ -63,9 +63,10 @@ async def test_no_code_for_a_member_leaving_meanwhile(pool: asyncpg.Pool) -> Non
     node = Node(pool=pool)
 
     async def approve(org_id: str, owner_id: str, member_id: str) -> Any:
-        app = await repo.insert_app(pool, app_id=new_id("oap"), org_id=org_id, client_id=new_id("oac"),
-                                    secret_digest=None, name="Racing", redirect_uris=[REDIRECT_URI], scopes=["read"],
-                                    public=True, created_by=owner_id, now=node.clock.now())
+        app = await repo.insert_app(pool, app_id=new_id(Prefix.OAUTH_APP), org_id=org_id,
+                                    client_id=new_id(Prefix.OAUTH_CLIENT), secret_digest=None, name="Racing",
+                                    redirect_uris=[REDIRECT_URI], scopes=["read"], public=True,
+                                    created_by=owner_id, now=node.clock.now())
         return await oauth_grants.issue_code(
             node, app=app, org_id=org_id, user_id=member_id, scopes=["read"], redirect_uri=REDIRECT_URI,
             redirect_uri_sent=True, code_challenge=None)

@@ -12,7 +12,7 @@ import asyncpg
 
 from actors.identity.accounts import create_organization
 from actors.kernel.node import Node
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from tests.harness import PASSWORD
 
 
@@ -23,7 +23,7 @@ async def made_while_removed(pool: asyncpg.Pool, make: Callable[[str, str, str],
     slug = f"org-{secrets.token_hex(5)}"
     org_id, owner_id = await create_organization(node, slug=slug, name="Race", owner_email=f"o@{slug}.test",
                                                  owner_password=PASSWORD, plan="business")
-    member_id = new_id("usr")
+    member_id = new_id(Prefix.USER)
     await pool.execute("INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, 'M', 'x')",
                        member_id, f"m@{slug}.test")
     await pool.execute("INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'admin')",

@@ -229,4 +229,4 @@ async def test_sign_in_sign_up_and_acceptance_refuse_cross_site_and_non_json(org
 async def test_responses_carry_a_request_id(org: Org) -> None:
     reply = await org.owner.rest("GET", "/api/v1/auth/me", headers={"X-Request-Id": "trace-123"})
     assert reply.headers["X-Request-Id"] == "trace-123"
-    assert (await org.owner.rest("GET", "/healthz")).headers["X-Request-Id"].startswith("req_")
+    assert (await org.owner.rest("GET", "/healthz")).headers["X-Request-Id"].startswith("rid_")

@@ -1,11 +1,12 @@
 """Bounds every input holds whatever its procedure declares (web/inputs.py): JSON nested past 64 levels and
 integers past 64 bits are bad input naming the field (400 over RPC, 422 over REST, 400 in both for `limit`,
-`cursor`), in single calls, batches and REST bodies and queries — never a 500, and no traceback logged."""
+`cursor`), in single calls, batches and REST bodies and queries, and Socket.IO events; so is a cursor whose key is out
+of range — never a 500, and no traceback logged."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -16,7 +17,8 @@ from protocol.pagination import encode_cursor
 from server.logging_setup import configure_logging
 from tests.harness import Org, Reply
 from tests.integration.automations.conftest import rule
-from tests.integration.boards.conftest import make_board
+from tests.integration.boards.conftest import Board, make_board
+from tests.integration.live.conftest import Screen
 
 
 @pytest.fixture
@@ -143,3 +145,67 @@ async def test_an_integer_past_64_bits_anywhere_in_the_input_is_named(org: Org) 
     rest = await org.owner.rest("POST", "/api/v1/webhooks", {
         "url": "https://93.184.215.14/", "events": ["item.created"], "description": 2**64})
     assert_refused(rest, 422, "description")
+
+
+THIRTY_NINES = "9" * 30
+SOCKET = "Socket.IO subscribe since"
+
+
+async def _screen_subscribe(org: Org, board: Board, since: int) -> tuple[int, dict[str, Any]]:
+    """A Socket.IO subscribe refused: its error, and the status its code stands for (BAD_REQUEST: 400)."""
+    screen = Screen()
+    try:
+        await screen.connect(org.owner)
+        answer = await screen.call("subscribe", {"room": f"board:{board.id}", "since": since})
+    finally:
+        await screen.close()
+    assert answer["ok"] is False, answer
+    return {"BAD_REQUEST": 400}.get(answer["error"]["code"], 0), answer["error"]
+
+
+async def _rpc(reply: Awaitable[Reply]) -> tuple[int, dict[str, Any]]:
+    answered = await reply
+    error = answered.body["error"] if answered.status != 200 else {}
+    return answered.status, {"message": error.get("message"), **error.get("data", {})}
+
+
+async def _rest(reply: Awaitable[Reply]) -> tuple[int, dict[str, Any]]:
+    answered = await reply
+    return answered.status, answered.body.get("error", {}) if answered.status != 200 else {}
+
+
+ENTRY_POINTS: dict[str, tuple[Callable[[Org, Board], Awaitable[tuple[int, dict[str, Any]]]], int, str]] = {
+    "events.list cursor": (lambda org, board: _rpc(org.owner.query(
+        "events.list", {"stream": f"board:{board.id}", "cursor": THIRTY_NINES})), 400, "cursor"),
+    "events.list since": (lambda org, board: _rpc(org.owner.query(
+        "events.list", {"stream": f"board:{board.id}", "since": int(THIRTY_NINES)})), 400, "since"),
+    "GET /api/v1/events cursor": (lambda org, board: _rest(org.owner.rest(
+        "GET", "/api/v1/events", params={"stream": f"board:{board.id}", "cursor": THIRTY_NINES})), 400, "cursor"),
+    "GET /api/v1/events since": (lambda org, board: _rest(org.owner.rest(
+        "GET", "/api/v1/events", params={"stream": f"board:{board.id}", "since": THIRTY_NINES})), 422, "since"),
+    "items.list forged cursor": (lambda org, board: _rpc(board.api.query(
+        "items.list", {"boardId": board.id, "cursor": encode_cursor(int(THIRTY_NINES), 0, "itm_x")})), 400,
+        "cursor"),
+    "GET /api/v1/items limit": (lambda org, board: _rest(org.owner.rest(
+        "GET", "/api/v1/items", params={"boardId": board.id, "limit": str(2**64)})), 400, "limit"),
+    "kpis.setValue value": (lambda org, board: _rpc(org.owner.mutate(
+        "kpis.setValue", {"kpiId": "kpi_x", "value": 2**64})), 400, "value"),
+    "POST /api/v1/kpis/{id}/values value": (lambda org, board: _rest(org.owner.rest(
+        "POST", "/api/v1/kpis/kpi_x/values", {"value": 2**64})), 422, "value"),
+    "automations.getExecutionHistory cursor before year 1 in UTC": (lambda org, board: _rpc(org.owner.query(
+        "automations.getExecutionHistory", {"boardId": board.id, "cursor": "0001-01-01T00:00:00+14:00"})), 400,
+        "cursor"),
+    SOCKET: (lambda org, board: _screen_subscribe(org, board, 2**64), 400, "since"),
+}
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+async def test_an_integer_or_cursor_out_of_range_is_refused_naming_it(org: Org, logs: pytest.CaptureFixture[str],
+                                                                      entry: str) -> None:
+    call, status, field = ENTRY_POINTS[entry]
+    answered, error = await call(org, await make_board(org))
+    assert answered == status, (answered, error)
+    assert field in error["message"], error
+    if entry != SOCKET:  # a Socket.IO error carries its code and message only
+        assert [detail["field"] for detail in error["details"]] == [field], error
+    assert_no_traceback(logs)

@@ -14,7 +14,7 @@ import pytest
 
 from actors.delivery.addresses import literal_address, outbound_connector, refusal
 from actors.delivery.webhook_sender import forget_webhook_orgs
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from storage import webhooks as webhook_repo
 from tests.conftest import server_settings
 from tests.harness import Org
@@ -123,7 +123,7 @@ async def test_a_delivery_to_an_address_that_became_private_fails_naming_the_rea
     node = org.owner.client.server.app[NODE]
     url = receiver.url.replace("127.0.0.1", host)
     async with node.pool.acquire() as conn:
-        hook = await webhook_repo.insert(conn, webhook_id=new_id("whk"), org_id=org.id, url=url,
+        hook = await webhook_repo.insert(conn, webhook_id=new_id(Prefix.WEBHOOK), org_id=org.id, url=url,
                                          events=["project.created"], secret=None, description=None,
                                          created_by=org.owner_id, now=node.clock.now())
     forget_webhook_orgs(node)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from protocol.ids import new_id
+from protocol.ids import Prefix, new_id
 from tests.harness import Api, Org
 from web.keys import NODE
 
@@ -29,7 +29,7 @@ async def create_project(api: Api, workspace_id: str, name: str = "Line A", **fi
 
 async def insert_board(org: Org, project_id: str, name: str = "Tier 1",
                        created_at: datetime | None = None) -> str:
-    board_id = new_id("brd")
+    board_id = new_id(Prefix.BOARD)
     await env_of(org).pool.execute(
         """INSERT INTO boards (id, organization_id, project_id, name, created_at)
            VALUES ($1, $2, $3, $4, coalesce($5, clock_timestamp()))""",
@@ -38,7 +38,7 @@ async def insert_board(org: Org, project_id: str, name: str = "Tier 1",
 
 
 async def insert_item(org: Org, board_id: str, name: str = "Fix the leak") -> str:
-    item_id = new_id("itm")
+    item_id = new_id(Prefix.ITEM)
     await env_of(org).pool.execute(
         """INSERT INTO items (id, organization_id, board_id, group_id, name, position)
            VALUES ($1, $2, $3, 'grp_test', $4, 1)""", item_id, org.id, board_id, name)

@@ -30,7 +30,7 @@ from protocol.errors import InternalError
 from protocol.registry import Role
 
 NOW = datetime(2026, 11, 21, 10, 0, 0, 123000, tzinfo=UTC)
-CALLER = Caller(request_id="req_1", organization=Organization("org_1", "acme", "Acme", "business"),
+CALLER = Caller(request_id="rid_1", organization=Organization("org_1", "acme", "Acme", "business"),
                 user_id="usr_1", user_email="ada@example.com", role=Role.ADMIN,
                 credential=CredentialKind.API_KEY, credential_id="key_1", scopes=("read:items", "write:items"),
                 automation=AutomationRun("aut_1", 2))

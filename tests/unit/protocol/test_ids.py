@@ -1,5 +1,5 @@
 """Ids drawn from the pooled random bytes (protocol/ids.py) in a child forked while another thread draws one; ids
-derived from their parts."""
+derived from their parts; the id prefixes, each declared once and the spec's as it spells them."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_a_child_forked_while_another_thread_draws_an_id_draws_its_own() -> None
     readable, writable = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover (the child)
-        os.write(writable, ids.new_id("tst").encode())
+        os.write(writable, ids.new_id(ids.Prefix.ITEM).encode())
         os._exit(0)
     leave.set()
     drawer.join()
@@ -41,13 +41,37 @@ def test_a_child_forked_while_another_thread_draws_an_id_draws_its_own() -> None
         if not ready:
             os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
-    assert child_id is not None and child_id.startswith("tst_") and len(child_id) == 24
-    assert child_id != ids.new_id("tst")
+    assert child_id is not None and child_id.startswith("itm_") and len(child_id) == 24
+    assert child_id != ids.new_id(ids.Prefix.ITEM)
 
 
 def test_a_derived_id_has_the_form_of_a_drawn_one_and_is_the_same_for_the_same_parts() -> None:
-    derived = ids.derived_id("itm", "imp_abc", "2")
+    item = ids.Prefix.ITEM
+    derived = ids.derived_id(item, "imp_abc", "2")
     assert re.fullmatch(r"itm_[a-z2-7]{20}", derived)
-    assert derived == ids.derived_id("itm", "imp_abc", "2")
-    assert len({derived, ids.derived_id("itm", "imp_abc", "3"), ids.derived_id("itm", "imp_ab", "c2"),
-                ids.derived_id("itm", "imp_abc2")}) == 4
+    assert derived == ids.derived_id(item, "imp_abc", "2")
+    assert len({derived, ids.derived_id(item, "imp_abc", "3"), ids.derived_id(item, "imp_ab", "c2"),
+                ids.derived_id(item, "imp_abc2")}) == 4
+
+
+def test_every_prefix_is_declared_once() -> None:
+    values = [prefix.value for prefix in ids.Prefix.__members__.values()]  # aliases included
+    assert len(values) == len(set(values))
+    assert all(re.fullmatch(r"[a-z]+", value) for value in values)
+
+
+# domain 2 "Prefixes seen" (its att_ is not minted: attachments are files, file_).
+SPEC_PREFIXES = {
+    "org": "ORGANIZATION", "usr": "USER", "wsp": "WORKSPACE", "prj": "PROJECT", "brd": "BOARD", "grp": "GROUP",
+    "col": "COLUMN", "lbl": "LABEL", "itm": "ITEM", "cmt": "COMMENT", "aut": "AUTOMATION",
+    "exe": "AUTOMATION_EXECUTION", "kpi": "KPI", "alt": "KPI_ALERT", "act": "ACTION", "ps": "PROBLEM_SHEET",
+    "cl": "STANDARD_WORK_CHECKLIST", "comp": "STANDARD_WORK_COMPLETION", "chk": "AUDIT_CHECKLIST", "aud": "AUDIT",
+    "frm": "FORM", "sub": "FORM_SUBMISSION", "flow": "APPROVAL_FLOW", "req": "APPROVAL_REQUEST",
+    "dec": "APPROVAL_DECISION", "dr": "DISTRIBUTION_RECIPIENT", "tpl": "TEMPLATE", "imp": "IMPORT",
+    "inv": "INVITATION", "tok": "PERSONAL_TOKEN", "whk": "WEBHOOK", "evt": "EVENT", "file": "FILE"}
+
+
+def test_the_resources_the_spec_names_take_its_prefixes() -> None:
+    assert {spelled: ids.Prefix(spelled).name for spelled in SPEC_PREFIXES} == SPEC_PREFIXES
+    assert ids.new_id(ids.Prefix.APPROVAL_DECISION).startswith("dec_")
+    assert not ids.new_id(ids.Prefix.HTTP_REQUEST).startswith(f"{ids.Prefix.APPROVAL_REQUEST}_")
