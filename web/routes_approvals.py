@@ -69,7 +69,7 @@ async def show(request: web.Request) -> web.Response:
                           f"<p>{html.escape(error.message)}</p>", error.status)
     fields = "".join(f'<input type="hidden" name="{name}" value="{html.escape(value)}">' for name, value in
                      (("token", token), ("csrf", _csrf(node.secret_key, token))))
-    return plain_page("Your decision is asked",
+    return plain_page(f"Approval requested: {link.form_name}",
                       f"{_summary(link)}<form method=\"post\" action=\"{PATH}\">{fields}"
                       f"<fieldset><legend>Your decision</legend>{_choices(link.decision)}</fieldset>"
                       '<p><label for="comment">Comment (optional)</label>'

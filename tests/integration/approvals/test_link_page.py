@@ -83,6 +83,7 @@ async def test_the_page_says_what_is_decided_before_anything_is_pressed(form: Fo
 
     status, body, page = await _page(form, token)
     assert status == 200, body
+    assert page.lines[0] == "Approval requested: Purchase request"  # the page's heading, as the e-mail's subject
     terms = _terms(page)
     assert terms["Form"] == "Purchase request"
     assert terms["Asked by"] == f"Olga Owner <{form.org.owner_email}>"
