@@ -9,12 +9,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
+class NoEmbeddedDatabase(SystemExit):
+    """No `OBEYA_DATABASE_URL` on an install without `pgserver` (the container image removes it): the command
+    stops with this one line on stderr and exit status 1, as on any other setting it cannot start with."""
+
+    def __init__(self) -> None:
+        super().__init__("OBEYA_DATABASE_URL is not set and this install has no embedded PostgreSQL (pgserver)")
+
+
 @contextlib.contextmanager
 def embedded_postgres(data_dir: Path) -> Iterator[str]:
     """Start (or join) the embedded server; yield its DSN; stop it on exit."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on servers
-        from pgserver import postgres_server
+        try:
+            from pgserver import postgres_server
+        except ImportError:
+            raise NoEmbeddedDatabase() from None
 
         pgdata = (data_dir / "pgdata").resolve()
         pgdata.mkdir(parents=True, exist_ok=True)

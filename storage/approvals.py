@@ -239,6 +239,17 @@ async def token(conn: Conn, org_id: str, token_hash: str) -> asyncpg.Record | No
              FROM approval_tokens WHERE organization_id = $1 AND token_hash = $2""", org_id, token_hash)
 
 
+async def paired_token(conn: Conn, org_id: str, token_hash: str, decision: str) -> asyncpg.Record | None:
+    """The other link of the same e-mail: its approver's token for `decision` on the same request and step."""
+    return await conn.fetchrow(
+        """SELECT p.token_hash, p.request_id, p.flow_id, p.node_id, p.step, p.user_id, p.decision, p.used_at,
+                  p.voided_at
+             FROM approval_tokens t JOIN approval_tokens p
+               ON p.organization_id = t.organization_id AND p.request_id = t.request_id AND p.step = t.step
+              AND p.user_id = t.user_id AND p.decision = $3
+            WHERE t.organization_id = $1 AND t.token_hash = $2""", org_id, token_hash, decision)
+
+
 async def insert_action_runs(conn: Conn, org_id: str, rows: Sequence[dict[str, Any]]) -> None:
     await conn.executemany(
         """INSERT INTO approval_action_runs (id, organization_id, request_id, flow_id, node_id, step, item_id, action,

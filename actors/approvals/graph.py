@@ -1,7 +1,8 @@
 """A flow's graph: its default (start → end approved), the shape check every save runs (node data by type,
 edges between known nodes), the integrity rules activation runs (one start, all reachable, no cycle, an
 outgoing edge from every non-end node, both labels on conditions, approvers on approval nodes; 400 naming
-the node ids), conditions evaluated on answers, and the walk from a node to the next stop. Pure: no I/O."""
+the node ids), conditions evaluated on answers, the walk from a node to the next stop, and the order of
+the approval steps. Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -132,6 +133,23 @@ def _on_cycles(by_id: dict[str, Any], outgoing: dict[str, list[dict[str, Any]]])
     """Nodes on a cycle: those a node can reach itself from (the graphs are small)."""
     return [node_id for node_id in by_id
             if any(node_id in _reachable(edge["target"], outgoing) for edge in outgoing[node_id])]
+
+
+def approval_steps(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> list[str]:
+    """The approval nodes' ids in the order a walk from the start meets them (breadth first, whichever way
+    its conditions go): what "step 2 of 3" counts."""
+    outgoing: dict[str, list[str]] = {node["id"]: [] for node in nodes}
+    for edge in edges:
+        outgoing.setdefault(edge["source"], []).append(edge["target"])
+    kinds = {node["id"]: node["type"] for node in nodes}
+    queue = [node["id"] for node in nodes if node["type"] == "start"]
+    seen = set(queue)
+    for current in queue:  # grows as it goes: a breadth-first walk
+        for target in outgoing.get(current, []):
+            if target not in seen:
+                seen.add(target)
+                queue.append(target)
+    return [node_id for node_id in queue if kinds.get(node_id) == "approval"]
 
 
 def _number(value: Any) -> float | None:

@@ -6,6 +6,8 @@ every change the actor answered is committed."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import asyncpg
@@ -15,7 +17,7 @@ from actors.approvals import graph
 from actors.approvals.commands import Decide, Refresh, Return
 from actors.approvals.deciders import token_hash
 from actors.approvals.routing import ask_flow, context, form_keys, schema_of, visible_flow
-from actors.approvals.views import decision_view, flow_view, request_view, version_view
+from actors.approvals.views import answer_summary, decision_view, flow_view, request_view, version_view
 from actors.automations.handlers import check_action
 from actors.forms.access import visible_form
 from actors.forms.answers import file_ids, validate_answers
@@ -26,8 +28,18 @@ from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
 from protocol import approvals as spec
 from protocol.caller import Caller
-from protocol.errors import BadRequest, Conflict, FieldError, NotFound, Unauthorized, ValidationFailed
+from protocol.errors import (
+    ApiError,
+    BadRequest,
+    Conflict,
+    FieldError,
+    Forbidden,
+    NotFound,
+    Unauthorized,
+    ValidationFailed,
+)
 from protocol.ids import Prefix, new_id
+from storage import accounts
 from storage import approvals as repo
 from storage import forms as form_repo
 
@@ -274,9 +286,92 @@ async def decide(node: Node, caller: Caller, data: spec.DecisionInput) -> dict[s
     return reply
 
 
-async def decide_by_token(node: Node, org_id: str, data: spec.TokenDecisionInput) -> dict[str, Any]:
-    """A decision through an e-mailed link (the procedure and the confirmation page's form post)."""
+class LinkClosed(ApiError):
+    """A decision link that was good once: used, its step complete, or its request decided or expired."""
+
+    code = "GONE"
+    status = 410
+
+
+@dataclass(frozen=True)
+class DecisionLink:
+    """What an e-mailed decision link asks its approver to decide, as its page shows it."""
+
+    decision: str                      # the link's own: approved or rejected
+    form_name: str
+    flow_name: str
+    step_name: str
+    step_number: int                   # of `step_count` approval steps, in the flow's order
+    step_count: int
+    submitted_by: str | None           # "Name <e-mail>", the respondent's e-mail, or None (anonymous)
+    submitted_at: datetime
+    answers: list[tuple[str, str]]     # (field label, answer) of the first answered fields
+    more_answers: int
+
+
+SUMMARY_ANSWERS = 5
+_ENDED = {"approved": "This request is already decided: it was approved.",
+          "rejected": "This request is already decided: it was rejected.",
+          "expired": "This request expired before it was decided."}
+
+
+async def read_decision_link(node: Node, org_id: str, token: str) -> DecisionLink:
+    """What the link `token` of organization `org_id` asks to decide, read without deciding anything; the same
+    refusals its decision would meet: 404 unknown here, 410 used or no longer current, 403 for a GxP request or
+    an approver who left."""
+    link = await repo.token(node.pool, org_id, token_hash(token))
+    request = None if link is None else await repo.get_request(node.pool, org_id, link["request_id"])
+    form = None if request is None else await form_repo.get_form(node.pool, org_id, request["form_id"])
+    flow = None if request is None else await repo.any_flow(node.pool, org_id, request["flow_id"])
+    if link is None or request is None or form is None or flow is None:
+        raise NotFound("This decision link is not known here. Check that you opened the whole link from your "
+                       "e-mail.")
+    mine = [row for row in await repo.decisions(node.pool, org_id, request["id"])
+            if row["user_id"] == link["user_id"] and row["step"] == link["step"]]
+    if link["used_at"] is not None or mine:
+        verb = mine[0]["decision"] if mine else link["decision"]
+        raise LinkClosed(f"You already decided this step: you {verb} it. A decision is final.")
+    if request["status"] not in spec.OPEN_STATUSES:
+        raise LinkClosed(_ENDED.get(request["status"], "This request is already decided."))
+    if link["voided_at"] is not None or link["step"] != request["step"]:
+        raise LinkClosed("This step no longer waits for you: another approver completed it, or the submission "
+                         "went back to its respondent (a new step sends new links).")
+    if request["gxp_required"]:
+        raise Forbidden("Decisions on this request need your signature: sign in to Obeya and decide it there.")
+    if link["user_id"] not in await repo.people(node.pool, org_id):
+        raise Forbidden("The approver of this link is no longer a member of the organization.")
+    return await _link_view(node, org_id, link, request, form, flow)
+
+
+async def _link_view(node: Node, org_id: str, link: asyncpg.Record, request: asyncpg.Record, form: asyncpg.Record,
+                     flow: asyncpg.Record) -> DecisionLink:
+    submission = await form_repo.get_submission(node.pool, org_id, request["submission_id"])
+    submitter = None
+    if submission is not None and submission["submitted_by"] is not None:
+        submitter = await accounts.user_by_id(node.pool, submission["submitted_by"])
+    if submitter is not None:
+        submitted_by: str | None = f"{submitter['name']} <{submitter['email']}>"
+    else:
+        submitted_by = request["respondent_email"] or (submission["respondent_email"] if submission else None)
+    steps = graph.approval_steps(flow["nodes"], flow["edges"])
+    step: dict[str, Any] = next((n for n in flow["nodes"] if n["id"] == link["node_id"]), {"data": {}})
+    answers, more = answer_summary(schema_of(form), request["data"], SUMMARY_ANSWERS)
+    return DecisionLink(decision=link["decision"], form_name=form["name"], flow_name=flow["name"],
+                        step_name=str(step["data"].get("label") or link["node_id"]),
+                        step_number=steps.index(link["node_id"]) + 1 if link["node_id"] in steps else 1,
+                        step_count=max(len(steps), 1), submitted_by=submitted_by,
+                        submitted_at=submission["submitted_at"] if submission else request["created_at"],
+                        answers=answers, more_answers=more)
+
+
+async def decide_by_token(node: Node, org_id: str, data: spec.TokenDecisionInput, *,
+                          either_decision: bool = False) -> dict[str, Any]:
+    """A decision through an e-mailed link (the procedure and the confirmation page's form post). With
+    `either_decision` (the page, which offers both) the link decides the other way through its pair in the
+    same e-mail, as the approver's other link would."""
     token = await repo.token(node.pool, org_id, token_hash(data.token))
+    if token is not None and either_decision and token["decision"] != data.decision:
+        token = await repo.paired_token(node.pool, org_id, token["token_hash"], data.decision)
     if token is None:
         raise NotFound("decision link not found")
     request = await repo.get_request(node.pool, org_id, token["request_id"])

@@ -1,5 +1,6 @@
-"""How flows, requests, decisions and versions are shown (procedures and the `flow:<id>` events), and the
-record hash a GxP signature binds: the SHA-256 of the canonical JSON of the signed submission version."""
+"""How flows, requests, decisions and versions are shown (procedures and the `flow:<id>` events), the answers
+an approver's link page sums up, and the record hash a GxP signature binds: the SHA-256 of the canonical JSON
+of the signed submission version."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from actors.approvals.state import RequestRow
+from actors.forms.answers import answer_text
 from protocol.approvals import REQUEST_STATUSES
+from protocol.form_schema import FormSchema
 from protocol.ids import iso
 
 
@@ -53,3 +56,20 @@ def version_view(row: Mapping[str, Any]) -> dict[str, Any]:
     return {"version": row["version"], "data": row["data"], "changedBy": row["changed_by"],
             "changedByName": row["changed_by_name"], "changedByEmail": row["changed_by_email"],
             "reason": row["reason"], "comment": row["comment"], "createdAt": iso(row["created_at"])}
+
+
+
+def answer_summary(schema: FormSchema, data: Mapping[str, Any], limit: int, length: int = 300
+                   ) -> tuple[list[tuple[str, str]], int]:
+    """The first `limit` answered fields in the form's order as (label, answer as text: a choice by its label,
+    cut at `length` characters), and how many answered fields are left out."""
+    answered = [component for component in schema.components if answer_text(data.get(component.key)) != ""]
+    lines = []
+    for component in answered[:limit]:
+        labels = {choice.value: choice.label for choice in component.data.values} if component.data else {}
+        answer = data[component.key]
+        parts = answer if isinstance(answer, list) else [answer]
+        shown = [labels.get(part, part) if isinstance(part, str) else part for part in parts]
+        text = answer_text(shown if isinstance(answer, list) else shown[0])
+        lines.append((component.label or component.key, text if len(text) <= length else text[:length] + "…"))
+    return lines, len(answered) - len(lines)

@@ -175,6 +175,16 @@ def validate_answers(schema: FormSchema, answers: Any, *, only: Iterable[str] | 
     return clean
 
 
+def answer_text(answer: Any) -> str:
+    """An answer as one line of text (an item's name or description, an approver's summary): a list's parts
+    joined by commas, a check box yes or no, nothing for no answer."""
+    if isinstance(answer, list):
+        return ", ".join(str(part) for part in answer)
+    if isinstance(answer, bool):
+        return "yes" if answer else "no"
+    return "" if answer is None else str(answer)
+
+
 def file_ids(schema: FormSchema, answers: dict[str, Any]) -> list[str]:
     """Every file id the (validated) answers name, in order, once each."""
     ids = (file_id for component in schema.components if component.type == "file"

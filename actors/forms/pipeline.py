@@ -17,6 +17,7 @@ from actors.automations.triggers import form_submitted
 from actors.board.actor import BoardActor
 from actors.board.commands import Command
 from actors.board.form_items import FORM_ITEM, FormItem, MappedValue
+from actors.forms.answers import answer_text
 from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
 from protocol.caller import Caller, Organization
@@ -34,14 +35,6 @@ def system_caller(org_id: str, user_id: str | None, request_id: str) -> Caller:
     return Caller(request_id=request_id, organization=Organization(org_id, "", "", ""), user_id=user_id)
 
 
-def _text(answer: Any) -> str:
-    if isinstance(answer, list):
-        return ", ".join(str(part) for part in answer)
-    if isinstance(answer, bool):
-        return "yes" if answer else "no"
-    return "" if answer is None else str(answer)
-
-
 def form_item(form: Mapping[str, Any], submission: Mapping[str, Any], *, lenient: bool = False) -> FormItem:
     """The board command that makes the submission's item from the form's mappings."""
     answers: dict[str, Any] = submission["data"]
@@ -55,9 +48,9 @@ def form_item(form: Mapping[str, Any], submission: Mapping[str, Any], *, lenient
         if key not in answers:
             continue
         if mapping["target"] == "item_name":
-            name = _text(answers[key]).strip()[:NAME_LIMIT]
+            name = answer_text(answers[key]).strip()[:NAME_LIMIT]
         elif mapping["target"] == "item_description":
-            description = _text(answers[key])[:DESCRIPTION_LIMIT] or None
+            description = answer_text(answers[key])[:DESCRIPTION_LIMIT] or None
     settings = msgspec.convert(form["settings"], FormSettings)
     return FormItem(item_id=submission["item_id"], name=name or f"{form['name']} response"[:NAME_LIMIT],
                     description=description, group_id=settings.groupId, values=tuple(values), lenient=lenient)

@@ -103,6 +103,14 @@ async def test_production_metrics_need_the_bearer_token(production: Any) -> None
     assert "obeya_active_actors" in await allowed.text()
 
 
+async def test_production_metrics_answer_prometheus_at_a_pod_address_or_a_node_name(production: Any) -> None:
+    """Prometheus scrapes by target address (deploy/prometheus.yml: node1:8080; the ServiceMonitor: the pod's IP):
+    that Host is no organization's, so the token is all it takes."""
+    for host in ("10.244.1.7:8080", "node1:8080", "[fd00::7]:8080"):
+        assert (await scrape(production, host=host, token=TOKEN)).status == 200, host
+        assert (await scrape(production, host=host)).status == 401, host
+
+
 async def test_production_without_a_token_has_no_metrics(aiohttp_client: Any, database_url: str,
                                                         request: pytest.FixtureRequest) -> None:
     settings = server_settings(request, OBEYA_ENV="production", OBEYA_BILLING="sandbox", OBEYA_BCRYPT_ROUNDS="10")
