@@ -141,6 +141,9 @@ class Settings:
             raise SystemExit(f"OBEYA_BCRYPT_ROUNDS must be at least {MIN_PRODUCTION_BCRYPT_ROUNDS} in production, "
                              f"not {rounds}")
         public_url = _public_url(env)
+        if production and public_url is not None and public_url.scheme != "https":
+            # Session cookies are Secure in production: a browser sent to an http link could not sign in.
+            raise SystemExit(f"OBEYA_PUBLIC_URL must be https in production, not {public_url}")
         service_host = _service_host(env, public_url)
         if production and public_url is None:  # as before OBEYA_PUBLIC_URL existed: https on the service host
             public_url = PublicUrl("https", service_host)

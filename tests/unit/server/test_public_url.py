@@ -53,6 +53,14 @@ def test_a_public_url_that_cannot_be_used_stops_the_start_naming_it(value: str) 
         Settings.from_env({"OBEYA_PUBLIC_URL": value})
 
 
+def test_production_takes_an_https_public_url_only() -> None:
+    production = {"OBEYA_ENV": "production", "OBEYA_BILLING": "sandbox"}
+    with pytest.raises(SystemExit, match="OBEYA_PUBLIC_URL must be https in production"):
+        Settings.from_env({**production, "OBEYA_PUBLIC_URL": "http://obeya.example.com"})
+    assert str(Settings.from_env({**production, "OBEYA_PUBLIC_URL": "https://obeya.example.com"}).public_url) == \
+        "https://obeya.example.com"
+
+
 def test_a_service_host_other_than_the_public_urls_host_stops_the_start() -> None:
     with pytest.raises(SystemExit, match="OBEYA_SERVICE_HOST .*OBEYA_PUBLIC_URL"):
         Settings.from_env({"OBEYA_PUBLIC_URL": "https://obeya.example.com", "OBEYA_SERVICE_HOST": "example.com"})
