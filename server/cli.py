@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
+import asyncpg
 import structlog
 from aiohttp import web
 
@@ -121,7 +122,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _node(pool: Any, settings: Settings) -> Node:
+def _node(pool: asyncpg.Pool, settings: Settings) -> Node:
     """The node of a one-shot command: its links name the running server (OBEYA_PUBLIC_URL, or `obeya serve`'s
     default port)."""
     return Node(pool=pool, service_host=settings.service_host, production=settings.production,
