@@ -135,7 +135,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
         processor = billing_processor(settings)
         try:
             app[NODE] = Node(pool=pool, service_host=settings.service_host, production=settings.production,
-                           clock=clock or SystemClock(),
+                           public_url=settings.public_url_for(), clock=clock or SystemClock(),
                            smtp=smtp_target(settings.smtp_url, settings.service_host),
                            http_timeout=settings.http_timeout, bcrypt_rounds=settings.bcrypt_rounds,
                            secret_key=settings.secret_key,

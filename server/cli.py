@@ -5,27 +5,53 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import gc
 import json
+import socket
 import sys
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
+import asyncpg
+import structlog
 from aiohttp import web
 
 from actors.kernel.node import Node
 from protocol.errors import ApiError
-from server.config import Settings
+from server.config import DEFAULT_HOST, DEFAULT_PORT, Settings
 from server.embedded_db import embedded_postgres
 from server.event_loop import new_event_loop
 from server.logging_setup import configure_logging
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 
+log = structlog.get_logger("obeya.server")
+
+
+def where_data_is(settings: Settings) -> str:
+    """`data in <dir> (embedded PostgreSQL)`, or `database: <url>` without its password and parameters."""
+    if not settings.database_url:
+        return f"data in {settings.data_dir} (embedded PostgreSQL)"
+    try:
+        parts = urlsplit(settings.database_url)
+        host = f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname
+    except ValueError:
+        return "database: OBEYA_DATABASE_URL"
+    if not parts.scheme or not host:  # a key=value DSN may hold a password anywhere
+        return "database: OBEYA_DATABASE_URL"
+    user = f"{parts.username}@" if parts.username else ""
+    return f"database: {parts.scheme}://{user}{host}{parts.path}"
+
 
 @contextlib.contextmanager
-def database(settings: Settings) -> Iterator[str]:
-    """The configured database, or the embedded one under the data directory."""
+def database(settings: Settings, *, announce: bool = True) -> Iterator[str]:
+    """The configured database, or the embedded one under the data directory; `announce` says on standard
+    error which one (`obeya serve` says it in its listening line instead)."""
+    if announce:
+        print(f"Obeya {where_data_is(settings)}", file=sys.stderr)
     if settings.database_url:
         yield settings.database_url
     else:
@@ -48,15 +74,60 @@ async def _settle_garbage_collector(app: web.Application) -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
 
 
+def _port_in_use(host: str, port: int) -> bool:
+    """Whether another process listens on `port` of an address `host` names (bound as aiohttp binds it)."""
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError:
+        return False  # the server's own bind then says what is wrong with the host
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    return True
+    return False
+
+
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from server.app import create_app, runner_options
 
-    with database(settings) as url:
-        app = create_app(settings, url)
-        app.on_startup.append(_settle_garbage_collector)
-        web.run_app(app, host=args.host, port=args.port, print=None, loop=new_event_loop(settings.event_loop),
-                    **runner_options(settings))
+    # Checked before the database starts, so that the answer is this one line; the bind itself can still lose
+    # a race to another process, which ends the same way.
+    in_use = f"port {args.port} on {args.host} is already in use: stop the other server or pass --port"
+    if _port_in_use(args.host, args.port):
+        print(in_use, file=sys.stderr)
+        return 1
+    settings = replace(settings, public_url=settings.public_url_for(args.host, args.port))
+    where = where_data_is(settings)
+
+    def listening(_: str) -> None:
+        """Called by run_app once every socket accepts connections (in place of its own banner)."""
+        log.info("listening", host=args.host, port=args.port, public_url=str(settings.public_url), data=where)
+        print(f"Obeya listening on {settings.public_url} — {where}", flush=True)
+
+    try:
+        with database(settings, announce=False) as url:
+            app = create_app(settings, url)
+            app.on_startup.append(_settle_garbage_collector)
+            web.run_app(app, host=args.host, port=args.port, print=listening,
+                        loop=new_event_loop(settings.event_loop), **runner_options(settings))
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        print(in_use, file=sys.stderr)
+        return 1
     return 0
+
+
+def _node(pool: asyncpg.Pool, settings: Settings) -> Node:
+    """The node of a one-shot command: its links name the running server (OBEYA_PUBLIC_URL, or `obeya serve`'s
+    default port)."""
+    return Node(pool=pool, service_host=settings.service_host, production=settings.production,
+                public_url=settings.public_url_for(), bcrypt_rounds=settings.bcrypt_rounds,
+                secret_key=settings.secret_key)
 
 
 async def _with_env(url: str, settings: Settings, work: Callable[[Node], Awaitable[Any]]) -> Any:
@@ -64,7 +135,7 @@ async def _with_env(url: str, settings: Settings, work: Callable[[Node], Awaitab
     try:
         async with pool.acquire() as conn:
             await apply_migrations(conn)
-        return await work(Node(pool=pool, bcrypt_rounds=settings.bcrypt_rounds, secret_key=settings.secret_key))
+        return await work(_node(pool, settings))
     finally:
         await pool.close()
 
@@ -87,13 +158,15 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
 def _org_create(args: argparse.Namespace, settings: Settings) -> int:
     from actors.identity.accounts import create_organization
 
-    async def work(node: Node) -> tuple[str, str]:
-        return await create_organization(node, slug=args.slug, name=args.name, owner_email=args.owner_email,
-                                         owner_password=args.owner_password, plan=args.plan)
+    async def work(node: Node) -> tuple[str, str, str]:
+        org_id, user_id = await create_organization(node, slug=args.slug, name=args.name,
+                                                    owner_email=args.owner_email,
+                                                    owner_password=args.owner_password, plan=args.plan)
+        return org_id, user_id, node.base_url(args.slug)
 
     with database(settings) as url:
-        org_id, user_id = asyncio.run(_with_env(url, settings, work))
-    print(json.dumps({"organizationId": org_id, "userId": user_id}))
+        org_id, user_id, base_url = asyncio.run(_with_env(url, settings, work))
+    print(json.dumps({"organizationId": org_id, "userId": user_id, "url": base_url}))
     return 0
 
 
@@ -113,6 +186,7 @@ def _user_create(args: argparse.Namespace, settings: Settings) -> int:
 def _demo(args: argparse.Namespace, settings: Settings) -> int:
     from server.demo import run_demo
 
+    settings = replace(settings, public_url=settings.public_url_for(port=args.port))
     with database(settings) as url:
         return run_demo(settings, url, slug=args.slug, password=args.password)
 
@@ -122,8 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run the server")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--host", default=DEFAULT_HOST)
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
     serve.set_defaults(run=_serve)
 
     commands.add_parser("migrate", help="apply pending migrations and exit").set_defaults(run=_migrate)
@@ -149,6 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="create a demo organization with boards, items and people")
     demo.add_argument("--slug", default="demo")
     demo.add_argument("--password", help="password of every demo user (default: generated and printed)")
+    demo.add_argument("--port", type=int, default=DEFAULT_PORT,
+                      help="the port `obeya serve` listens on, for the printed links (OBEYA_PUBLIC_URL wins)")
     demo.set_defaults(run=_demo)
     return parser
 

@@ -3,15 +3,21 @@ start-up: a value that cannot be used stops the server with a message naming its
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import os
+import re
 import secrets
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import platformdirs
+
+from actors.kernel.public_url import PublicUrl
 from server.event_loop import default_event_loop, event_loop_from
 
 # The background workers server/app.py can start (Settings.workers selects among them).
@@ -36,6 +42,13 @@ STRIPE_PLANS = ("starter", "business", "enterprise")
 STRIPE_INTERVALS = ("monthly", "annual")
 # A node id names a Redis channel and fills directory entries: a host or pod name fits.
 MAX_NODE_ID_LENGTH = 100
+# Where `obeya serve` listens unless told otherwise, and so the port the other commands' links name.
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+# Listening on one of these, the server is reached as localhost (its organizations as <slug>.localhost).
+LOCAL_LISTEN_HOSTS = frozenset({"127.0.0.1", "::1", "0.0.0.0", "::", "localhost"})
+# A DNS name: organizations live on its subdomains, which an IP address cannot have.
+_DNS_NAME = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
 
 
 def default_node_id() -> str:
@@ -61,6 +74,9 @@ class Settings:
     service_host: str
     smtp_url: str | None
     production: bool
+    # Where clients reach the server (OBEYA_PUBLIC_URL); None in development when unset: then where `obeya serve`
+    # listens (public_url_for).
+    public_url: PublicUrl | None = None
     # Two connections are held by LISTEN (mail sender, automations); the rest serve requests, actor turns
     # and workers. 20 stays well under PostgreSQL's default max_connections (100) with a few nodes.
     pool_size: int = 20
@@ -123,13 +139,21 @@ class Settings:
         if production and rounds < MIN_PRODUCTION_BCRYPT_ROUNDS:
             raise SystemExit(f"OBEYA_BCRYPT_ROUNDS must be at least {MIN_PRODUCTION_BCRYPT_ROUNDS} in production, "
                              f"not {rounds}")
+        public_url = _public_url(env)
+        if production and public_url is not None and public_url.scheme != "https":
+            # Session cookies are Secure in production: a browser sent to an http link could not sign in.
+            raise SystemExit(f"OBEYA_PUBLIC_URL must be https in production, not {public_url}")
+        service_host = _service_host(env, public_url)
+        if production and public_url is None:  # as before OBEYA_PUBLIC_URL existed: https on the service host
+            public_url = PublicUrl("https", service_host)
         return cls(
             database_url=env.get("OBEYA_DATABASE_URL") or None,
             redis_url=env.get("OBEYA_REDIS_URL") or None,
-            data_dir=Path(env.get("OBEYA_DATA_DIR") or "./.obeya"),
-            service_host=(env.get("OBEYA_SERVICE_HOST") or "localhost").lower(),
+            data_dir=_data_dir(env),
+            service_host=service_host,
             smtp_url=env.get("OBEYA_SMTP_URL") or None,
             production=production,
+            public_url=public_url,
             # 3: the two LISTEN connections and one to work with.
             pool_size=_integer(env, "OBEYA_POOL_SIZE", 20, 3, 1000),
             pool_timeout=_seconds(env, "OBEYA_POOL_TIMEOUT", 5.0),
@@ -153,6 +177,61 @@ class Settings:
             event_loop=event_loop_from(env),
             stripe=_stripe(env),
         )
+
+
+    def public_url_for(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> PublicUrl:
+        """Where clients reach a server listening on `host`:`port`: OBEYA_PUBLIC_URL when set (always in
+        production), else `http://localhost:<port>` on a local or every address, `http://<host>:<port>` on
+        another."""
+        if self.public_url is not None:
+            return self.public_url
+        return PublicUrl("http", "localhost" if host in LOCAL_LISTEN_HOSTS else host, port)
+
+
+def _data_dir(env: Mapping[str, str]) -> Path:
+    """OBEYA_DATA_DIR, else the user's data directory (`~/.local/share/obeya` on Linux): one place whichever
+    directory a command is run from."""
+    return Path(env.get("OBEYA_DATA_DIR") or platformdirs.user_data_dir("obeya", appauthor=False)).absolute()
+
+
+def _public_url(env: Mapping[str, str]) -> PublicUrl | None:
+    text = env.get("OBEYA_PUBLIC_URL", "").strip()
+    if not text:
+        return None
+    shape = f"OBEYA_PUBLIC_URL must be http(s)://host[:port] with no path, query or fragment, not {text!r}"
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        raise SystemExit(shape) from None
+    host = (parts.hostname or "").lower()
+    if (parts.scheme not in ("http", "https") or not host or parts.path not in ("", "/") or parts.query
+            or parts.fragment or "?" in text or "#" in text or parts.username is not None):
+        raise SystemExit(shape)
+    if not _DNS_NAME.fullmatch(host) or _is_ip_address(host):
+        raise SystemExit(f"OBEYA_PUBLIC_URL must name its host by a DNS name (organizations are reached on "
+                         f"<slug>.<host>), not {host!r}")
+    return PublicUrl(parts.scheme, host, port)
+
+
+def _is_ip_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _service_host(env: Mapping[str, str], public_url: PublicUrl | None) -> str:
+    """OBEYA_SERVICE_HOST; unset, the host of OBEYA_PUBLIC_URL, else localhost. Both set, they must agree: the
+    links the server prints must lead to the hosts it routes to organizations."""
+    given = env.get("OBEYA_SERVICE_HOST", "").strip().lower()
+    if public_url is None:
+        return given or "localhost"
+    if given and given != public_url.host:
+        raise SystemExit(f"OBEYA_SERVICE_HOST ({given}) must be the host of OBEYA_PUBLIC_URL ({public_url.host}), "
+                         f"or be left unset")
+    return public_url.host
 
 
 def _node_id(env: Mapping[str, str]) -> str:

@@ -44,8 +44,6 @@ T = TypeVar("T")
 ORGANIZATION_NAME = "Northwind Components"
 # Business: API keys, webhooks and every board feature can be tried on the demo.
 PLAN = "business"
-# The port `obeya serve` listens on unless told otherwise (server/cli.py).
-DEFAULT_PORT = 8080
 
 
 class DemoOptions(msgspec.Struct):
@@ -332,24 +330,23 @@ async def _in_started_app(settings: Settings, database_url: str, work: Callable[
 
 
 def how_to_log_in(result: dict[str, Any]) -> str:
-    host, password = result["host"], result["password"]
-    local = f"http://127.0.0.1:{DEFAULT_PORT}"
+    password, base_url = result["password"], result["baseUrl"]
     owner = result["users"][0]
     login = json.dumps({"email": owner["email"], "password": password})
     tier_1 = result["boards"][0]
     width = max(len(user["name"]) for user in result["users"])
     lines = [
-        f"Demo organization {result['name']!r} is ready: {result['baseUrl']}:{DEFAULT_PORT} (host {host}).",
-        f"Start the server with `obeya serve` (port {DEFAULT_PORT}), then sign in as any of these people with "
+        f"Demo organization {result['name']!r} is ready: {base_url}",
+        f"Start the server with `obeya serve` if it is not running, then sign in as any of these people with "
         f"the password {password}",
         *(f"  {user['role']:<7} {user['name']:<{width}}  {user['email']}" for user in result["users"]),
         *(f"Board {board['name']!r}: {board['id']} ({board['items']} items)" for board in result["boards"]),
         f"KPIs on {tier_1['name']!r}: " + ", ".join(f"{kpi['name']} ({kpi['status']})" for kpi in result["kpis"]),
         "Try it:",
-        f"  curl -s -c cookies -H {shlex.quote('Host: ' + host)} -H 'Content-Type: application/json' "
-        f"-d {shlex.quote(login)} {local}/api/v1/auth/login",
-        f"  curl -s -b cookies -H {shlex.quote('Host: ' + host)} '{local}/api/v1/items?boardId={tier_1['id']}'",
-        f"  Live updates: Socket.IO on {result['baseUrl']}:{DEFAULT_PORT}/socket.io with the session cookie, "
+        f"  curl -s -c cookies -H 'Content-Type: application/json' -d {shlex.quote(login)} "
+        f"{base_url}/api/v1/auth/login",
+        f"  curl -s -b cookies '{base_url}/api/v1/items?boardId={tier_1['id']}'",
+        f"  Live updates: Socket.IO on {base_url}/socket.io with the session cookie, "
         f"then emit subscribe {{\"room\": \"board:{tier_1['id']}\"}}",
     ]
     return "\n".join(lines)

@@ -1,12 +1,28 @@
 """The embedded PostgreSQL of the default run: a PostgreSQL 16 from the `pgserver` wheel, its data kept
-under `OBEYA_DATA_DIR/pgdata` so that it survives a restart, stopped when the process exits."""
+under `OBEYA_DATA_DIR/pgdata` so that it survives a restart, stopped when the process exits. What pgserver
+reports while it starts and stops the server (initdb's and pg_ctl's output among it) goes to
+`OBEYA_DATA_DIR/postgresql.log`, not the terminal; the server's own log is `pgdata/log`."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+
+LOG_FILE = "postgresql.log"
+
+
+def _log_to_file(path: Path) -> None:
+    """pgserver's log records (it runs initdb and pg_ctl with their output captured, then logs it) go to `path`
+    from now to the process's end: it logs from an exit handler too."""
+    logger = logging.getLogger("pgserver")
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
 
 
 class NoEmbeddedDatabase(SystemExit):
@@ -20,6 +36,8 @@ class NoEmbeddedDatabase(SystemExit):
 @contextlib.contextmanager
 def embedded_postgres(data_dir: Path) -> Iterator[str]:
     """Start (or join) the embedded server; yield its DSN; stop it on exit."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    _log_to_file(data_dir / LOG_FILE)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on servers
         try:

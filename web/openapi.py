@@ -346,10 +346,9 @@ def openapi_document(app: web.Application) -> dict[str, Any]:
                 "answers an array. REST: `/api/v1/...` with `data`/`meta` envelopes. "
                 "`x-obeya-scopes` names the API-key and token scope an operation needs."),
         },
-        "servers": [{"url": "{scheme}://{organization}.{serviceHost}", "variables": {
-            "scheme": {"default": "https", "enum": ["https", "http"]},
-            "organization": {"default": "acme", "description": "the organization's slug"},
-            "serviceHost": {"default": node.service_host if node else "localhost"}}}],
+        # The organization's address as this server prints it (OBEYA_PUBLIC_URL, actors/kernel/node.py base_url).
+        "servers": [{"url": node.base_url("{organization}") if node else "http://{organization}.localhost",
+                     "variables": {"organization": {"default": "acme", "description": "the organization's slug"}}}],
         "security": [{"bearerAuth": []}, {"sessionCookie": []}],
         "paths": dict(sorted(builder.paths.items())),
         "components": {

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import asyncpg
+import msgspec
 
 from actors.identity import throttle
 from actors.identity.passwords import dummy_hash, hash_secret, verify_secret
@@ -23,6 +24,7 @@ from actors.tenancy.billing import check_seat_to_join
 from protocol import auth
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, Unauthorized, ValidationFailed
+from protocol.fields import Password
 from protocol.ids import Prefix, iso, new_id
 from protocol.registry import EmptyInput
 from protocol.slugs import check_organization_slug
@@ -51,11 +53,22 @@ def session_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def check_password(password: str, field: str) -> None:
+    """Sign-up's password rule (protocol/fields.py Password) for accounts made another way (`obeya org create`,
+    `obeya user create`): 422 naming `field` with the rule."""
+    try:
+        msgspec.convert(password, Password)
+    except msgspec.ValidationError as error:
+        raise ValidationFailed.of(field, str(error)) from None
+
+
 async def create_organization(node: Node, *, slug: str, name: str, owner_email: str, owner_password: str,
                               owner_name: str | None = None, plan: str = "free") -> tuple[str, str]:
     """Create an organization and its owner (a new user, or the existing one with that e-mail and
-    password). Returns (organization id, user id). A reserved slug (protocol/slugs.py) is refused."""
+    password). Returns (organization id, user id). A reserved slug (protocol/slugs.py) or a password sign-up
+    would refuse is refused."""
     check_organization_slug(slug)
+    check_password(owner_password, "ownerPassword")
     async with node.write(None) as uow:
         conn = uow.conn
         if await repo.slug_taken(conn, slug):
@@ -79,6 +92,7 @@ async def create_organization(node: Node, *, slug: str, name: str, owner_email: 
 
 async def create_user(node: Node, *, org_slug: str, email: str, password: str, name: str,
                       role: str = "member") -> str:
+    check_password(password, "password")
     async with node.write(None) as uow:
         conn = uow.conn
         org = await repo.organization_by_slug(conn, org_slug)

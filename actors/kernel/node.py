@@ -24,6 +24,7 @@ from actors.kernel.idempotency import IdempotencyRecords
 from actors.kernel.invalidation import Invalidation, apply
 from actors.kernel.leadership import Leadership
 from actors.kernel.mailer import SmtpTarget
+from actors.kernel.public_url import PublicUrl
 from actors.kernel.supervisor import Supervisor
 from actors.kernel.ttl_cache import TtlCache
 from actors.kernel.write import UnitOfWork
@@ -62,8 +63,12 @@ READINESS_TIMEOUT_SECONDS = 2.0
 @dataclass
 class Node:
     pool: asyncpg.Pool
+    # Organizations' hosts are `<slug>.<service_host>` (web/context.py org_slug).
     service_host: str = "localhost"
     production: bool = False
+    # Where clients reach the server (server/config.py OBEYA_PUBLIC_URL): the scheme and port of every absolute
+    # URL this node builds (base_url).
+    public_url: PublicUrl = PublicUrl("http", "localhost")
     clock: Clock = field(default_factory=SystemClock)
     bus: EventBus = field(default_factory=EventBus)
     # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
@@ -133,8 +138,8 @@ class Node:
         self.events = EventLog(self.pool)
 
     def base_url(self, slug: str) -> str:
-        scheme = "https" if self.production else "http"
-        return f"{scheme}://{slug}.{self.service_host}"
+        """The organization's address as clients reach it: `<scheme>://<slug>.<service host>[:<port>]`."""
+        return self.public_url.at(f"{slug}.{self.service_host}")
 
     def write(self, caller: Caller | None, *, org_id: str | None = None,
               missing: ApiError | None = None) -> UnitOfWork:

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from protocol.json_bounds import MAX_DEPTH
+from server.config import DEFAULT_PORT
 from tests.harness import Reply, make_org
 from tests.integration.automations.conftest import create, engine_idle, runs
 from tests.integration.boards.conftest import Board, make_board
@@ -70,7 +71,7 @@ async def no_more_runs(board: Board, count: int) -> None:
 async def test_a_signed_webhook_runs_the_rule(board: Board) -> None:
     automation = await hook_rule(board, name="From the MES")
     inbound = automation["inbound"]
-    assert inbound["url"] == f"http://{board.org.slug}.localhost/api/v1/automations/{automation['id']}/webhook"
+    assert inbound["url"] == f"http://{board.org.slug}.localhost:{DEFAULT_PORT}/api/v1/automations/{automation['id']}/webhook"
     assert inbound["secret"].startswith("ahs_") and len(inbound["secret"]) > 30
     listed = await board.api.query("automations.list", {"boardId": board.id})
     assert listed.data["automations"][0]["inbound"] == inbound

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from server.config import DEFAULT_PORT
 from tests.harness import free_port, make_org
 from tests.integration.automations.conftest import create, rule, runs
 from tests.integration.boards.conftest import Board, make_board
@@ -65,7 +66,7 @@ async def test_send_email_reaches_every_recipient_with_the_texts_templated(
     mails = await _mails(sink, 2)
     assert sorted(rcpt for rcpts, _ in mails for rcpt in rcpts) == ["ops@example.test", "pump-7@example.test"]
     group = board.view["groups"][0]["name"]
-    url = f"http://{board.org.slug}.localhost/boards/{board.id}?item={item['id']}"
+    url = f"http://{board.org.slug}.localhost:{DEFAULT_PORT}/boards/{board.id}?item={item['id']}"
     for recipient in ("ops@example.test", "pump-7@example.test"):
         [message] = sink.to(recipient)
         assert message["To"] == recipient

@@ -13,6 +13,7 @@ import pytest
 
 from actors.tenancy.billing_callbacks import callback_secret, sign
 from protocol.ids import Prefix, iso, new_id
+from server.config import DEFAULT_PORT
 from tests.harness import Org, login, make_org
 from tests.integration.automations.conftest import rule
 from tests.integration.boards.conftest import make_board
@@ -149,7 +150,7 @@ async def test_an_upgrade_through_the_sandbox_pages_opens_the_gates_at_once(clie
 
     session = await pay_through_pages(org, "starter", "annual", seats=12)
     assert session["sessionId"].startswith("cs_")
-    assert session["checkoutUrl"] == f"http://{org.host}/billing/sandbox/checkout/{session['sessionId']}"
+    assert session["checkoutUrl"] == f"http://{org.host}:{DEFAULT_PORT}/billing/sandbox/checkout/{session['sessionId']}"
 
     now = await subscription(org)
     assert (now["plan"], now["interval"], now["status"]) == ("starter", "annual", "active")
@@ -236,7 +237,7 @@ async def test_the_portal_changes_seats_and_cancels_at_period_end(client: Any) -
     reply = await org.owner.mutate("billing.createPortalSession", {"returnUrl": "https://app.example/settings"})
     assert reply.status == 200, reply.body
     url = reply.data["portalUrl"]
-    assert url == f"http://{org.host}/billing/sandbox/portal/{reply.data['sessionId']}"
+    assert url == f"http://{org.host}:{DEFAULT_PORT}/billing/sandbox/portal/{reply.data['sessionId']}"
     status, text = await open_page(org, url)
     assert status == 200
     status, _, _ = await submit(org, url, {"csrf": csrf_of(text), "action": "seats", "seats": "zero"})

@@ -8,6 +8,7 @@ import hashlib
 from collections.abc import AsyncIterator
 
 from actors.files.uploads import MAX_FILE_BYTES
+from server.config import DEFAULT_PORT
 from tests.harness import Api, Org, make_org
 from tests.integration.files.conftest import PNG, status_of_a_declared_upload, upload, uploaded
 from web.keys import NODE
@@ -24,7 +25,7 @@ async def test_upload_and_download_round_trip(org: Org) -> None:
     view = await uploaded(org.owner, PNG, "line 3/pump.png")
     assert view["id"].startswith("file_") and len(view["id"]) == 25
     assert view == {"id": view["id"], "name": "pump.png", "size": len(PNG), "type": "image/png",
-                    "url": f"http://{org.host}/api/v1/files/{view['id']}"}
+                    "url": f"http://{org.host}:{DEFAULT_PORT}/api/v1/files/{view['id']}"}
     status, body, headers = await fetch(org.owner, view["id"])
     assert status == 200 and body == PNG
     assert headers["Content-Type"] == "image/png"

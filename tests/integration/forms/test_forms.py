@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.config import DEFAULT_PORT
 from tests.harness import make_org
 from tests.integration.boards.conftest import Board
 from tests.integration.forms.conftest import (
@@ -34,7 +35,7 @@ async def test_create_returns_the_form_with_its_slug_and_counts(fboard: Board) -
     form = await create_form(fboard, description="For the floor")
     assert form["id"].startswith("frm_") and len(form["id"]) == 24
     assert form["slug"] == "defect-report" and form["status"] == "draft" and form["publishedAt"] is None
-    assert form["publicUrl"] == f"http://{fboard.org.slug}.localhost/forms/defect-report"
+    assert form["publicUrl"] == f"http://{fboard.org.slug}.localhost:{DEFAULT_PORT}/forms/defect-report"
     assert form["fieldCount"] == 7 and form["submissionCount"] == 0 and form["requireAuth"] is False
     assert form["createdBy"] == fboard.org.owner_id and form["description"] == "For the floor"
     assert form["settings"]["allowMultiple"] is True and form["settings"]["successMessage"] == "Thanks, we are on it."

@@ -12,6 +12,7 @@ import aiohttp
 import pytest
 
 from actors.runtime.clock import ManualClock
+from server.config import DEFAULT_PORT
 from tests.conftest import server_settings
 from tests.harness import Api, make_org
 from tests.integration.boards.conftest import Board, make_board
@@ -83,7 +84,8 @@ def content(message: EmailMessage) -> str:
 
 def link_token(message: EmailMessage, on: Board, form: dict[str, Any]) -> str:
     """The tracking token of the form link in a distribution e-mail."""
-    found = re.search(rf"http://{re.escape(on.org.host)}/forms/{re.escape(form['slug'])}\?t=(\S+)", content(message))
+    link = rf"http://{re.escape(on.org.host)}:{DEFAULT_PORT}/forms/{re.escape(form['slug'])}\?t=(\S+)"
+    found = re.search(link, content(message))
     assert found, content(message)
     return found.group(1)
 

@@ -19,7 +19,7 @@ from actors.kernel import sealing
 from actors.kernel.mailer import REDACTED, smtp_target
 from actors.runtime.clock import ManualClock
 from server.app import create_app
-from server.config import Settings
+from server.config import DEFAULT_PORT, Settings
 from storage import mail
 from tests.harness import make_org
 from tests.smtp_sink import QUIET_PLAIN_AUTH, Sink, _running, sink_fixture, smtp_url_fixture  # noqa: F401  (fixtures)
@@ -75,7 +75,7 @@ async def test_invitation_is_sent_to_the_smtp_server(aiohttp_client: Any, databa
     await _holds_no_usable_token(org, row)
 
     link = re.search(r"(http://\S+/invite\?token=)(\S+)", content)
-    assert link and link.group(1) == f"http://{org.slug}.localhost/invite?token="
+    assert link and link.group(1) == f"http://{org.slug}.localhost:{DEFAULT_PORT}/invite?token="
     accepted = await org.anonymous.rest("POST", "/api/v1/invitations/accept",
                                         {"token": link.group(2), "name": "Mailed", "password": "a long password"})
     assert accepted.status == 200, accepted.body

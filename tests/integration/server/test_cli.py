@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from server.cli import where_data_is
+from server.config import Settings
 from tests.harness import free_port
 
 OBEYA = [sys.executable, "-m", "server.cli"]
@@ -37,8 +40,12 @@ def test_org_and_user_create_print_json(database_url: str) -> None:
                     "--owner-password", "a long password", "--plan", "starter"], env)
     assert created.returncode == 0, created.stderr
     ids = json.loads(created.stdout)
-    assert set(ids) == {"organizationId", "userId"}
+    assert set(ids) == {"organizationId", "userId", "url"}
     assert ids["organizationId"].startswith("org_") and ids["userId"].startswith("usr_")
+    # The organization's address on the port `obeya serve` listens on by default; where the data is, without
+    # the database's password.
+    assert ids["url"] == f"http://{slug}.localhost:8080"
+    assert created.stderr.splitlines()[0] == f"Obeya {where_data_is(Settings.from_env(env))}"
     user = _run(["user", "create", "--org", slug, "--email", f"worker@{slug}.test", "--password", "another password",
                  "--name", "Wendy Worker", "--role", "guest"], env)
     assert user.returncode == 0, user.stderr
@@ -67,10 +74,12 @@ def _get(url: str, host: str | None = None) -> tuple[int, bytes]:
         return 0, b""
 
 
-def _serve(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(OBEYA + ["serve", "--host", "127.0.0.1", "--port", str(port)],
-                               env=_env(OBEYA_DATA_DIR=str(data_dir)), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+def _serve(data_dir: Path, port: int, terminal: Path) -> subprocess.Popen[bytes]:
+    """`obeya serve` on the embedded default under `data_dir`, its standard output and error written to
+    `terminal`.out and `terminal`.err."""
+    with terminal.with_suffix(".out").open("ab") as out, terminal.with_suffix(".err").open("ab") as err:
+        process = subprocess.Popen(OBEYA + ["serve", "--host", "127.0.0.1", "--port", str(port)],
+                                   env=_env(OBEYA_DATA_DIR=str(data_dir)), stdout=out, stderr=err)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if _get(f"http://127.0.0.1:{port}/readyz")[0] == 200:
@@ -90,16 +99,25 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 def test_embedded_default_serves_and_keeps_data_across_restart(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     port = free_port()
-    server = _serve(data_dir, port)
+    terminal = tmp_path / "terminal"
+    server = _serve(data_dir, port, terminal)
     try:
         assert _get(f"http://127.0.0.1:{port}/healthz") == (200, b'{"status":"ok"}')
+        # One line on standard output once it accepts connections; PostgreSQL's own output in its log file.
+        assert terminal.with_suffix(".out").read_text().splitlines() == [
+            f"Obeya listening on http://localhost:{port} — data in {data_dir} (embedded PostgreSQL)"]
         created = _run(["org", "create", "--slug", "keepme", "--name", "Keep", "--owner-email", "k@keep.test",
                         "--owner-password", "a long password"], _env(OBEYA_DATA_DIR=str(data_dir)))
         assert created.returncode == 0, created.stderr
+        assert created.stderr.splitlines()[0] == f"Obeya data in {data_dir} (embedded PostgreSQL)"
+        assert json.loads(created.stdout)["url"] == "http://keepme.localhost:8080"
     finally:
         _stop(server)
     assert _get(f"http://127.0.0.1:{port}/healthz")[0] == 0  # really stopped
-    server = _serve(data_dir, port)
+    errors = terminal.with_suffix(".err").read_text().splitlines()
+    assert errors and all(line.startswith("{") for line in errors), errors  # structured log lines only
+    assert "initdb" in (data_dir / "postgresql.log").read_text()
+    server = _serve(data_dir, port, terminal)
     try:
         status, body = _get(f"http://127.0.0.1:{port}/api/v1/auth/check-email?email=k@keep.test",
                             host="keepme.localhost")
@@ -125,3 +143,31 @@ def test_user_create_respects_the_seats(database_url: str) -> None:
     assert over.returncode == 1
     error = json.loads(over.stderr.strip().splitlines()[-1])["error"]
     assert (error["code"], error["message"]) == ("FORBIDDEN", "the free plan includes 3 seats, all in use")
+
+
+def test_a_port_in_use_is_one_line_and_exit_1(database_url: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        refused = _run(["serve", "--host", "127.0.0.1", "--port", str(port)], _env(OBEYA_DATABASE_URL=database_url))
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert refused.stderr == f"port {port} on 127.0.0.1 is already in use: stop the other server or pass --port\n"
+
+
+def test_org_and_user_create_hold_passwords_to_the_sign_up_rule(database_url: str) -> None:
+    env = _env(OBEYA_DATABASE_URL=database_url)
+    slug = f"weak-{os.getpid()}-{int(time.time() * 1000) % 100000}"
+    weak = _run(["org", "create", "--slug", slug, "--name", "Weak", "--owner-email", f"boss@{slug}.test",
+                 "--owner-password", "1234567"], env)
+    assert (weak.returncode, weak.stdout) == (1, "")
+    error = json.loads(weak.stderr.strip().splitlines()[-1])["error"]
+    assert error == {"code": "BAD_REQUEST", "message": "ownerPassword: Expected `str` of length >= 8"}
+    created = _run(["org", "create", "--slug", slug, "--name", "Weak", "--owner-email", f"boss@{slug}.test",
+                    "--owner-password", "12345678"], env)
+    assert created.returncode == 0, created.stderr
+    short = _run(["user", "create", "--org", slug, "--email", f"w@{slug}.test", "--password", "short",
+                  "--name", "Short"], env)
+    assert (short.returncode, short.stdout) == (1, "")
+    assert json.loads(short.stderr.strip().splitlines()[-1])["error"]["message"] == \
+        "password: Expected `str` of length >= 8"

@@ -12,6 +12,7 @@ from typing import Any
 
 from server.demo import PEOPLE, TIER_1, TIER_1_KPIS, email_of
 from tests.harness import Api, login
+from tests.integration.server.test_public_url import localhost_browser
 
 OBEYA = [sys.executable, "-m", "server.cli"]
 
@@ -35,10 +36,16 @@ async def _all_items(api: Api, board_id: str) -> list[dict[str, Any]]:
 
 async def test_demo_builds_an_organization_its_people_can_use(client: Any, database_url: str) -> None:
     slug = f"demo-{secrets.token_hex(4)}"
-    code, stdout, stderr = await _demo(database_url, "--slug", slug)
+    port = client.server.port  # the running server's: the printed links lead to it
+    code, stdout, stderr = await _demo(database_url, "--slug", slug, "--port", str(port))
     assert code == 0, stderr
     result = json.loads(stdout)  # one JSON document and nothing else
     assert result["slug"] == slug and result["host"] == f"{slug}.localhost"
+    assert result["baseUrl"] == f"http://{slug}.localhost:{port}" and f"is ready: {result['baseUrl']}\n" in stderr
+    async with localhost_browser() as browser, browser.post(
+            f"{result['baseUrl']}/api/v1/auth/login",
+            json={"email": result["users"][0]["email"], "password": result["password"]}) as signed_in:
+        assert signed_in.status == 200, await signed_in.text()
     assert result["organizationId"].startswith("org_") and result["plan"] == "business"
     password = result["password"]
     assert len(password) >= 8
@@ -105,6 +112,8 @@ async def test_demo_tier_1_board_has_sqcdp_kpis_in_every_colour(client: Any, dat
     code, stdout, stderr = await _demo(database_url, "--slug", slug)
     assert code == 0, stderr
     result = json.loads(stdout)
+    assert result["baseUrl"] == f"http://{slug}.localhost:8080"  # where `obeya serve` listens by default
+    assert stderr.splitlines()[0].startswith("Obeya database: postgresql://")  # where the data is
     tier_1 = result["boards"][0]
     assert [kpi["category"] for kpi in result["kpis"]] == ["safety", "quality", "cost", "delivery", "people"]
     assert [kpi["status"] for kpi in result["kpis"]] == ["amber", "red", "green", "amber", "green"]

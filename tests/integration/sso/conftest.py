@@ -9,6 +9,7 @@ import pytest
 
 from tests.clients import oidc_provider
 from tests.harness import Org, make_org
+from tests.integration.sso.flow import callback_uri
 
 
 @pytest.fixture(scope="session")
@@ -23,5 +24,5 @@ async def enterprise(client: Any) -> Org:
 
 @pytest.fixture
 async def provider(provider_installed: None, enterprise: Org) -> AsyncIterator[oidc_provider.OidcProvider]:
-    async with oidc_provider.running([f"http://{enterprise.host}/api/v1/auth/sso/callback"]) as running:
+    async with oidc_provider.running([callback_uri(enterprise)]) as running:
         yield running

@@ -11,6 +11,7 @@ from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
+from server.config import DEFAULT_PORT
 from tests.clients.oidc_provider import OidcProvider
 from tests.harness import Api, Org, Reply
 from web.routes_sso import STATE_COOKIE
@@ -28,7 +29,7 @@ async def configure(org: Org, provider: OidcProvider, *, domains: list[str] | No
 
 
 def callback_uri(org: Org) -> str:
-    return f"http://{org.host}/api/v1/auth/sso/callback"
+    return f"http://{org.host}:{DEFAULT_PORT}/api/v1/auth/sso/callback"
 
 
 @dataclass

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from server.config import DEFAULT_PORT
 from tests.harness import Api, make_org
 from tests.integration.boards.conftest import Board
 from tests.integration.files.conftest import PNG, upload
@@ -107,7 +108,7 @@ async def test_a_distribution_link_opens_the_page_and_only_the_script_marks_it_o
     assert reply.status == 200, reply.body
     await settle(board.org.anonymous)
     token = link_token((await mailed(sink, "r@outside.test"))[0], board, form)
-    assert form["publicUrl"] == f"http://{board.org.host}/forms/{form['slug']}"
+    assert form["publicUrl"] == f"http://{board.org.host}:{DEFAULT_PORT}/forms/{form['slug']}"
 
     response, _ = await page(board.org.anonymous, f"/forms/{form['slug']}?t={token}")
     assert response.status == 200
