@@ -84,7 +84,7 @@ def _serve(data_dir: Path, port: int, terminal: Path) -> subprocess.Popen[bytes]
     while time.monotonic() < deadline:
         if _get(f"http://127.0.0.1:{port}/readyz")[0] == 200:
             return process
-        assert process.poll() is None, "obeya serve exited"
+        assert process.poll() is None, "obeya serve exited: " + terminal.with_suffix(".err").read_text()[-3000:]
         time.sleep(0.2)
     process.kill()
     raise AssertionError("obeya serve did not become ready")
