@@ -64,8 +64,10 @@ def _renderer() -> Render:
     return render
 
 
-def configure_logging(level: int = logging.INFO, *, node_id: str | None = None) -> None:
-    """JSON lines on stderr; each names `node_id` when given (several nodes log to one place)."""
+def configure_logging(level: int = logging.INFO, *, node_id: str | None = None, cache: bool = True) -> None:
+    """JSON lines on stderr; each names `node_id` when given (several nodes log to one place). A process keeps
+    this configuration for good and caches each logger on first use; a test passes `cache=False`, since a
+    module's logger cached under it would ignore every later configuration in that process."""
     logging.basicConfig(format="%(message)s", stream=sys.stderr, level=level)
     static: list[structlog.types.Processor] = [] if node_id is None else [_named(node_id)]
     render = _renderer()
@@ -74,7 +76,7 @@ def configure_logging(level: int = logging.INFO, *, node_id: str | None = None) 
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=_stderr_logger,
-        cache_logger_on_first_use=True,
+        cache_logger_on_first_use=cache,
     )
     # The edge writes its access lines (level info) itself while this configuration holds (web/access_log.py).
     if level <= logging.INFO:

@@ -23,7 +23,7 @@ from tests.integration.live.conftest import Screen
 
 @pytest.fixture
 def logs(capsys: pytest.CaptureFixture[str]) -> Iterator[pytest.CaptureFixture[str]]:
-    configure_logging()
+    configure_logging(cache=False)
     try:
         yield capsys
     finally:

@@ -15,7 +15,7 @@ from tests.harness import PASSWORD, Org, login
 
 @pytest.fixture
 def json_logs(capsys: pytest.CaptureFixture[str]) -> Iterator[pytest.CaptureFixture[str]]:
-    configure_logging()
+    configure_logging(cache=False)
     try:
         yield capsys
     finally:

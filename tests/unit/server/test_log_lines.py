@@ -33,7 +33,7 @@ def reset() -> Iterator[None]:
 
 
 def _line(node_id: str | None, *, direct: bool, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    configure_logging(node_id=node_id)
+    configure_logging(node_id=node_id, cache=False)
     if not direct:
         write_directly(None)
 
@@ -68,13 +68,13 @@ def test_timestamps_are_iso_utc_with_z(capsys: pytest.CaptureFixture[str], reset
 
 
 def test_other_configurations_get_the_access_line_through_structlog(reset: None) -> None:
-    configure_logging()
+    configure_logging(cache=False)
     with capture_logs() as logs:
         access_line("req-2", **FIELDS)
     assert logs == [{**FIELDS, "event": "request", "log_level": "info"}]
 
 
 def test_a_level_above_info_drops_the_access_line(capsys: pytest.CaptureFixture[str], reset: None) -> None:
-    configure_logging(logging.WARNING)
+    configure_logging(logging.WARNING, cache=False)
     access_line("req-3", **FIELDS)
     assert capsys.readouterr().err == ""
