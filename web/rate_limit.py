@@ -8,10 +8,14 @@ client address at `OBEYA_ANONYMOUS_RATE_LIMIT`, sized for a site whose tablets s
 public submission also counts per form and address. A request refused before it was counted (unknown
 organization, invalid or revoked credential, CSRF) counts against the bucket of the credential it
 presented, never its address's: a stale tablet hammering with a revoked key spends only its own budget
-(docs/security.md "One address, a whole site").
+(docs/security.md "One address, a whole site"). So that a fresh made-up credential per request buys no fresh
+budget, a refusal its credential's bucket still allowed also counts in its address's bucket of refusals;
+once that is full, the address's credentials this node has not verified yet are answered 429 before they
+are looked up, while credentials already verified here (the cache) go on.
 
-web/edge.py calls `count` once the caller is known, `count_refused` when a request was refused first, and
-`add_headers` on every response, errors included.
+web/edge.py calls `check_refusals` before an unverified credential is looked up, `count` once the caller is
+known, `count_refused` when a request was refused first, and `add_headers` on every response, errors
+included.
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ FORM_SUBMISSION_LIMIT = 300
 # Requests per minute of a credential that was refused (unknown, revoked, expired, another organization's):
 # the smallest plan's rate, counted against that credential alone.
 REFUSED_CREDENTIAL_LIMIT = PLANS["free"].requests_per_minute
+# Refusals per minute from one client address are limited like its anonymous requests, but never below twice
+# one credential's refusals: a stale tablet's revoked key alone (60 a minute) can never fill its address's.
+MIN_REFUSALS_LIMIT = 2 * REFUSED_CREDENTIAL_LIMIT
 
 
 def _bucket(request: web.Request, caller: Caller | None) -> tuple[str, int]:
@@ -95,16 +102,41 @@ def _presented_credential(request: web.Request) -> str | None:
     return request.headers.get("Authorization") or request.cookies.get(SESSION_COOKIE) or None
 
 
+def _refusals(request: web.Request) -> tuple[str, int]:
+    """The bucket of refused credentials of the request's client address and its limit per minute."""
+    return f"refused-ip:{request.remote}", max(request.app[ANONYMOUS_RATE_LIMIT], MIN_REFUSALS_LIMIT)
+
+
+async def check_refusals(request: web.Request) -> None:
+    """TooManyRequests when the client's address has spent its refusals this minute: called before a
+    credential this node has not verified yet is looked up (and bcrypt-checked), so a spray of made-up
+    credentials costs neither lookups nor counters; a credential verified here before never comes here."""
+    key, limit = _refusals(request)
+    now = request.app[NODE].clock.now().timestamp()
+    try:
+        decision = await request.app[RATE_LIMITER].peek(key, limit, now)
+    except LimiterUnavailable as error:
+        log.warning("rate_limiter_unavailable", error=str(error))
+        return
+    if not decision.allowed:
+        request[COUNTED] = limit, decision
+        retry_after = decision.retry_after(now)
+        raise TooManyRequests(f"too many refused credentials from this address; retry in {retry_after} s",
+                              retry_after=retry_after)
+
+
 async def count_refused(request: web.Request) -> None:
     """Count an `/api/` request refused before `count` ran for it (or when the counter was away then): one
     that presented a credential and was not identified by it, against that credential's own bucket (a
-    digest of it); any other as `count` does."""
+    digest of it) and, when that allowed it, its address's refusals; any other as `count` does."""
     if COUNTED in request:
         return
     caller: Caller | None = request.get(CALLER)
     presented = _presented_credential(request)
     if (caller is None or caller.credential_id is None) and presented is not None:
+        await check_refusals(request)  # spent: no counter is made for yet another made-up credential
         await _hit(request, "refused:" + secret_digest(presented), REFUSED_CREDENTIAL_LIMIT)
+        await _hit(request, *_refusals(request))
         return
     await count(request, caller)
 
