@@ -8,7 +8,7 @@ account's) keeps the per-account backoff.
 The cookie is `<nonce>.<signature>`: the nonce is `secrets.token_urlsafe`, the signature HMAC-SHA256 over the
 nonce and the normalised e-mail, so the cookie does not show which account it is for and fits no other. The
 HMAC key is derived (HKDF-SHA256) from the node's `secret_key` (`OBEYA_SECRET_KEY`), or from a key generated
-once and kept in the database's `secret_keys`, shared by every node (as actors/kernel/sealing.py does).
+once and kept in the database's `secret_keys`, shared by every node (actors/kernel/server_secret.py).
 """
 
 from __future__ import annotations
@@ -19,12 +19,9 @@ import hmac
 import secrets
 from datetime import timedelta
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
 from actors.identity.throttle import account_key
 from actors.kernel.node import Node
-from storage import mail
+from actors.kernel.server_secret import derived_key
 
 DEVICE_COOKIE = "obeya.device"
 LIFETIME = timedelta(days=365)
@@ -32,9 +29,7 @@ KEY_NAME = "device-cookie"
 
 
 async def _key(node: Node) -> bytes:
-    material = node.secret_key.encode() if node.secret_key is not None else \
-        await mail.secret_key(node.pool, KEY_NAME, secrets.token_bytes(32))
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"obeya device cookie").derive(material)
+    return await derived_key(node.pool, node.secret_key, KEY_NAME, b"obeya device cookie")
 
 
 def _signature(key: bytes, nonce: str, email: str) -> str:
