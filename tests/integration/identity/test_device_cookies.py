@@ -13,6 +13,7 @@ from aiohttp import DummyCookieJar
 
 from actors.identity.accounts import create_user
 from actors.identity.device_cookies import DEVICE_COOKIE
+from actors.identity.passwords import hash_secret
 from actors.runtime.clock import ManualClock
 from server.app import create_app
 from tests.conftest import server_settings
@@ -147,3 +148,22 @@ async def test_in_production_the_cookie_is_secure_and_signed_under_the_configure
         assert (await _login(org.anonymous, org.owner_email, "a guess")).status == 401
     assert (await _login(org.anonymous, org.owner_email, PASSWORD)).status == 429
     assert (await _login(org.anonymous, org.owner_email, PASSWORD, _device(signed_in))).status == 200
+
+
+async def test_a_password_change_revokes_the_accounts_device_cookies(clocked_client: Any,
+                                                                     clock: ManualClock) -> None:
+    """No procedure changes a password yet: the new hash is stored as a change would store it. A browser known
+    under the old password is an unknown one now, and signing in with the new password makes it known again."""
+    org = await make_org(clocked_client)
+    known = _device(await _login(org.anonymous, org.owner_email, PASSWORD))
+    new_password = PASSWORD + " changed"
+    await clocked_client.server.app[NODE].pool.execute(
+        "UPDATE users SET password_hash = $1 WHERE lower(email) = lower($2)",
+        await hash_secret(new_password, rounds=4), org.owner_email)
+    await _lock_the_account(org.anonymous, org.owner_email, clock)
+    assert (await _login(org.anonymous, org.owner_email, new_password, known)).status == 429
+    clock.advance(900)
+    renewed = await _login(org.anonymous, org.owner_email, new_password, known)
+    assert renewed.status == 200
+    await _lock_the_account(org.anonymous, org.owner_email, clock)
+    assert (await _login(org.anonymous, org.owner_email, new_password, _device(renewed))).status == 200
