@@ -19,6 +19,7 @@ import platformdirs
 
 from actors.kernel.public_url import PublicUrl
 from server.event_loop import default_event_loop, event_loop_from
+from web.socket_limits import MAX_PER_ADDRESS, MAX_PER_USER
 
 # The background workers server/app.py can start (Settings.workers selects among them).
 WORKERS = frozenset({"idempotency-purge", "trash-sweeper", "mail-sender", "webhook-sender", "automations",
@@ -104,8 +105,8 @@ class Settings:
     # Webhooks and call_webhook may reach private, loopback, link-local addresses (tests, local development).
     allow_private_targets: bool = False
     # Live connections (Socket.IO) of one user, and of one client address, on one node (web/socket_limits.py).
-    socket_max_per_user: int = 500
-    socket_max_per_address: int = 2000
+    socket_max_per_user: int = MAX_PER_USER
+    socket_max_per_address: int = MAX_PER_ADDRESS
     # Slow clients: a connection has this long to send a request's headers, counted from its opening or its
     # previous response (so an idle keep-alive connection is closed after it too); a body is due this long
     # after its headers (408 past it). An 11 MB CSV upload in 60 s needs about 1.5 Mbit/s.
@@ -166,8 +167,9 @@ class Settings:
             secret_key=_secret_key(env),
             anonymous_rate_limit=_integer(env, "OBEYA_ANONYMOUS_RATE_LIMIT", 600, 1, 1_000_000),
             allow_private_targets=_flag(env, "OBEYA_ALLOW_PRIVATE_TARGETS"),
-            socket_max_per_user=_integer(env, "OBEYA_SOCKET_MAX_PER_USER", 500, 1, 100_000),
-            socket_max_per_address=_integer(env, "OBEYA_SOCKET_MAX_PER_ADDRESS", 2000, 1, 1_000_000),
+            socket_max_per_user=_integer(env, "OBEYA_SOCKET_MAX_PER_USER", MAX_PER_USER, 1, 100_000),
+            socket_max_per_address=_integer(env, "OBEYA_SOCKET_MAX_PER_ADDRESS", MAX_PER_ADDRESS, 1,
+                                                  1_000_000),
             header_timeout=_seconds(env, "OBEYA_HEADER_TIMEOUT", 15.0),
             body_timeout=_seconds(env, "OBEYA_BODY_TIMEOUT", 60.0),
             metrics_token=_metrics_token(env),

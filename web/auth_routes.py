@@ -35,12 +35,13 @@ def set_session_cookie(request: web.Request, response: web.Response, session: ac
                         httponly=True, samesite="Lax", secure=request.app[NODE].production, path="/")
 
 
-async def set_device_cookie(request: web.Request, response: web.Response, email: str) -> None:
-    """A new device cookie for the account `email` (after the session cookie: clients read that one first)."""
-    node = request.app[NODE]
-    response.set_cookie(DEVICE_COOKIE, await device_cookies.issue(node, email),
-                        max_age=int(device_cookies.LIFETIME.total_seconds()), httponly=True, samesite="Lax",
-                        secure=node.production, path="/")
+def set_device_cookie(request: web.Request, response: web.Response, session: accounts.Session) -> None:
+    """The session's new device cookie, if it has one (after the session cookie: clients read that one
+    first)."""
+    if session.device_cookie is not None:
+        response.set_cookie(DEVICE_COOKIE, session.device_cookie,
+                            max_age=int(device_cookies.LIFETIME.total_seconds()), httponly=True, samesite="Lax",
+                            secure=request.app[NODE].production, path="/")
 
 
 async def signup(request: web.Request) -> web.Response:
@@ -48,7 +49,7 @@ async def signup(request: web.Request) -> web.Response:
     session = await accounts.signup(request.app[NODE], data)
     response = json_response({"data": session.user}, 201)
     set_session_cookie(request, response, session)
-    await set_device_cookie(request, response, data.email)
+    set_device_cookie(request, response, session)
     return response
 
 
@@ -56,12 +57,10 @@ async def login(request: web.Request) -> web.Response:
     caller: Caller = request[CALLER]
     data = decode_input(LoginInput, await _json_input(request))
     org_id = caller.organization.id if caller.organization else None
-    node = request.app[NODE]
-    device = await device_cookies.device_of(node, request.cookies.get(DEVICE_COOKIE), data.email)
-    session = await accounts.login(node, org_id, data, device)
+    session = await accounts.login(request.app[NODE], org_id, data, request.cookies.get(DEVICE_COOKIE))
     response = json_response({"data": session.user})
     set_session_cookie(request, response, session)
-    await set_device_cookie(request, response, data.email)
+    set_device_cookie(request, response, session)
     return response
 
 

@@ -4,6 +4,8 @@ Host header, user from the session cookie or bearer credential, CSRF checks). we
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
+from functools import partial
 from urllib.parse import urlsplit
 
 import structlog
@@ -150,9 +152,11 @@ def render_error(request: web.Request, exc: Exception, style: str) -> web.Stream
     return error_response(error, style, request.get(PROCEDURE))
 
 
-async def identify(request: web.Request) -> Caller:
+async def identify(request: web.Request,
+                   before_lookup: Callable[[web.Request], Awaitable[None]] | None = None) -> Caller:
     """The caller of an `/api/` request, kept under `CALLER` and in the log context; a cookie-authenticated
-    write (or one opening a session) is checked against cross-site requests."""
+    write (or one opening a session) is checked against cross-site requests. `before_lookup(request)` runs
+    before a bearer credential this node has not verified yet is looked up."""
     node = request.app[NODE]
     bearer, session_token = _bearer(request), request.cookies.get(SESSION_COOKIE)
     if bearer is not None and bearer.startswith(FORM_SESSION_PREFIX) and request.path.startswith(FORM_PATHS):
@@ -161,7 +165,8 @@ async def identify(request: web.Request) -> Caller:
         bearer = session_token = None
     caller = await resolve_caller(node, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
                                   node.service_host), bearer=bearer, session_token=session_token,
-                                  mcp=request.path == MCP_PATH)
+                                  mcp=request.path == MCP_PATH,
+                                  before_lookup=partial(before_lookup, request) if before_lookup else None)
     request[CALLER] = caller
     structlog.contextvars.bind_contextvars(
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)

@@ -1,5 +1,6 @@
 """The edge: the one middleware every request goes through. In order: request id and log context, the body's
-deadline, and for `/api/` the caller (identity and CSRF), the rate limit and the idempotency key; then the
+deadline, and for `/api/` the caller (identity and CSRF, with the address's refusals checked before an
+unverified credential is looked up), the rate limit and the idempotency key; then the
 handler; then the response's headers (`X-Request-Id`, `X-RateLimit-*`, `Retry-After`), the request's metrics
 and its access line.
 
@@ -25,7 +26,7 @@ from web.idempotency import idempotent
 from web.idempotency_store import HEADER as IDEMPOTENCY_KEY
 from web.keys import CALLER, PROCEDURE, REQUEST_ID, RETRY_AFTER, STYLE
 from web.metrics import observe
-from web.rate_limit import add_headers, count, count_refused
+from web.rate_limit import add_headers, check_refusals, count, count_refused
 from web.slow_clients import body_deadline
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -51,7 +52,7 @@ def edge(body_timeout: float) -> Middleware:
                     response = await handler(request)
                 else:
                     try:
-                        caller = await identify(request)
+                        caller = await identify(request, check_refusals)
                         await count(request, caller)
                         if IDEMPOTENCY_KEY in request.headers:
                             response = await idempotent(request, handler, caller)

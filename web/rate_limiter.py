@@ -37,6 +37,10 @@ class RateLimiter(Protocol):
         """Count one request of `key` at Unix time `now` against `limit` requests per window."""
         ...
 
+    async def peek(self, key: str, limit: int, now: float) -> Decision:
+        """Whether one more request of `key` would be within `limit`, without counting one."""
+        ...
+
 
 def _window(now: float) -> int:
     return int(now // WINDOW_SECONDS)
@@ -45,6 +49,10 @@ def _window(now: float) -> int:
 def _decision(count: int, limit: int, window: int) -> Decision:
     return Decision(allowed=count <= limit, remaining=max(0, limit - count),
                     reset_at=(window + 1) * WINDOW_SECONDS)
+
+
+def _peeked(count: int, limit: int, window: int) -> Decision:
+    return _decision(count + 1, limit, window)._replace(remaining=max(0, limit - count))
 
 
 class InProcessLimiter:
@@ -64,6 +72,11 @@ class InProcessLimiter:
         count = count + 1 if seen_window == window else 1
         self._counts[key] = (window, count)
         return _decision(count, limit, window)
+
+    async def peek(self, key: str, limit: int, now: float) -> Decision:
+        window = _window(now)
+        seen_window, count = self._counts.get(key, (window, 0))
+        return _peeked(count if seen_window == window else 0, limit, window)
 
     def __len__(self) -> int:
         return len(self._counts)
@@ -88,3 +101,11 @@ class RedisLimiter:
         except (RedisError, OSError) as error:
             raise LimiterUnavailable(str(error)) from error
         return _decision(int(count), limit, window)
+
+    async def peek(self, key: str, limit: int, now: float) -> Decision:
+        window = _window(now)
+        try:
+            count = await self._client.get(f"{self._prefix}:{key}:{window}")
+        except (RedisError, OSError) as error:
+            raise LimiterUnavailable(str(error)) from error
+        return _peeked(int(count or 0), limit, window)

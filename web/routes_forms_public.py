@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from aiohttp import web
 
 import web.idempotency_store as idempotency
@@ -13,6 +15,7 @@ from protocol.errors import NotFound
 from web.envelopes import json_response
 from web.idempotency import REPLAYED_HEADER
 from web.keys import CALLER, FORM_SESSION, NODE
+from web.rate_limit import count_submission
 from web.rest import json_body
 
 FORM_PATH = "/api/forms/{form_id}"
@@ -42,7 +45,7 @@ async def submit_form(request: web.Request) -> web.Response:
     digest = idempotency.request_hash(request.method, org_id, request.path_qs, await request.read())
     submitted = await submit(request.app[NODE], request[CALLER], request.match_info["form_id"], body,
                              token=request.query.get("t") or None, session_token=request.get(FORM_SESSION),
-                             idempotency_key=key, digest=digest)
+                             idempotency_key=key, digest=digest, count_form=partial(count_submission, request))
     response = json_response(submitted.reply)
     if submitted.replayed:
         response.headers[REPLAYED_HEADER] = "true"

@@ -35,10 +35,11 @@ from authlib.oauth2.rfc6749.util import extract_basic_authorization
 
 from actors.identity import accounts, oauth_grants, sso
 from actors.identity.callers import resolve_caller
+from actors.identity.device_cookies import DEVICE_COOKIE
 from actors.kernel.membership_cache import member_role
 from protocol.auth import LoginInput
 from protocol.errors import TooManyRequests, Unauthorized
-from web.auth_routes import set_session_cookie
+from web.auth_routes import set_device_cookie, set_session_cookie
 from web.context import SESSION_COOKIE, host_name, request_id_of
 from web.keys import NODE
 from web.plain_pages import plain_page
@@ -207,13 +208,14 @@ async def _sign_in(request: web.Request, form: Any) -> web.Response:
     try:
         data = msgspec.convert({"email": str(form.get("email", "")).strip(),
                                 "password": str(form.get("password", ""))}, LoginInput)
-        session = await accounts.login(node, None, data)
+        session = await accounts.login(node, None, data, request.cookies.get(DEVICE_COOKIE))
     except (msgspec.ValidationError, Unauthorized):
         return _sign_in_page(request, "Invalid e-mail or password.", 401)
     except TooManyRequests as error:
         return plain_page("Too many attempts", f"<p>{html.escape(error.message)}</p>", 429)
     response = web.HTTPSeeOther(str(request.rel_url))
     set_session_cookie(request, response, session)
+    set_device_cookie(request, response, session)  # this host's own: cookies go back to the host that set them
     raise response
 
 

@@ -3,25 +3,23 @@ from the recipient's id (so a reminder sends the same link again while the datab
 and one-time codes are stored as an HMAC (a 6-digit code's plain hash is reversed by trying all 10^6).
 
 The key is the node's `secret_key` (`OBEYA_SECRET_KEY`) when set, else one generated on first use and kept in
-the database's `secret_keys` table, shared by every node (as actors/kernel/sealing.py does); each purpose
-gets its own sub-key."""
+the database's `secret_keys` table, shared by every node (actors/kernel/server_secret.py); each purpose
+gets its own sub-key, an HMAC of its name (kept so: existing tokens and codes stay valid)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import hmac
-import secrets
 
-from storage import mail
+from actors.kernel.server_secret import secret_material
 from storage.connection import Conn
 
 KEY_NAME = "forms"
 
 
 async def _key(conn: Conn, configured: str | None, purpose: str) -> bytes:
-    material = (configured.encode() if configured is not None
-                else await mail.secret_key(conn, KEY_NAME, secrets.token_bytes(32)))
+    material = await secret_material(conn, configured, KEY_NAME)
     return hmac.new(material, f"obeya forms {purpose}".encode(), hashlib.sha256).digest()
 
 

@@ -15,7 +15,7 @@ A second submission of one known respondent waits for the first on a lock per fo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,11 +154,15 @@ async def _finish_or_later(node: Node, caller: Caller, form: Mapping[str, Any], 
 
 
 async def submit(node: Node, caller: Caller, ref: str, body: dict[str, Any], *, token: str | None,
-                 session_token: str | None, idempotency_key: str | None, digest: str) -> Submitted:
+                 session_token: str | None, idempotency_key: str | None, digest: str,
+                 count_form: Callable[[str], Awaitable[None]] | None = None) -> Submitted:
     """Take a respondent's answers (`body`: one property per form key); `digest` identifies the request for
-    the Idempotency-Key."""
+    the Idempotency-Key. `count_form(form id)` runs once the form is found, before anything else (the edge's
+    per-form rate limit, web/rate_limit.py `count_submission`)."""
     org_id = caller.org_id
     form = await _reachable(node, org_id, ref)
+    if count_form is not None:
+        await count_form(form["id"])
     schema = msgspec.convert(form["schema"], FormSchema)
     settings = msgspec.convert(form["settings"], FormSettings)
     respondent = await _respondent(node, caller, form, session_token, settings)

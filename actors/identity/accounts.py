@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import asyncpg
 import msgspec
 
-from actors.identity import throttle
+from actors.identity import device_cookies, throttle
 from actors.identity.passwords import dummy_hash, hash_secret, verify_secret
 from actors.kernel.handlers import implement
 from actors.kernel.invalidation import SessionEnded
@@ -41,6 +41,7 @@ class Session:
     token: str
     user: dict[str, Any]
     expires_in: timedelta
+    device_cookie: str | None = None  # a new device cookie, for a browser that proved the password
 
 
 def user_view(row: asyncpg.Record) -> dict[str, Any]:
@@ -128,21 +129,28 @@ async def signup(node: Node, data: auth.SignupInput) -> Session:
         node, slug=data.organizationSlug, name=data.organizationName, owner_email=data.email,
         owner_password=data.password, owner_name=data.name)
     session = await open_session(node, user_id)
-    return Session(session.token, {**session.user, "organizationId": org_id}, session.expires_in)
+    row = await repo.user_login(node.pool, data.email)
+    assert row is not None
+    return Session(session.token, {**session.user, "organizationId": org_id}, session.expires_in,
+                   await device_cookies.issue(node, data.email, row["password_hash"]))
 
 
-async def login(node: Node, org_id: str | None, data: auth.LoginInput, device: str | None = None) -> Session:
-    """Check the password; on an organization host the user must also be a member of it.
+async def login(node: Node, org_id: str | None, data: auth.LoginInput, device_cookie: str | None = None) -> Session:
+    """Check the password; on an organization host the user must also be a member of it. The session carries
+    a new device cookie for the browser.
 
     Each attempt counts against a guessing throttle first (429 with Retry-After while it waits, registered
-    or not): the browser's own when it carries this account's device cookie (`device`, its nonce from
-    actors/identity/device_cookies.py), so others' failures never delay it, else the e-mail's. A right
-    password forgets that subject's failures. An unknown e-mail is checked against a dummy hash of the same
-    cost, and a non-member's password is checked before the membership, so every refusal costs one bcrypt
-    check: the answer's timing does not tell whether an e-mail is registered."""
+    or not): the browser's own when `device_cookie` is a valid device cookie of this account under its current
+    password (actors/identity/device_cookies.py), so others' failures never delay it, else the e-mail's. The
+    user's row, read once, serves both that check and the password's. A right password forgets that
+    subject's failures. An unknown e-mail is checked against a dummy hash of the same cost, and a non-member's
+    password is checked before the membership, so every refusal costs one bcrypt check: the answer's timing
+    does not tell whether an e-mail is registered."""
+    row = await repo.user_login(node.pool, data.email)
+    device = None if row is None else \
+        await device_cookies.device_of(node, device_cookie, data.email, row["password_hash"])
     key = throttle.device_key(device) if device is not None else throttle.account_key(data.email)
     await throttle.attempt(node, throttle.DEVICE if device is not None else throttle.ACCOUNT, key)
-    row = await repo.user_login(node.pool, data.email)
     hashed = row["password_hash"] if row is not None else dummy_hash(node.bcrypt_rounds)
     valid = await verify_secret(data.password, hashed) and row is not None
     role = None
@@ -156,7 +164,8 @@ async def login(node: Node, org_id: str | None, data: auth.LoginInput, device: s
     # check, so the refusal tells nothing about an e-mail to someone without its password.
     if org_id is not None and role != "owner" and await sso_repo.enforced(node.pool, org_id):
         raise Forbidden("this organization signs in through its identity provider")
-    return await open_session(node, row["id"])
+    session = await open_session(node, row["id"])
+    return replace(session, device_cookie=await device_cookies.issue(node, data.email, row["password_hash"]))
 
 
 async def logout(node: Node, token: str) -> None:

@@ -4,6 +4,7 @@ credential (API key or personal access token), with the user's role in that orga
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 from actors.identity import sso
 from actors.identity.accounts import session_digest
@@ -124,17 +125,25 @@ async def verify_bearer(node: Node, token: str, digest: str) -> VerifiedCredenti
 
 
 async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, bearer: str | None,
-                         session_token: str | None, mcp: bool = False) -> Caller:
+                         session_token: str | None, mcp: bool = False,
+                         before_lookup: Callable[[], Awaitable[None]] | None = None) -> Caller:
     """An invalid credential is refused (401) whoever else shares the client's address: keys, tokens and
     sessions carry 160+ random bits, so they are not throttled per address (docs/security.md "One address,
     a whole site"); web/rate_limit.py counts a refused one against its own bucket. An assistant (MCP) key is
     refused unless `mcp` (the request is to /mcp, web/mcp.py): elsewhere, an HTTP route or the live socket,
-    it would reach every procedure or board its member may, whatever the key allows."""
+    it would reach every procedure or board its member may, whatever the key allows. `before_lookup` runs
+    before a bearer this node has not verified yet is looked up and checked (web/rate_limit.py
+    `check_refusals`), never for one in the cache."""
     org = await organization_for_slug(node, org_slug) if org_slug else None
     if bearer is not None:
         digest = secret_digest(bearer)
         cached = node.credentials.get(digest)  # the hot path: a digest and a dict lookup
-        credential = _usable(node, cached) if cached is not None else await verify_bearer(node, bearer, digest)
+        if cached is not None:
+            credential = _usable(node, cached)
+        else:
+            if before_lookup is not None:
+                await before_lookup()
+            credential = await verify_bearer(node, bearer, digest)
         if org is None:
             row = await repo.organization_by_id(node.pool, credential.organization_id)
             assert row is not None

@@ -6,9 +6,10 @@ delay the owner on a browser the owner used before; any other attempt (no cookie
 account's) keeps the per-account backoff.
 
 The cookie is `<nonce>.<signature>`: the nonce is `secrets.token_urlsafe`, the signature HMAC-SHA256 over the
-nonce and the normalised e-mail, so the cookie does not show which account it is for and fits no other. The
+nonce, the normalised e-mail and a SHA-256 of the account's stored password hash, so the cookie does not show
+which account it is for, fits no other, and a password change revokes every device cookie of the account. The
 HMAC key is derived (HKDF-SHA256) from the node's `secret_key` (`OBEYA_SECRET_KEY`), or from a key generated
-once and kept in the database's `secret_keys`, shared by every node (as actors/kernel/sealing.py does).
+once and kept in the database's `secret_keys`, shared by every node (actors/kernel/server_secret.py).
 """
 
 from __future__ import annotations
@@ -19,12 +20,9 @@ import hmac
 import secrets
 from datetime import timedelta
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
 from actors.identity.throttle import account_key
 from actors.kernel.node import Node
-from storage import mail
+from actors.kernel.server_secret import derived_key
 
 DEVICE_COOKIE = "obeya.device"
 LIFETIME = timedelta(days=365)
@@ -32,30 +30,33 @@ KEY_NAME = "device-cookie"
 
 
 async def _key(node: Node) -> bytes:
-    material = node.secret_key.encode() if node.secret_key is not None else \
-        await mail.secret_key(node.pool, KEY_NAME, secrets.token_bytes(32))
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"obeya device cookie").derive(material)
+    return await derived_key(node.pool, node.secret_key, KEY_NAME, b"obeya device cookie")
 
 
-def _signature(key: bytes, nonce: str, email: str) -> str:
-    digest = hmac.new(key, f"{nonce}:{account_key(email)}".encode(), hashlib.sha256).digest()
+def _signature(key: bytes, nonce: str, email: str, password_hash: str) -> str:
+    # A digest of the hash, not the hash: the HMAC input then holds nothing a bcrypt cracker could use.
+    password = hashlib.sha256(password_hash.encode()).hexdigest()
+    digest = hmac.new(key, f"{nonce}:{account_key(email)}:{password}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
-async def issue(node: Node, email: str) -> str:
-    """A new device cookie's value for the account `email`, on the browser that just proved its password."""
+async def issue(node: Node, email: str, password_hash: str) -> str:
+    """A new device cookie's value for the account `email` (whose stored password hash is `password_hash`), on
+    the browser that just proved its password."""
     nonce = secrets.token_urlsafe(16)
-    return f"{nonce}.{_signature(await _key(node), nonce, email)}"
+    return f"{nonce}.{_signature(await _key(node), nonce, email, password_hash)}"
 
 
-async def device_of(node: Node, cookie: str | None, email: str) -> str | None:
-    """The device nonce of `cookie` when it is a valid device cookie of the account `email`; None otherwise
-    (no cookie, a malformed or forged one, another account's)."""
+async def device_of(node: Node, cookie: str | None, email: str, password_hash: str) -> str | None:
+    """The device nonce of `cookie` when it is a valid device cookie of the account `email` under its current
+    password (`password_hash`, as stored); None otherwise (no cookie, a malformed or forged one, another
+    account's, one issued before the password changed)."""
     if not cookie:
         return None
     nonce, _, signature = cookie.partition(".")
     if not nonce or not signature:
         return None
-    if not hmac.compare_digest(signature.encode(), _signature(await _key(node), nonce, email).encode()):
+    expected = _signature(await _key(node), nonce, email, password_hash)
+    if not hmac.compare_digest(signature.encode(), expected.encode()):
         return None
     return nonce

@@ -2,9 +2,10 @@
 by the node's clock (docs/decisions.md "Guessing throttle").
 
 A subject is what a guesser aims at, where a guess can succeed: an account (password sign-in from an unknown
-device; `forms.verifyOtp` is to call `attempt` with `ACCOUNT` and a key such as `otp:<form>:<e-mail>` when it
-exists), or one browser's device cookie for that account (actors/identity/device_cookies.py: a browser that
-signed in before is throttled on its own, so a stranger's failures never delay the owner there). Bearer
+device), or one browser's device cookie for that account (actors/identity/device_cookies.py: a browser that
+signed in before is throttled on its own, so a stranger's failures never delay the owner there). A form's
+one-time codes are bounded by their own rules, per e-mail, not here (actors/forms/otp.py: the 5th wrong guess
+voids a code, an e-mail gets at most 5 codes an hour in an organization, each lives 10 minutes). Bearer
 credentials and session tokens are not throttled here: they carry 160+ random bits, and a client address is
 shared by a whole site (docs/security.md "One address, a whole site"). The first few failures within the
 window cost nothing; from then on each attempt locks the subject for 2, 4, 8, ... seconds, capped, and an

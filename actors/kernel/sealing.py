@@ -4,22 +4,19 @@ Authenticated encryption with the `cryptography` package's Fernet (AES-128-CBC +
 value can be opened only with the key and any change to it is detected. The key is the node's
 `secret_key` (`OBEYA_SECRET_KEY`, read and checked at start-up by server/config.py; kept outside the
 database) when set; otherwise one is generated on first use and kept in the database's `secret_keys`
-table, shared by every node (docs/decisions.md, "Secrets in stored e-mails"). Either way the Fernet key is
-derived with HKDF-SHA256, so a change of `OBEYA_SECRET_KEY` makes older sealed values unopenable rather
-than misread.
+table, shared by every node (actors/kernel/server_secret.py; docs/decisions.md, "Secrets in stored
+e-mails"). Either way the Fernet key is derived with HKDF-SHA256, so a change of `OBEYA_SECRET_KEY` makes
+older sealed values unopenable rather than misread.
 """
 
 from __future__ import annotations
 
 import base64
-import secrets
 
 import asyncpg
 from cryptography.fernet import Fernet, InvalidToken
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from storage import mail
+from actors.kernel.server_secret import derived_key
 
 KEY_NAME = "mail"
 
@@ -28,15 +25,8 @@ class Unopenable(Exception):
     """A sealed value that this key cannot open: sealed under another key, or altered."""
 
 
-def _fernet(material: bytes) -> Fernet:
-    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"obeya sealed mail").derive(material)
-    return Fernet(base64.urlsafe_b64encode(derived))
-
-
 async def _key(conn: asyncpg.Connection | asyncpg.Pool, configured: str | None) -> Fernet:
-    if configured is not None:
-        return _fernet(configured.encode())
-    return _fernet(await mail.secret_key(conn, KEY_NAME, secrets.token_bytes(32)))
+    return Fernet(base64.urlsafe_b64encode(await derived_key(conn, configured, KEY_NAME, b"obeya sealed mail")))
 
 
 async def seal(conn: asyncpg.Connection | asyncpg.Pool, text: str, configured: str | None) -> bytes:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -38,13 +37,13 @@ import msgspec
 
 from actors.identity.callers import forget_organization
 from actors.kernel.node import Node
+from actors.kernel.server_secret import secret_material
 from actors.kernel.write import UnitOfWork
 from actors.tenancy.billing import add_interval, current
 from actors.tenancy.billing_processors import SIGNATURE_HEADER, sign
 from protocol.errors import BadRequest, FieldError
 from protocol.ids import Prefix, new_id
 from storage import billing as repo
-from storage import mail
 
 __all__ = ["SIGNATURE_HEADER", "callback_secret", "change_plan", "receive", "sandbox_event", "sign"]
 
@@ -122,10 +121,9 @@ async def callback_secret(node: Node) -> str:
     """The secret callbacks are signed with: Stripe's webhook secret, or the sandbox's own (`whsec_` too)."""
     if node.billing.webhook_secret is not None:
         return node.billing.webhook_secret
-    if node.secret_key is not None:
-        material = hmac.new(node.secret_key.encode(), b"obeya billing callbacks", hashlib.sha256).digest()
-    else:
-        material = await mail.secret_key(node.pool, _KEY_NAME, secrets.token_bytes(32))
+    material = await secret_material(node.pool, node.secret_key, _KEY_NAME)
+    if node.secret_key is not None:  # the stored key is random already; OBEYA_SECRET_KEY is shared by purposes
+        material = hmac.new(material, b"obeya billing callbacks", hashlib.sha256).digest()
     return "whsec_" + material.hex()
 
 

@@ -10,13 +10,16 @@ from typing import Any
 
 import pytest
 from aiohttp import DummyCookieJar
+from authlib.common.security import generate_token
 
 from actors.identity.accounts import create_user
 from actors.identity.device_cookies import DEVICE_COOKIE
+from actors.identity.passwords import hash_secret
 from actors.runtime.clock import ManualClock
 from server.app import create_app
 from tests.conftest import server_settings
 from tests.harness import PASSWORD, Api, Reply, make_org
+from tests.integration.oauth.flow import AUTHORIZE_URL, Browser, csrf_of, oauth_client, register
 from web.keys import NODE
 
 LOGIN = "/api/v1/auth/login"
@@ -147,3 +150,44 @@ async def test_in_production_the_cookie_is_secure_and_signed_under_the_configure
         assert (await _login(org.anonymous, org.owner_email, "a guess")).status == 401
     assert (await _login(org.anonymous, org.owner_email, PASSWORD)).status == 429
     assert (await _login(org.anonymous, org.owner_email, PASSWORD, _device(signed_in))).status == 200
+
+
+async def test_a_password_change_revokes_the_accounts_device_cookies(clocked_client: Any,
+                                                                     clock: ManualClock) -> None:
+    """No procedure changes a password yet: the new hash is stored as a change would store it. A browser known
+    under the old password is an unknown one now, and signing in with the new password makes it known again."""
+    org = await make_org(clocked_client)
+    known = _device(await _login(org.anonymous, org.owner_email, PASSWORD))
+    new_password = PASSWORD + " changed"
+    await clocked_client.server.app[NODE].pool.execute(
+        "UPDATE users SET password_hash = $1 WHERE lower(email) = lower($2)",
+        await hash_secret(new_password, rounds=4), org.owner_email)
+    await _lock_the_account(org.anonymous, org.owner_email, clock)
+    assert (await _login(org.anonymous, org.owner_email, new_password, known)).status == 429
+    clock.advance(900)
+    renewed = await _login(org.anonymous, org.owner_email, new_password, known)
+    assert renewed.status == 200
+    await _lock_the_account(org.anonymous, org.owner_email, clock)
+    assert (await _login(org.anonymous, org.owner_email, new_password, _device(renewed))).status == 200
+
+
+async def test_a_locked_account_signs_in_on_the_oauth_page_of_a_browser_known_there(clocked_client: Any,
+                                                                                    clock: ManualClock) -> None:
+    """The OAuth sign-in page is on the auth host, and a browser sends a cookie only to the host that set it:
+    that page reads and sets its own device cookie."""
+    org = await make_org(clocked_client)
+    url, _ = oauth_client(clocked_client, await register(org)).create_authorization_url(
+        AUTHORIZE_URL, code_verifier=generate_token(48))
+    first = Browser(clocked_client)
+    await first.sign_in(url, org.owner_email)
+    assert DEVICE_COOKIE in first.cookies
+    await _lock_the_account(org.anonymous, org.owner_email, clock)
+
+    known = Browser(clocked_client, cookies={DEVICE_COOKIE: first.cookies[DEVICE_COOKIE]})  # signed out since
+    consent = await known.sign_in(url, org.owner_email)
+    assert "Approve" in consent.text
+    unknown = Browser(clocked_client)
+    page = await unknown.open("GET", url)
+    refused = await unknown.open("POST", url, {"csrf": csrf_of(page.text), "action": "signin",
+                                               "email": org.owner_email, "password": PASSWORD})
+    assert refused.status == 429 and "Too many attempts" in refused.text

@@ -31,9 +31,10 @@ async def _remote_from_header(request: web.Request,
     return await handler(request.clone(remote=remote) if remote else request)
 
 
-async def _server(request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> Any:
+async def _server(request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock,
+                  **environ: str) -> Any:
     """A server on the test's clock whose requests may name their client address."""
-    app = create_app(server_settings(request), database_url, clock=clock)
+    app = create_app(server_settings(request, **environ), database_url, clock=clock)
     app.middlewares.insert(0, _remote_from_header)
     return await aiohttp_client(app, cookie_jar=aiohttp.DummyCookieJar())
 
@@ -158,3 +159,33 @@ async def test_invalid_credentials_from_one_address_never_refuse_a_valid_one_fro
     # Still no throttle an hour of guessing later: each guess is refused 401, none locks the address.
     clock.advance(3600)
     assert (await floor.with_bearer("svc_pat_" + secrets.token_hex(20)).query("auth.me")).status == 401
+
+
+async def test_made_up_credentials_from_one_address_are_stopped_while_its_verified_ones_go_on(
+        request: pytest.FixtureRequest, aiohttp_client: Any, database_url: str, clock: ManualClock) -> None:
+    """A fresh made-up bearer per request buys no fresh budget: past its address's refusals (here 120 a
+    minute, twice one credential's), the address's unverified credentials wait; a key this node verified
+    before goes on, and a new key from another address is checked as usual."""
+    client = await _server(request, aiohttp_client, database_url, clock, OBEYA_ANONYMOUS_RATE_LIMIT="60")
+    org: Org = await make_org(client)
+    floor = _from(org.anonymous, f"203.0.113.{secrets.randbelow(250) + 1}")
+
+    async def new_key(name: str) -> str:
+        made = await org.owner.rest("POST", "/api/v1/auth/api-keys", {"name": name})
+        assert made.status == 201, made.body
+        return str(made.data["key"])
+
+    tablet = floor.with_bearer(await new_key("tablet"))
+    assert (await tablet.query("auth.me")).status == 200
+    sprayed = [await floor.with_bearer("svc_sk_live_" + secrets.token_hex(20)).query("auth.me") for _ in range(130)]
+    assert [reply.status for reply in sprayed] == [401] * 120 + [429] * 10
+    assert "Retry-After" in sprayed[-1].headers
+    assert [(await tablet.query("auth.me")).status for _ in range(5)] == [200] * 5
+    elsewhere = _from(org.anonymous, "198.51.100.7").with_bearer(await new_key("office"))
+    assert (await elsewhere.query("auth.me")).status == 200
+    # A new key from the spraying address waits out the minute like the spray, then works.
+    late = floor.with_bearer(await new_key("late tablet"))
+    waiting = await late.query("auth.me")
+    assert waiting.status == 429
+    clock.advance(int(waiting.headers["Retry-After"]))
+    assert (await late.query("auth.me")).status == 200

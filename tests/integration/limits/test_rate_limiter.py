@@ -88,3 +88,13 @@ async def test_unreachable_redis_is_reported_as_unavailable() -> None:
             await RedisLimiter(client).hit("credential:k", 1, NOW)
     finally:
         await client.aclose()
+
+
+async def test_peeking_tells_whether_one_more_fits_without_counting(redis_client: redis.Redis) -> None:
+    for limiter in (InProcessLimiter(), RedisLimiter(redis_client, f"test:{secrets.token_hex(4)}")):
+        assert await limiter.peek("refused-ip:a", 2, NOW) == (True, 2, MINUTE + 60)
+        await limiter.hit("refused-ip:a", 2, NOW)
+        assert await limiter.peek("refused-ip:a", 2, NOW) == (True, 1, MINUTE + 60)
+        await limiter.hit("refused-ip:a", 2, NOW)
+        assert await limiter.peek("refused-ip:a", 2, NOW) == (False, 0, MINUTE + 60)
+        assert await limiter.peek("refused-ip:a", 2, MINUTE + 60) == (True, 2, MINUTE + 120)

@@ -20,9 +20,10 @@ from tests.harness import Api, Org, Reply, login, make_org
 from tests.integration.boards.conftest import make_board
 from tests.integration.files.conftest import insert_form
 from web.keys import NODE
-from web.rate_limit import FORM_SUBMISSION_LIMIT
+from web.rate_limit import form_submission_limit
 
 LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+FORM_SUBMISSION_LIMIT = form_submission_limit(600)  # of one form and address, at the default anonymous limit
 
 
 def limits(reply: Reply) -> tuple[int, int, int]:
@@ -186,6 +187,20 @@ async def test_public_submissions_are_limited_per_form_and_address(
     assert elsewhere.status == 200 and limits(elsewhere)[:2] == (600, 600 - FORM_SUBMISSION_LIMIT - 3)
     page = await org.anonymous.rest("GET", f"/api/forms/{crowded['id']}")
     assert page.status == 200 and limits(page)[:2] == (600, 600 - FORM_SUBMISSION_LIMIT - 4)
+
+
+async def test_a_forms_id_and_slug_share_its_bucket_sized_from_the_anonymous_limit(
+        aiohttp_client: Any, database_url: str, request: pytest.FixtureRequest) -> None:
+    client = await _server(aiohttp_client, database_url, request, OBEYA_ANONYMOUS_RATE_LIMIT="40")
+    org = await make_org(client)
+    board = await make_board(org)
+    form, other = await insert_form(org, board.id), await insert_form(org, board.id)
+    assert form_submission_limit(40) == 20
+    statuses = [(await org.anonymous.rest("POST", f"/api/forms/{ref}/submit", {"title": f"report {n}"})).status
+                for n, ref in enumerate([form["id"], form["slug"], form["slug"].upper()] * 7)]
+    assert statuses == [200] * 20 + [429]
+    elsewhere = await org.anonymous.rest("POST", f"/api/forms/{other['slug']}/submit", {"title": "another form"})
+    assert elsewhere.status == 200 and limits(elsewhere)[:2] == (40, 40 - 23)  # the owner's login, 21, this one
 
 
 async def test_the_window_resets_on_the_next_minute(aiohttp_client: Any, database_url: str,

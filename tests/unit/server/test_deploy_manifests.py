@@ -2,7 +2,7 @@
 from the Dockerfile through the Deployment, Service and Ingress to nginx, every OBEYA_ variable they set is one
 server/config.py reads, and the grace periods outlast the shutdown timeout. Each example names its billing
 processor, the metrics token comes from a secret that Prometheus sends, the image has no embedded PostgreSQL,
-and nginx re-resolves the nodes."""
+nginx re-resolves the nodes, and the proxy limits requests per client address where the nodes cannot."""
 
 from __future__ import annotations
 
@@ -234,3 +234,22 @@ def test_nginx_re_resolves_the_nodes_it_proxies_to() -> None:
     image = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]["nginx"]["image"]
     name, _, tag = image.partition(":")
     assert name == "nginx" and tuple(int(part) for part in tag.split(".")) >= (1, 27, 3)
+
+
+def test_the_proxy_limits_requests_per_client_where_the_nodes_cannot() -> None:
+    """The examples raise the nodes' per-address limit out of the way (the nodes see only the proxy), so the
+    proxy in front limits each client address: nginx on the API and public pages, not on live connections
+    nor /metrics; the ingress by its annotations."""
+    for environment in (yaml.safe_load((DEPLOY / "compose.yaml").read_text())["x-node"]["environment"],
+                        manifests()["ConfigMap"]["data"]):
+        assert int(environment["OBEYA_ANONYMOUS_RATE_LIMIT"]) == 1_000_000
+    nginx = (DEPLOY / "nginx.conf").read_text()
+    zone = re.search(r"^\s*limit_req_zone \$binary_remote_addr zone=(\w+):\d+m rate=(\d+)r/s;", nginx, re.M)
+    assert zone is not None and int(zone.group(2)) * 60 >= 600  # at least the node's own per-address limit
+    assert re.search(r"^\s*limit_req_status 429;", nginx, re.M)
+    limited = {location: re.search(rf"limit_req zone={zone.group(1)} burst=\d+ nodelay;", body) is not None
+               for location, body in re.findall(r"location ([^{]+?) \{(.*?)\n        \}", nginx, re.S)}
+    assert limited == {"/socket.io/": False, "= /metrics": False, "= /api/trpc/import.execute": True, "/": True}
+    annotations = manifests()["Ingress"]["metadata"]["annotations"]
+    rps = int(annotations["nginx.ingress.kubernetes.io/limit-rps"])
+    assert rps * 60 >= 600 and int(annotations["nginx.ingress.kubernetes.io/limit-burst-multiplier"]) >= 1

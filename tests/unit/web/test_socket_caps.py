@@ -1,16 +1,23 @@
 """The live connection caps' defaults (web/socket_limits.py) are sized for a site: a plant's tablets and
-screens behind one NAT address, and a screen wall or a benchmark under one account (issue 22)."""
+screens behind one NAT address, and a screen wall or a benchmark under one account (issue 22). The caps are
+built as server/app.py builds the gateway's, from the settings of an environment that sets none."""
 
 from __future__ import annotations
 
 import pytest
 
 from protocol.errors import TooManyRequests
+from server.config import Settings
 from web.socket_limits import SocketLimits
 
 
+def _default_caps() -> SocketLimits:
+    settings = Settings.from_env({})
+    return SocketLimits(settings.socket_max_per_user, settings.socket_max_per_address)
+
+
 def test_one_address_holds_two_thousand_connections() -> None:
-    limits = SocketLimits()
+    limits = _default_caps()
     for _ in range(2000):
         limits.open_address("203.0.113.7")
     with pytest.raises(TooManyRequests) as refused:
@@ -22,7 +29,7 @@ def test_one_address_holds_two_thousand_connections() -> None:
 
 
 def test_one_user_holds_five_hundred_connections() -> None:
-    limits = SocketLimits()
+    limits = _default_caps()
     for _ in range(500):
         limits.open_user("usr_wall", "business", now=0.0)
     with pytest.raises(TooManyRequests) as refused:
