@@ -206,7 +206,8 @@ def _public_url(env: Mapping[str, str]) -> PublicUrl | None:
         raise SystemExit(shape) from None
     host = (parts.hostname or "").lower()
     if (parts.scheme not in ("http", "https") or not host or parts.path not in ("", "/") or parts.query
-            or parts.fragment or "?" in text or "#" in text or parts.username is not None):
+            or parts.fragment or "?" in text or "#" in text or parts.username is not None
+            or (port is not None and not 1 <= port <= 65535)):  # urlsplit reads `:0` as port 0
         raise SystemExit(shape)
     if not _DNS_NAME.fullmatch(host) or _is_ip_address(host):
         raise SystemExit(f"OBEYA_PUBLIC_URL must name its host by a DNS name (organizations are reached on "
