@@ -178,7 +178,6 @@ class Settings:
             stripe=_stripe(env),
         )
 
-
     def public_url_for(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> PublicUrl:
         """Where clients reach a server listening on `host`:`port`: OBEYA_PUBLIC_URL when set (always in
         production), else `http://localhost:<port>` on a local or every address, `http://<host>:<port>` on
