@@ -43,7 +43,8 @@ def _summary(link: DecisionLink) -> str:
     flow = f"the approval flow \u201c{link.flow_name}\u201d"
     facts = [("Form", link.form_name), ("Asked by", link.submitted_by or f"{flow} (an anonymous response)"),
              ("Submitted", link.submitted_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")),
-             ("Step", f"{link.step_number} of {link.step_count}: {link.step_name}, in {flow}")]
+             ("Step", f"{link.step_number}{'' if link.step_count is None else f' of {link.step_count}'}: "
+                      f"{link.step_name}, in {flow}")]
     answers = _rows(link.answers) if link.answers else "<dt>No answers</dt><dd>The response is empty.</dd>"
     more = (f"<p>And {link.more_answers} more answer{'s' if link.more_answers > 1 else ''}, not shown here.</p>"
             if link.more_answers else "")

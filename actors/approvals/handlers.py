@@ -294,8 +294,8 @@ class DecisionLink:
     form_name: str
     flow_name: str
     step_name: str
-    step_number: int                   # of `step_count` approval steps, in the flow's order
-    step_count: int
+    step_number: int                   # of `step_count` approval steps, on the request's path through the flow
+    step_count: int | None             # None: the link's step is not on the path its answers take now
     submitted_by: str | None           # "Name <e-mail>", the respondent's e-mail, or None (anonymous)
     submitted_at: datetime
     answers: list[tuple[str, str]]     # (field label, answer) of the first answered fields
@@ -343,13 +343,14 @@ async def _link_view(node: Node, org_id: str, link: asyncpg.Record, request: asy
         submitted_by: str | None = f"{submitter['name']} <{submitter['email']}>"
     else:
         submitted_by = request["respondent_email"] or (submission["respondent_email"] if submission else None)
-    steps = graph.approval_steps(flow["nodes"], flow["edges"])
+    path = graph.approval_path(flow["nodes"], flow["edges"], request["data"])
     step: dict[str, Any] = next((n for n in flow["nodes"] if n["id"] == link["node_id"]), {"data": {}})
     answers, more = answer_summary(schema_of(form), request["data"], SUMMARY_ANSWERS)
+    on_path = link["node_id"] in path
     return DecisionLink(decision=link["decision"], form_name=form["name"], flow_name=flow["name"],
                         step_name=str(step["data"].get("label") or link["node_id"]),
-                        step_number=steps.index(link["node_id"]) + 1 if link["node_id"] in steps else 1,
-                        step_count=max(len(steps), 1), submitted_by=submitted_by,
+                        step_number=path.index(link["node_id"]) + 1 if on_path else link["step"],
+                        step_count=len(path) if on_path else None, submitted_by=submitted_by,
                         submitted_at=submission["submitted_at"] if submission else request["created_at"],
                         answers=answers, more_answers=more)
 

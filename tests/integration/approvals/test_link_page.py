@@ -115,6 +115,43 @@ async def test_the_page_says_what_is_decided_before_anything_is_pressed(form: Fo
     assert "<script" not in body
 
 
+def _branching_graph(big: str, small: str, last: str) -> dict[str, Any]:
+    """start → amount > 1000? → `big` | `small` → `last` → approved: two approval steps whichever way."""
+    def approval(node_id: str, approver: str) -> dict[str, Any]:
+        return {"id": node_id, "type": "approval", "data": {"approverIds": [approver], "approvalType": "any"}}
+
+    return {"nodes": [
+        {"id": "start", "type": "start", "data": {}},
+        {"id": "amount", "type": "condition", "data": {"field": "amount", "operator": "gt", "value": 1000}},
+        approval("big", big), approval("small", small), approval("last", last),
+        {"id": "ok", "type": "end", "data": {"status": "approved"}}],
+        "edges": [
+        {"id": "e1", "source": "start", "target": "amount"},
+        {"id": "e2", "source": "amount", "target": "big", "label": "true"},
+        {"id": "e3", "source": "amount", "target": "small", "label": "false"},
+        {"id": "e4", "source": "big", "target": "last"}, {"id": "e5", "source": "small", "target": "last"},
+        {"id": "e6", "source": "last", "target": "ok"}]}
+
+
+async def test_a_branching_flow_counts_the_steps_on_the_requests_own_path(form: Form, sink: Sink) -> None:
+    big_id, _ = await form.org.add_user("member")
+    small_id, _ = await form.org.add_user("member")
+    last_id, _ = await form.org.add_user("member")
+    await make_flow(form, _branching_graph(big_id, small_id, last_id))
+    await submit(form, {"title": "Pens", "amount": 10})
+    small_link = links((await mails(sink, await email_of(form, small_id), 1))[0])["approve"]
+    status, body, page = await _page(form, small_link)
+    assert status == 200, body
+    assert _terms(page)["Step"] == "1 of 2: small, in the approval flow \u201cSpend approval\u201d"
+    approved = await form.org.anonymous.mutate("formApprovalFlows.submitDecisionByToken",
+                                               {"token": small_link, "decision": "approved"})
+    assert approved.status == 200 and approved.data["stepResult"] == "approved", approved.body
+    # Three approval nodes in the flow, two on this request's path: the last is its second step of two.
+    status, body, page = await _page(form, links((await mails(sink, await email_of(form, last_id), 1))[0])["approve"])
+    assert status == 200, body
+    assert _terms(page)["Step"] == "2 of 2: last, in the approval flow \u201cSpend approval\u201d"
+
+
 async def test_an_anonymous_response_is_asked_by_the_flow_and_long_forms_are_cut(form: Form, sink: Sink) -> None:
     approver_id, _ = await form.org.add_user("member")
     await make_flow(form, one_step([approver_id]))
