@@ -41,6 +41,7 @@ class Prefix(StrEnum):
     AUTOMATION_EXECUTION = "exe"
     AUTOMATION_MANUAL_RUN = "run"
     AUTOMATION_HOOK_CALL = "hook"
+    AUTOMATION_JOB = "ajb"  # minted in SQL, by automation_job_id() (storage/migrations/0012)
     KPI = "kpi"
     KPI_VALUE = "kpv"
     KPI_ALERT = "alt"
@@ -66,6 +67,7 @@ class Prefix(StrEnum):
     TEMPLATE = "tpl"
     IMPORT = "imp"
     WEBHOOK = "whk"
+    WEBHOOK_DELIVERY = "whd"  # minted in SQL, by webhook_delivery_id() (storage/migrations/0009)
     PERSONAL_TOKEN = "tok"
     API_KEY = "key"
     MCP_KEY = "mcp"

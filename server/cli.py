@@ -156,7 +156,9 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _org_create(args: argparse.Namespace, settings: Settings) -> int:
-    from actors.identity.accounts import create_organization
+    from actors.identity.accounts import check_password, create_organization
+
+    check_password(args.owner_password, "--owner-password")  # named as typed, before a database starts
 
     async def work(node: Node) -> tuple[str, str, str]:
         org_id, user_id = await create_organization(node, slug=args.slug, name=args.name,
@@ -171,7 +173,9 @@ def _org_create(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _user_create(args: argparse.Namespace, settings: Settings) -> int:
-    from actors.identity.accounts import create_user
+    from actors.identity.accounts import check_password, create_user
+
+    check_password(args.password, "--password")
 
     async def work(node: Node) -> str:
         return await create_user(node, org_slug=args.org, email=args.email, password=args.password,

@@ -180,7 +180,6 @@ class Settings:
             stripe=_stripe(env),
         )
 
-
     def public_url_for(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> PublicUrl:
         """Where clients reach a server listening on `host`:`port`: OBEYA_PUBLIC_URL when set (always in
         production), else `http://localhost:<port>` on a local or every address, `http://<host>:<port>` on
@@ -208,7 +207,8 @@ def _public_url(env: Mapping[str, str]) -> PublicUrl | None:
         raise SystemExit(shape) from None
     host = (parts.hostname or "").lower()
     if (parts.scheme not in ("http", "https") or not host or parts.path not in ("", "/") or parts.query
-            or parts.fragment or "?" in text or "#" in text or parts.username is not None):
+            or parts.fragment or "?" in text or "#" in text or parts.username is not None
+            or (port is not None and not 1 <= port <= 65535)):  # urlsplit reads `:0` as port 0
         raise SystemExit(shape)
     if not _DNS_NAME.fullmatch(host) or _is_ip_address(host):
         raise SystemExit(f"OBEYA_PUBLIC_URL must name its host by a DNS name (organizations are reached on "

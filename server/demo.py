@@ -343,9 +343,9 @@ def how_to_log_in(result: dict[str, Any]) -> str:
         *(f"Board {board['name']!r}: {board['id']} ({board['items']} items)" for board in result["boards"]),
         f"KPIs on {tier_1['name']!r}: " + ", ".join(f"{kpi['name']} ({kpi['status']})" for kpi in result["kpis"]),
         "Try it:",
-        f"  curl -s -c cookies -H 'Content-Type: application/json' -d {shlex.quote(login)} "
+        f"  curl -s -c obeya.cookies -H 'Content-Type: application/json' -d {shlex.quote(login)} "
         f"{base_url}/api/v1/auth/login",
-        f"  curl -s -b cookies '{base_url}/api/v1/items?boardId={tier_1['id']}'",
+        f"  curl -s -b obeya.cookies '{base_url}/api/v1/items?boardId={tier_1['id']}'",
         f"  Live updates: Socket.IO on {base_url}/socket.io with the session cookie, "
         f"then emit subscribe {{\"room\": \"board:{tier_1['id']}\"}}",
     ]

@@ -16,8 +16,13 @@ LOG_FILE = "postgresql.log"
 
 def _log_to_file(path: Path) -> None:
     """pgserver's log records (it runs initdb and pg_ctl with their output captured, then logs it) go to `path`
-    from now to the process's end: it logs from an exit handler too."""
+    from now to the process's end: it logs from an exit handler too. Called again for the same file (a second
+    embedded start in one process), it adds no second handler, so no record is written twice."""
     logger = logging.getLogger("pgserver")
+    target = str(path.resolve())
+    if any(isinstance(handler, logging.FileHandler) and handler.baseFilename == target
+           for handler in logger.handlers):
+        return
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     logger.addHandler(handler)
@@ -33,11 +38,19 @@ class NoEmbeddedDatabase(SystemExit):
         super().__init__("OBEYA_DATABASE_URL is not set and this install has no embedded PostgreSQL (pgserver)")
 
 
+class UnwritableDataDirectory(SystemExit):
+    """The data directory (or its log file) cannot be created, as under a home the process may not write (the
+    container image's user): the command stops with this one line on stderr and exit status 1."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(f"cannot create the data directory {path}: {error.strerror or error}; "
+                         "set OBEYA_DATA_DIR or OBEYA_DATABASE_URL")
+
+
 @contextlib.contextmanager
 def embedded_postgres(data_dir: Path) -> Iterator[str]:
-    """Start (or join) the embedded server; yield its DSN; stop it on exit."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    _log_to_file(data_dir / LOG_FILE)
+    """Start (or join) the embedded server; yield its DSN; stop it on exit. Whether pgserver is there is
+    asked first, so that an install without it never touches the data directory."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on servers
         try:
@@ -46,7 +59,11 @@ def embedded_postgres(data_dir: Path) -> Iterator[str]:
             raise NoEmbeddedDatabase() from None
 
         pgdata = (data_dir / "pgdata").resolve()
-        pgdata.mkdir(parents=True, exist_ok=True)
+        try:
+            pgdata.mkdir(parents=True, exist_ok=True)
+            _log_to_file(data_dir / LOG_FILE)
+        except OSError as error:
+            raise UnwritableDataDirectory(data_dir, error) from None
         server = postgres_server.get_server(pgdata, cleanup_mode="stop")
     try:
         yield server.get_uri()

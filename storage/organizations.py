@@ -100,5 +100,13 @@ async def take_invitation(conn: Connection, token_hash: str, now: datetime) -> a
         token_hash, now)
 
 
+async def pending_invitation(conn: Conn, org_id: str, token_hash: str, now: datetime) -> asyncpg.Record | None:
+    """A pending, unexpired invitation of organization `org_id` by its token hash, read without a lock."""
+    return await conn.fetchrow(
+        """SELECT email, role, expires_at FROM invitations
+            WHERE organization_id = $1 AND token_hash = $2 AND status = 'pending' AND expires_at > $3""",
+        org_id, token_hash, now)
+
+
 async def mark_accepted(conn: Conn, invitation_id: str) -> None:
     await conn.execute("UPDATE invitations SET status = 'accepted' WHERE id = $1", invitation_id)

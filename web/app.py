@@ -21,6 +21,7 @@ from web.routes_events import EVENT_ROUTES
 from web.routes_files import add_file_routes
 from web.routes_forms_public import add_public_form_routes
 from web.routes_imports import add_import_routes
+from web.routes_invitations import add_invitation_routes
 from web.routes_items import ITEM_ROUTES
 from web.routes_kpis import KPI_ROUTES
 from web.routes_notifications import NOTIFICATION_ROUTES
@@ -58,6 +59,7 @@ def build_web_app(*, body_timeout: float) -> web.Application:
     add_file_routes(app)
     add_import_routes(app)
     add_approval_routes(app)
+    add_invitation_routes(app)
     add_billing_routes(app)
     add_public_form_routes(app)
     add_form_page_routes(app)

@@ -184,6 +184,8 @@ ROUTES: dict[tuple[str, str], Described] = {
     ("POST", "/api/approvals/decide"): Described(
         "Record the decision the confirmation page posts, like formApprovalFlows.submitDecisionByToken (HTML)",
         body=("application/x-www-form-urlencoded", DecisionForm), reply=HTML,
-        refusals={403: "the page's CSRF value does not match, or the flow requires GxP signatures",
-                  404: "an unknown or used token", 409: "the step is complete or not current"}),
+        refusals={403: "the page's CSRF value does not match, the request requires GxP signatures, or the "
+                       "approver left the organization",
+                  404: "an unknown token", 409: "the link was used, its step is complete or not current, or its "
+                                               "request is decided or expired"}),
 }

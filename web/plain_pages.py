@@ -1,7 +1,7 @@
-"""The plain HTML pages the server renders itself (approval-token decisions, the sandbox billing processor's
-checkout and portal, the OAuth sign-in and consent): forms that work without JavaScript, readable on a phone, under
-a policy that loads nothing, allows only the frame's own style sheet (by its hash) and posts only to their own
-origin, and to the origins their forms' answers redirect to (browsers check a form's redirects against
+"""The plain HTML pages the server renders itself (approval-token decisions, invitations, the sandbox billing
+processor's checkout and portal, the OAuth sign-in and consent): forms that work without JavaScript, readable on a
+phone, under a policy that loads nothing, allows only the frame's own style sheet (by its hash) and posts only to
+their own origin, and to the origins their forms' answers redirect to (browsers check a form's redirects against
 `form-action` too)."""
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 form, who asks, when it was submitted, the first answers, the step of the flow) and shows a plain HTML form (no
 JavaScript) offering both decisions, the link's own chosen; it POSTs to the same path, which records the decision
 like `formApprovalFlows.submitDecisionByToken` with the client's address and user agent. A link that can no
-longer decide says why at once (404 unknown here, 410 used or no longer current, 403), with no form. A GET never
+longer decide says why at once (404 unknown here, 409 used or no longer current, 403), with no form, in the words
+and status its POST and the procedure would answer (actors/approvals/link_rules.py). A GET never
 decides: mail scanners follow links. The form carries a CSRF value bound to the token (HMAC under the node's
 key)."""
 
@@ -25,7 +26,7 @@ from web.plain_pages import plain_page
 
 PATH = "/api/approvals/decide"
 _LABELS = {"approved": "Approve", "rejected": "Reject"}
-_REFUSED = {404: "Decision link not found", 410: "This link is no longer valid",
+_REFUSED = {404: "Decision link not found", 409: "This link is no longer valid",
             403: "This link cannot decide this request"}
 # No script or frame (plain_pages' policy); the form posts only here. The token in the URL never leaves as a Referer.
 
@@ -42,7 +43,8 @@ def _summary(link: DecisionLink) -> str:
     flow = f"the approval flow \u201c{link.flow_name}\u201d"
     facts = [("Form", link.form_name), ("Asked by", link.submitted_by or f"{flow} (an anonymous response)"),
              ("Submitted", link.submitted_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")),
-             ("Step", f"{link.step_number} of {link.step_count}: {link.step_name}, in {flow}")]
+             ("Step", f"{link.step_number}{'' if link.step_count is None else f' of {link.step_count}'}: "
+                      f"{link.step_name}, in {flow}")]
     answers = _rows(link.answers) if link.answers else "<dt>No answers</dt><dd>The response is empty.</dd>"
     more = (f"<p>And {link.more_answers} more answer{'s' if link.more_answers > 1 else ''}, not shown here.</p>"
             if link.more_answers else "")

@@ -20,6 +20,7 @@ import msgspec
 from actors.approvals import graph
 from actors.approvals.changes import FlowChange, Mail, apply_change
 from actors.approvals.commands import Command, Decide, Departed, Expire, Open, Return, Revise
+from actors.approvals.link_rules import SPENT, LinkFacts, link_refusal
 from actors.approvals.state import FlowRow, FlowState, RequestRow, TokenRow
 from actors.approvals.views import record_hash, request_view
 from actors.board.changes import ActivityEntry
@@ -237,19 +238,20 @@ def decide(organization_id: str, state: FlowState, command: Command) -> Decision
     user_id = message.user_id
     if message.token_hash is not None:
         token = state.tokens.get(message.token_hash)
-        if token is None:
-            raise Conflict("this decision link was used or is no longer valid")
-        request = _open(state, token.request_id)
-        if request.gxp_required:  # the regime the request opened under, whatever the flow's flag says now
-            raise Forbidden("decisions on a GxP flow need a signed-in approver's signature, not an e-mailed link")
+        request = None if token is None else state.requests.get(token.request_id)
+        if token is None or request is None:  # spent, voided, or its request closed
+            raise Conflict(SPENT)
+        mine = [d.decision for d in state.step_decisions(request) if d.user_id == token.user_id]
+        refusal = link_refusal(LinkFacts(
+            decided=mine[0] if mine and token.step == request.step else None, request_status=request.status,
+            link_step=token.step, request_step=request.step, voided=False, gxp_required=request.gxp_required,
+            approver_is_member=token.user_id in command.context.people))
+        if refusal is not None:
+            raise refusal
         if token.decision != message.decision:
             raise BadRequest(f"this link is for {token.decision}",
                              details=[FieldError("decision", f"this link is for {token.decision}")])
-        if token.user_id not in command.context.people:
-            raise Forbidden("the approver of this link is no longer a member of the organization")
         user_id = token.user_id
-        if token.step != request.step:
-            raise Conflict("this decision link was used or is no longer valid")
     else:
         request = _open(state, message.request_id)
     if message.node_id is not None and message.node_id != request.node_id:

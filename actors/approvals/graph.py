@@ -135,23 +135,6 @@ def _on_cycles(by_id: dict[str, Any], outgoing: dict[str, list[dict[str, Any]]])
             if any(node_id in _reachable(edge["target"], outgoing) for edge in outgoing[node_id])]
 
 
-def approval_steps(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> list[str]:
-    """The approval nodes' ids in the order a walk from the start meets them (breadth first, whichever way
-    its conditions go): what "step 2 of 3" counts."""
-    outgoing: dict[str, list[str]] = {node["id"]: [] for node in nodes}
-    for edge in edges:
-        outgoing.setdefault(edge["source"], []).append(edge["target"])
-    kinds = {node["id"]: node["type"] for node in nodes}
-    queue = [node["id"] for node in nodes if node["type"] == "start"]
-    seen = set(queue)
-    for current in queue:  # grows as it goes: a breadth-first walk
-        for target in outgoing.get(current, []):
-            if target not in seen:
-                seen.add(target)
-                queue.append(target)
-    return [node_id for node_id in queue if kinds.get(node_id) == "approval"]
-
-
 def _number(value: Any) -> float | None:
     try:
         return float(plain(value))
@@ -208,3 +191,17 @@ def walk(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], after: str, a
             actions.append(target)
         current = target["id"]
     return Stop({"id": current, "type": "end", "data": {"status": "rejected"}}, tuple(actions))
+
+
+def approval_path(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], answers: dict[str, Any]) -> list[str]:
+    """The approval nodes' ids a request with `answers` meets from the start, in order, each step approved: its
+    conditions decided as `walk` decides them, so a branch not taken is not counted. What "step 2 of 3" counts."""
+    start = next((node["id"] for node in nodes if node["type"] == "start"), None)
+    path: list[str] = []
+    while start is not None and len(path) < len(nodes):  # the bound: a graph changed into a cycle
+        stop = walk(nodes, edges, start, answers)
+        if stop.node["type"] != "approval":
+            break
+        path.append(stop.node["id"])
+        start = stop.node["id"]
+    return path

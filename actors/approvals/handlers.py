@@ -16,6 +16,7 @@ import msgspec
 from actors.approvals import graph
 from actors.approvals.commands import Decide, Refresh, Return
 from actors.approvals.deciders import token_hash
+from actors.approvals.link_rules import LinkFacts, link_refusal
 from actors.approvals.routing import ask_flow, context, form_keys, schema_of, visible_flow
 from actors.approvals.views import answer_summary, decision_view, flow_view, request_view, version_view
 from actors.automations.handlers import check_action
@@ -33,7 +34,6 @@ from protocol.errors import (
     BadRequest,
     Conflict,
     FieldError,
-    Forbidden,
     NotFound,
     Unauthorized,
     ValidationFailed,
@@ -286,13 +286,6 @@ async def decide(node: Node, caller: Caller, data: spec.DecisionInput) -> dict[s
     return reply
 
 
-class LinkClosed(ApiError):
-    """A decision link that was good once: used, its step complete, or its request decided or expired."""
-
-    code = "GONE"
-    status = 410
-
-
 @dataclass(frozen=True)
 class DecisionLink:
     """What an e-mailed decision link asks its approver to decide, as its page shows it."""
@@ -301,8 +294,8 @@ class DecisionLink:
     form_name: str
     flow_name: str
     step_name: str
-    step_number: int                   # of `step_count` approval steps, in the flow's order
-    step_count: int
+    step_number: int                   # of `step_count` approval steps, on the request's path through the flow
+    step_count: int | None             # None: the link's step is not on the path its answers take now
     submitted_by: str | None           # "Name <e-mail>", the respondent's e-mail, or None (anonymous)
     submitted_at: datetime
     answers: list[tuple[str, str]]     # (field label, answer) of the first answered fields
@@ -310,15 +303,23 @@ class DecisionLink:
 
 
 SUMMARY_ANSWERS = 5
-_ENDED = {"approved": "This request is already decided: it was approved.",
-          "rejected": "This request is already decided: it was rejected.",
-          "expired": "This request expired before it was decided."}
+
+
+async def _link_refusal(node: Node, org_id: str, link: asyncpg.Record, request: asyncpg.Record
+                        ) -> ApiError | None:
+    """The rules of link_rules applied to the link and its request as the database has them."""
+    mine = [row["decision"] for row in await repo.decisions(node.pool, org_id, request["id"])
+            if row["user_id"] == link["user_id"] and row["step"] == link["step"]]
+    used = mine[0] if mine else (link["decision"] if link["used_at"] is not None else None)
+    return link_refusal(LinkFacts(
+        decided=used, request_status=request["status"], link_step=link["step"], request_step=request["step"],
+        voided=link["voided_at"] is not None, gxp_required=request["gxp_required"],
+        approver_is_member=link["user_id"] in await repo.people(node.pool, org_id)))
 
 
 async def read_decision_link(node: Node, org_id: str, token: str) -> DecisionLink:
-    """What the link `token` of organization `org_id` asks to decide, read without deciding anything; the same
-    refusals its decision would meet: 404 unknown here, 410 used or no longer current, 403 for a GxP request or
-    an approver who left."""
+    """What the link `token` of organization `org_id` asks to decide, read without deciding anything; 404 when
+    it is unknown here, else the refusal its decision would meet (actors/approvals/link_rules.py)."""
     link = await repo.token(node.pool, org_id, token_hash(token))
     request = None if link is None else await repo.get_request(node.pool, org_id, link["request_id"])
     form = None if request is None else await form_repo.get_form(node.pool, org_id, request["form_id"])
@@ -326,20 +327,9 @@ async def read_decision_link(node: Node, org_id: str, token: str) -> DecisionLin
     if link is None or request is None or form is None or flow is None:
         raise NotFound("This decision link is not known here. Check that you opened the whole link from your "
                        "e-mail.")
-    mine = [row for row in await repo.decisions(node.pool, org_id, request["id"])
-            if row["user_id"] == link["user_id"] and row["step"] == link["step"]]
-    if link["used_at"] is not None or mine:
-        verb = mine[0]["decision"] if mine else link["decision"]
-        raise LinkClosed(f"You already decided this step: you {verb} it. A decision is final.")
-    if request["status"] not in spec.OPEN_STATUSES:
-        raise LinkClosed(_ENDED.get(request["status"], "This request is already decided."))
-    if link["voided_at"] is not None or link["step"] != request["step"]:
-        raise LinkClosed("This step no longer waits for you: another approver completed it, or the submission "
-                         "went back to its respondent (a new step sends new links).")
-    if request["gxp_required"]:
-        raise Forbidden("Decisions on this request need your signature: sign in to Obeya and decide it there.")
-    if link["user_id"] not in await repo.people(node.pool, org_id):
-        raise Forbidden("The approver of this link is no longer a member of the organization.")
+    refusal = await _link_refusal(node, org_id, link, request)
+    if refusal is not None:
+        raise refusal
     return await _link_view(node, org_id, link, request, form, flow)
 
 
@@ -353,13 +343,14 @@ async def _link_view(node: Node, org_id: str, link: asyncpg.Record, request: asy
         submitted_by: str | None = f"{submitter['name']} <{submitter['email']}>"
     else:
         submitted_by = request["respondent_email"] or (submission["respondent_email"] if submission else None)
-    steps = graph.approval_steps(flow["nodes"], flow["edges"])
+    path = graph.approval_path(flow["nodes"], flow["edges"], request["data"])
     step: dict[str, Any] = next((n for n in flow["nodes"] if n["id"] == link["node_id"]), {"data": {}})
     answers, more = answer_summary(schema_of(form), request["data"], SUMMARY_ANSWERS)
+    on_path = link["node_id"] in path
     return DecisionLink(decision=link["decision"], form_name=form["name"], flow_name=flow["name"],
                         step_name=str(step["data"].get("label") or link["node_id"]),
-                        step_number=steps.index(link["node_id"]) + 1 if link["node_id"] in steps else 1,
-                        step_count=max(len(steps), 1), submitted_by=submitted_by,
+                        step_number=path.index(link["node_id"]) + 1 if on_path else link["step"],
+                        step_count=len(path) if on_path else None, submitted_by=submitted_by,
                         submitted_at=submission["submitted_at"] if submission else request["created_at"],
                         answers=answers, more_answers=more)
 
@@ -378,6 +369,9 @@ async def decide_by_token(node: Node, org_id: str, data: spec.TokenDecisionInput
     form = None if request is None else await form_repo.get_form(node.pool, org_id, request["form_id"])
     if request is None or form is None:
         raise NotFound("decision link not found")
+    refusal = await _link_refusal(node, org_id, token, request)  # as the link's page says it
+    if refusal is not None:
+        raise refusal
     changes = await modifications(node, org_id, form, data.fieldModifications)
     message = Decide(request_id=request["id"], node_id=None, decision=data.decision, comment=data.comment,
                      modifications=changes, token_hash=token["token_hash"], ip_address=data.ipAddress,

@@ -58,7 +58,6 @@ def version_view(row: Mapping[str, Any]) -> dict[str, Any]:
             "reason": row["reason"], "comment": row["comment"], "createdAt": iso(row["created_at"])}
 
 
-
 def answer_summary(schema: FormSchema, data: Mapping[str, Any], limit: int, length: int = 300
                    ) -> tuple[list[tuple[str, str]], int]:
     """The first `limit` answered fields in the form's order as (label, answer as text: a choice by its label,

@@ -195,6 +195,15 @@ async def update_role(node: Node, caller: Caller, data: spec.UpdateRoleInput) ->
     return {"userId": data.userId, "role": data.role}
 
 
+async def read_invitation(node: Node, org_id: str, token: str) -> asyncpg.Record:
+    """What the e-mailed link `token` invites to on organization `org_id`'s host (e-mail, role, expiry), read
+    without accepting it: 404 when it is unknown here, accepted, revoked or expired."""
+    row = await repo.pending_invitation(node.pool, org_id, accounts.session_digest(token), node.clock.now())
+    if row is None:
+        raise NotFound("invitation not found or expired")
+    return row
+
+
 async def accept_invitation(node: Node, data: spec.AcceptInvitationInput) -> accounts.Session:
     """Join with an e-mailed token: a new account, or an existing one proven by its password (counted by the
     account's guessing throttle, actors/identity/throttle.py, as a login is)."""

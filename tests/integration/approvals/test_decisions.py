@@ -56,10 +56,12 @@ async def test_token_decisions_are_single_use_and_void_once_the_step_completes(f
     assert used.status == 200 and used.data["stepResult"] == "approved", used.body
     again = await anonymous.mutate("formApprovalFlows.submitDecisionByToken",
                                    {"token": a_links["approve"], "decision": "approved"})
-    assert again.status == 409, again.body
+    assert (again.status, again.error["message"]) == (
+        409, "You already decided this step: you approved it. A decision is final."), again.body
     void = await anonymous.mutate("formApprovalFlows.submitDecisionByToken",
                                   {"token": b_links["reject"], "decision": "rejected"})
-    assert void.status == 409, void.body
+    assert (void.status, void.error["message"]) == (409, "This request is already decided: it was approved."), \
+        void.body
     unknown = await anonymous.mutate("formApprovalFlows.submitDecisionByToken",
                                      {"token": "apt_nothing", "decision": "approved"})
     assert unknown.status == 404, unknown.body

@@ -1,7 +1,8 @@
 """The page an approver's e-mailed link opens: what is being decided (form, who asks, when, the first answers, the
 step of the flow) before anything is pressed, both decisions offered with the link's own chosen, everything
-escaped; a link that can no longer decide says why at once, with an honest status and no form; a GET decides
-nothing, the form's POST records the decision (either way, through the link's pair in the same e-mail)."""
+escaped; a link that can no longer decide says why at once, with no form, in the status and words its POST and
+the procedure answer; a GET decides nothing, the form's POST records the decision (either way, through the link's
+pair in the same e-mail)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from tests.integration.approvals.conftest import (
 )
 from tests.smtp_sink import QUIET_PLAIN_AUTH, Sink
 from web.keys import NODE
+from web.routes_approvals import _csrf as page_csrf
 
 pytestmark = [pytest.mark.workers("mail-sender"), QUIET_PLAIN_AUTH]
 
@@ -66,6 +68,23 @@ def _terms(page: _Text) -> dict[str, str]:
     return {page.lines[i]: page.lines[i + 1] for i in range(len(page.lines) - 1)}
 
 
+async def _refused_alike(form: Form, token: str, decision: str, status: int, message: str) -> None:
+    """The link's page, its form's POST and the procedure refuse the link with one status and one message."""
+    page_status, body, page = await _page(form, token)
+    assert page_status == status and "<form" not in body and "<button" not in body, body
+    assert message in page.lines, page.lines
+    node = form.org.anonymous.client.server.app[NODE]
+    posted = await form.org.anonymous.client.post(
+        "/api/approvals/decide", headers={"Host": form.org.host},
+        data={"token": token, "csrf": page_csrf(node.secret_key, token), "decision": decision})
+    posted_page = _Text()
+    posted_page.feed(await posted.text())
+    assert posted.status == status and message in posted_page.lines, posted_page.lines
+    called = await form.org.anonymous.mutate("formApprovalFlows.submitDecisionByToken",
+                                             {"token": token, "decision": decision})
+    assert (called.status, called.error["message"]) == (status, message), called.body
+
+
 def _csrf(body: str) -> str:
     found = re.search(r'name="csrf" value="([0-9a-f]+)"', body)
     assert found, body
@@ -94,6 +113,43 @@ async def test_the_page_says_what_is_decided_before_anything_is_pressed(form: Fo
     # Both decisions, the link's own (reject) first and chosen.
     assert [(r["value"], "checked" in r) for r in radios] == [("rejected", True), ("approved", False)]
     assert "<script" not in body
+
+
+def _branching_graph(big: str, small: str, last: str) -> dict[str, Any]:
+    """start → amount > 1000? → `big` | `small` → `last` → approved: two approval steps whichever way."""
+    def approval(node_id: str, approver: str) -> dict[str, Any]:
+        return {"id": node_id, "type": "approval", "data": {"approverIds": [approver], "approvalType": "any"}}
+
+    return {"nodes": [
+        {"id": "start", "type": "start", "data": {}},
+        {"id": "amount", "type": "condition", "data": {"field": "amount", "operator": "gt", "value": 1000}},
+        approval("big", big), approval("small", small), approval("last", last),
+        {"id": "ok", "type": "end", "data": {"status": "approved"}}],
+        "edges": [
+        {"id": "e1", "source": "start", "target": "amount"},
+        {"id": "e2", "source": "amount", "target": "big", "label": "true"},
+        {"id": "e3", "source": "amount", "target": "small", "label": "false"},
+        {"id": "e4", "source": "big", "target": "last"}, {"id": "e5", "source": "small", "target": "last"},
+        {"id": "e6", "source": "last", "target": "ok"}]}
+
+
+async def test_a_branching_flow_counts_the_steps_on_the_requests_own_path(form: Form, sink: Sink) -> None:
+    big_id, _ = await form.org.add_user("member")
+    small_id, _ = await form.org.add_user("member")
+    last_id, _ = await form.org.add_user("member")
+    await make_flow(form, _branching_graph(big_id, small_id, last_id))
+    await submit(form, {"title": "Pens", "amount": 10})
+    small_link = links((await mails(sink, await email_of(form, small_id), 1))[0])["approve"]
+    status, body, page = await _page(form, small_link)
+    assert status == 200, body
+    assert _terms(page)["Step"] == "1 of 2: small, in the approval flow \u201cSpend approval\u201d"
+    approved = await form.org.anonymous.mutate("formApprovalFlows.submitDecisionByToken",
+                                               {"token": small_link, "decision": "approved"})
+    assert approved.status == 200 and approved.data["stepResult"] == "approved", approved.body
+    # Three approval nodes in the flow, two on this request's path: the last is its second step of two.
+    status, body, page = await _page(form, links((await mails(sink, await email_of(form, last_id), 1))[0])["approve"])
+    assert status == 200, body
+    assert _terms(page)["Step"] == "2 of 2: last, in the approval flow \u201cSpend approval\u201d"
 
 
 async def test_an_anonymous_response_is_asked_by_the_flow_and_long_forms_are_cut(form: Form, sink: Sink) -> None:
@@ -142,15 +198,13 @@ async def test_a_used_link_and_its_pair_say_so_at_once(form: Form, sink: Sink) -
     used = await form.org.anonymous.mutate("formApprovalFlows.submitDecisionByToken",
                                            {"token": sent["approve"], "decision": "approved"})
     assert used.status == 200 and used.data["stepResult"] == "pending", used.body
-    for token in (sent["approve"], sent["reject"]):
-        status, body, page = await _page(form, token)
-        assert status == 410, body
-        assert "You already decided this step: you approved it. A decision is final." in page.lines
-        assert "<form" not in body and "<button" not in body
+    for token, decision in ((sent["approve"], "approved"), (sent["reject"], "rejected")):
+        await _refused_alike(form, token, decision, 409,
+                             "You already decided this step: you approved it. A decision is final.")
 
 
-async def test_a_link_of_a_step_another_approver_completed_or_a_decided_request_is_gone(form: Form,
-                                                                                      sink: Sink) -> None:
+async def test_a_link_of_a_step_another_approver_completed_or_a_decided_request_no_longer_decides(
+        form: Form, sink: Sink) -> None:
     a_id, _ = await form.org.add_user("member")
     b_id, _ = await form.org.add_user("member")
     graph = three_step_graph([a_id, b_id], [form.org.owner_id])
@@ -165,18 +219,17 @@ async def test_a_link_of_a_step_another_approver_completed_or_a_decided_request_
                                       {"token": a_first["approve"], "decision": "approved"})
     assert approved.status == 200 and approved.data["stepResult"] == "approved", approved.body
     status, body, page = await _page(form, b_first["approve"])  # the request went on to its next step
-    assert status == 410 and "<form" not in body
     assert "This link is no longer valid" in page.lines
-    assert any(line.startswith("This step no longer waits for you") for line in page.lines), page.lines
+    await _refused_alike(form, b_first["approve"], "approved", 409,
+                         "This step no longer waits for you: another approver completed it, or the submission "
+                         "went back to its respondent (a new step sends new links).")
 
     await submit(form, {"title": "Chair", "amount": 5000})
     a_second, b_second = links((await mails(sink, a_email, 2))[1]), links((await mails(sink, b_email, 2))[1])
     rejected = await anonymous.mutate("formApprovalFlows.submitDecisionByToken",
                                       {"token": a_second["reject"], "decision": "rejected"})
     assert rejected.status == 200, rejected.body
-    status, body, page = await _page(form, b_second["reject"])
-    assert status == 410 and "<form" not in body
-    assert "This request is already decided: it was rejected." in page.lines
+    await _refused_alike(form, b_second["reject"], "rejected", 409, "This request is already decided: it was rejected.")
 
 
 async def test_an_unknown_link_or_another_organizations_link_is_not_found(form: Form, sink: Sink) -> None:
@@ -197,18 +250,16 @@ async def test_a_gxp_request_or_an_approver_who_left_cannot_decide_by_link(form:
     b_id, _ = await form.org.add_user("member")
     flow = await make_flow(form, one_step([a_id, b_id]), gxp=True)
     await submit(form, {"title": "Desk", "amount": 10})
-    status, body, page = await _page(form, links((await mails(sink, await email_of(form, a_id), 1))[0])["approve"])
+    await _refused_alike(form, links((await mails(sink, await email_of(form, a_id), 1))[0])["approve"], "approved",
+                         403, "Decisions on this request need your signature: sign in to Obeya and decide it there.")
     await mails(sink, await email_of(form, b_id), 1)
-    assert status == 403 and "<form" not in body
-    assert any("need your signature" in line for line in page.lines), page.lines
 
     assert (await form.api.mutate("formApprovalFlows.update", {"id": flow["id"], "gxpRequired": False})).status == 200
     await submit(form, {"title": "Chair", "amount": 10})
     token = links((await mails(sink, await email_of(form, b_id), 2))[1])["approve"]
     assert (await form.api.mutate("organizations.members.remove", {"userId": b_id})).status == 200
-    status, body, page = await _page(form, token)
-    assert status == 403 and "<form" not in body
-    assert "The approver of this link is no longer a member of the organization." in page.lines
+    await _refused_alike(form, token, "approved", 403,
+                         "The approver of this link is no longer a member of the organization.")
 
 
 @pytest.fixture
@@ -216,7 +267,8 @@ def clock() -> ManualClock:
     return ManualClock(datetime(2031, 5, 1, 8, 0, tzinfo=UTC))
 
 
-async def test_a_link_of_an_expired_request_is_gone(clocked_client: Any, clock: ManualClock, sink: Sink) -> None:
+async def test_a_link_of_an_expired_request_no_longer_decides(clocked_client: Any, clock: ManualClock,
+                                                              sink: Sink) -> None:
     form = await make_form(await make_org(clocked_client))
     approver_id, _ = await form.org.add_user("member")
     graph = one_step([approver_id])
@@ -226,6 +278,4 @@ async def test_a_link_of_an_expired_request_is_gone(clocked_client: Any, clock: 
     token = links((await mails(sink, await email_of(form, approver_id), 1))[0])["approve"]
     clock.advance(timedelta(hours=3).total_seconds())
     assert await expire_due(clocked_client.server.app[NODE]) == 1
-    status, body, page = await _page(form, token)
-    assert status == 410 and "<form" not in body
-    assert "This request expired before it was decided." in page.lines
+    await _refused_alike(form, token, "approved", 409, "This request expired before it was decided.")

@@ -162,7 +162,7 @@ def test_org_and_user_create_hold_passwords_to_the_sign_up_rule(database_url: st
                  "--owner-password", "1234567"], env)
     assert (weak.returncode, weak.stdout) == (1, "")
     error = json.loads(weak.stderr.strip().splitlines()[-1])["error"]
-    assert error == {"code": "BAD_REQUEST", "message": "ownerPassword: Expected `str` of length >= 8"}
+    assert error == {"code": "BAD_REQUEST", "message": "--owner-password: Expected `str` of length >= 8"}
     created = _run(["org", "create", "--slug", slug, "--name", "Weak", "--owner-email", f"boss@{slug}.test",
                     "--owner-password", "12345678"], env)
     assert created.returncode == 0, created.stderr
@@ -170,4 +170,4 @@ def test_org_and_user_create_hold_passwords_to_the_sign_up_rule(database_url: st
                   "--name", "Short"], env)
     assert (short.returncode, short.stdout) == (1, "")
     assert json.loads(short.stderr.strip().splitlines()[-1])["error"]["message"] == \
-        "password: Expected `str` of length >= 8"
+        "--password: Expected `str` of length >= 8"

@@ -52,6 +52,9 @@ async def test_demo_builds_an_organization_its_people_can_use(client: Any, datab
     assert [user["role"] for user in result["users"]] == ["owner", "member", "member", "guest"]
     assert all(user["email"].endswith(f"@{slug}.test") for user in result["users"])
     assert password in stderr and result["users"][0]["email"] in stderr and result["host"] in stderr
+    # The cookie jar the README and the manual use, so that their examples follow the demo's sign-in.
+    assert "curl -s -c obeya.cookies -H 'Content-Type: application/json' -d " in stderr
+    assert f"curl -s -b obeya.cookies '{result['baseUrl']}/api/v1/items?boardId=" in stderr
     tier_1, backlog = result["boards"]
     assert (tier_1["name"], tier_1["items"]) == ("Line 3 – Daily Tier 1", len(TIER_1.items))
     assert (backlog["name"], backlog["items"]) == ("Maintenance backlog", 9)

@@ -26,3 +26,17 @@ def test_serve_without_a_database_url_or_pgserver_says_so_in_one_line(tmp_path: 
         "OBEYA_DATABASE_URL is not set and this install has no embedded PostgreSQL (pgserver)"]
     assert "listening" not in done.stdout
     assert not (tmp_path / "data" / "pgdata").exists()
+
+
+def test_serve_with_a_data_directory_it_cannot_create_says_so_in_one_line(tmp_path: Path) -> None:
+    # Under a regular file no directory can be made, even by root (the tests' user, whom permissions never stop).
+    (tmp_path / "afile").write_text("not a directory\n")
+    data_dir = tmp_path / "afile" / "data"
+    env = {name: value for name, value in os.environ.items() if not name.startswith("OBEYA_")}
+    env.update(PYTHONPATH=str(ROOT), OBEYA_DATA_DIR=str(data_dir))
+    done = subprocess.run([sys.executable, "-m", "server.cli", "serve", "--port", str(free_port())], env=env,
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"cannot create the data directory {data_dir}: Not a directory; set OBEYA_DATA_DIR or OBEYA_DATABASE_URL"]
+    assert "listening" not in done.stdout

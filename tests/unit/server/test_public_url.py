@@ -47,7 +47,8 @@ def test_production_without_a_public_url_is_https_on_the_service_host_as_before(
     "obeya.example.com", "ftp://obeya.example.com", "https://", "https://obeya.example.com/obeya",
     "https://obeya.example.com?x=1", "https://obeya.example.com#top", "https://obeya.example.com:99999",
     "https://user:pw@obeya.example.com", "https://obeya.example.com:port", "https://10.0.0.5",
-    "http://[::1]:8080", "https://under_score.example.com"])
+    "http://[::1]:8080", "https://under_score.example.com", "http://localhost:0", "https://obeya.example.com:00",
+    "https://obeya.example.com:-1", "https://obeya.example.com:65536"])
 def test_a_public_url_that_cannot_be_used_stops_the_start_naming_it(value: str) -> None:
     with pytest.raises(SystemExit, match="OBEYA_PUBLIC_URL"):
         Settings.from_env({"OBEYA_PUBLIC_URL": value})
