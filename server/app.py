@@ -155,6 +155,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             return
         channel = RedisInvalidations(settings.redis_url, app[NODE])
         await channel.start()
+        channel.subscription.observe = metrics.observe_resubscribed
         try:
             yield
         finally:
@@ -196,6 +197,8 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                           max_per_address=settings.socket_max_per_address)
     gateway.attach(app)
     gateway.on_fanout = metrics.observe_fanout
+    if gateway.fanout is not None:
+        gateway.fanout.subscription.observe = metrics.observe_resubscribed
     app.on_shutdown.append(gateway.closing)
     app.cleanup_ctx.append(gateway.running)
     app.cleanup_ctx.append(rate_limiter)
