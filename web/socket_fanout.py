@@ -34,7 +34,7 @@ class RedisFanout:
         self._deliver = deliver
         self._client: redis.Redis | None = None
         self._publish_failing = False
-        self.subscription = RedisSubscription(url, CHANNEL, self._hear, on_resubscribed=caught_up)
+        self.subscription = RedisSubscription.from_url(url, CHANNEL, self._hear, on_resubscribed=caught_up)
 
     async def start(self) -> None:
         self._client = redis.from_url(self._url)

@@ -60,8 +60,8 @@ class RedisInvalidations:
         # Named after the origin: an operator (or a test) can tell this node's connections apart in CLIENT LIST.
         name = f"obeya-invalidation-{self.origin}"
         self._client = redis.from_url(self._url, client_name=name)
-        self._subscription = RedisSubscription(self._url, self._channel, self._hear, client_name=name,
-                                               on_resubscribed=self._missed)
+        self._subscription = RedisSubscription.from_url(self._url, self._channel, self._hear, client_name=name,
+                                                        on_resubscribed=self._missed)
         await self._subscription.start()
         self._sender = asyncio.get_running_loop().create_task(self._send(), name="invalidation:send")
         self._node.broadcast = self.publish

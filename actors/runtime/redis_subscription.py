@@ -2,9 +2,10 @@
 connection is lost, back off (0.1 s doubling up to 5 s) and subscribe again, then call the owner's hook, since
 whatever was published meanwhile was missed (a channel keeps nothing for an absent subscriber).
 
-The one reconnect loop of every Redis listener (the live fan-out, the cache invalidations). Its connection
-has redis-py's own retries turned off: a retry would reconnect and resubscribe inside `get_message` without
-telling anyone, and the hook would not run for what was missed.
+The one reconnect loop of every Redis listener (the live fan-out, the cache invalidations, a node's inbox).
+`from_url` builds its client with redis-py's own retries turned off: a retry would reconnect and resubscribe
+inside `get_message` without telling anyone, and the hook would not run for what was missed (a listener with
+no hook, the inbox, may share a client that retries).
 
 A loss is logged once as a warning (`redis_subscription_lost`) and the return as an info line
 (`redis_subscription_back`, with how long the channel was away); `observe` (the node's metrics) counts
@@ -43,22 +44,34 @@ class RedisSubscription:
     missed while the connection holds); each message's data goes to `on_message`, one at a time, in order.
     After a lost connection it subscribes again and awaits `on_resubscribed` before it reads on (messages
     published meanwhile wait in the connection), so the hook may read what was missed with no message
-    interleaved. A failing `on_message` or hook is logged and the subscription goes on."""
+    interleaved. A failing `on_message` or hook is logged and the subscription goes on. `stop()` unsubscribes
+    and waits for Redis to confirm it (messages read meanwhile are handed on), so nothing published after it
+    returned counts this subscriber."""
 
-    def __init__(self, url: str, channel: str, on_message: OnMessage, *,
-                 on_resubscribed: OnResubscribed | None = None, client_name: str | None = None,
-                 first_backoff: float = FIRST_BACKOFF_SECONDS, max_backoff: float = MAX_BACKOFF_SECONDS) -> None:
+    def __init__(self, client: redis.Redis, channel: str, on_message: OnMessage, *,
+                 on_resubscribed: OnResubscribed | None = None, first_backoff: float = FIRST_BACKOFF_SECONDS,
+                 max_backoff: float = MAX_BACKOFF_SECONDS) -> None:
         self.channel = channel
         self.resubscribed = 0  # how many times the subscription was lost and taken again
         # Told the channel after each resubscription (the node's metrics).
         self.observe: Observe | None = None
-        self._client = redis.from_url(url, client_name=client_name, retry=Retry(NoBackoff(), 0))
+        self._client = client
+        self._owns_client = False
         self._on_message = on_message
         self._on_resubscribed = on_resubscribed
         self._first_backoff = first_backoff
         self._max_backoff = max_backoff
         self._pubsub: Any = None
         self._listener: asyncio.Task[None] | None = None
+
+    @classmethod
+    def from_url(cls, url: str, channel: str, on_message: OnMessage, *, client_name: str | None = None,
+                 on_resubscribed: OnResubscribed | None = None) -> RedisSubscription:
+        """A subscription on a client of its own (closed by `stop()`) that never reconnects behind its back."""
+        client = redis.from_url(url, client_name=client_name, retry=Retry(NoBackoff(), 0))
+        subscription = cls(client, channel, on_message, on_resubscribed=on_resubscribed)
+        subscription._owns_client = True
+        return subscription
 
     async def start(self) -> None:
         self._pubsub = await self._subscribe()
@@ -69,20 +82,37 @@ class RedisSubscription:
             self._listener.cancel()
             await asyncio.gather(self._listener, return_exceptions=True)
             self._listener = None
+        if self._pubsub is not None:
+            try:
+                await self._pubsub.unsubscribe(self.channel)
+                await self._confirmed(self._pubsub, "unsubscribe", hand_on=True)
+            except (*REDIS_AWAY, TimeoutError) as error:
+                log.warning("redis_subscription_unsubscribe_failed", channel=self.channel, error=repr(error))
         await self._close()
-        await self._client.aclose()
+        if self._owns_client:
+            await self._client.aclose()
 
     async def _subscribe(self) -> Any:
         pubsub: Any = self._client.pubsub()
         try:
             await pubsub.subscribe(self.channel)
-            async with asyncio.timeout(CONFIRM_SECONDS):  # SUBSCRIBE is only sent above
-                while (await pubsub.get_message(timeout=CONFIRM_SECONDS) or {}).get("type") != "subscribe":
-                    pass
+            await self._confirmed(pubsub, "subscribe", hand_on=False)  # SUBSCRIBE is only sent above
         except BaseException:
             await pubsub.aclose()
             raise
         return pubsub
+
+    async def _confirmed(self, pubsub: Any, kind: str, *, hand_on: bool) -> None:
+        """Read until Redis confirms `kind`, handing messages read meanwhile on if `hand_on`."""
+        async with asyncio.timeout(CONFIRM_SECONDS):
+            while True:
+                message = await pubsub.get_message(timeout=CONFIRM_SECONDS)
+                if message is None:
+                    continue
+                if message.get("type") == kind:
+                    return
+                if hand_on and message.get("type") == "message":
+                    await self._hand_on(message["data"])
 
     async def _close(self) -> None:
         if self._pubsub is not None:
@@ -99,12 +129,14 @@ class RedisSubscription:
             except REDIS_AWAY as error:
                 await self._resubscribe(error)
                 continue
-            if message is None or message.get("type") != "message":
-                continue
-            try:
-                await _settle(self._on_message(message["data"]))
-            except Exception:
-                log.exception("redis_subscription_message_failed", channel=self.channel)
+            if message is not None and message.get("type") == "message":
+                await self._hand_on(message["data"])
+
+    async def _hand_on(self, data: bytes) -> None:
+        try:
+            await _settle(self._on_message(data))
+        except Exception:
+            log.exception("redis_subscription_message_failed", channel=self.channel)
 
     async def _resubscribe(self, error: BaseException) -> None:
         lost_at = time.monotonic()

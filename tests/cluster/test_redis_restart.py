@@ -2,8 +2,8 @@
 each following one board. Writes committed before Redis is killed, while it is away (through the board's
 owner, whose activation needs no Redis to commit) and after it is back reach both screens, each once and in
 seq order, without either screen subscribing again: what was committed meanwhile within a bound of Redis's
-return and before any later write. Each node says in its log that its fan-out subscription was lost and came
-back."""
+return and before any later write. Each node says in its log that its fan-out, invalidation and inbox subscriptions
+came back."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import asyncpg
 
+from actors.kernel.redis_invalidation import CHANNEL as INVALIDATION_CHANNEL
 from tests.cluster.harness import Cluster, make_org
 from tests.cluster.test_live_across_nodes import COLUMNS, board_events, board_seq
 from tests.integration.boards.conftest import Board, make_board
@@ -71,10 +72,10 @@ async def test_screens_on_every_node_hear_every_event_through_a_redis_restart(
         assert [seq for seq, _, _ in first] == list(range(starts[0] + 1, final + 1))  # each once, in order
         assert board_events(watching[1]) == first
         assert all(screen.client.connected for screen in watching)  # the same sockets, subscribed once
-        for node in nodes:
-            log = node.log()
-            assert "redis_subscription_lost" in log and "redis_subscription_back" in log, log[-3000:]
-            assert FANOUT_CHANNEL in log
+        for node in nodes:  # every listener of the node came back and said so: fan-out, invalidations, inbox
+            returned = [line for line in node.log().splitlines() if "redis_subscription_back" in line]
+            for channel in (FANOUT_CHANNEL, INVALIDATION_CHANNEL, f"obeya:node:{node.node_id}"):
+                assert any(channel in line for line in returned), (channel, node.log()[-3000:])
     finally:
         await cluster.stop()
         await redis_server.stop()

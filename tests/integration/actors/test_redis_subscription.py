@@ -39,7 +39,7 @@ async def test_a_subscription_comes_back_after_a_redis_restart_and_hears_on(own_
     async def caught_up() -> None:
         seen_by_hook.append(list(heard))
 
-    subscription = RedisSubscription(own_redis.url, CHANNEL, heard.append, on_resubscribed=caught_up)
+    subscription = RedisSubscription.from_url(own_redis.url, CHANNEL, heard.append, on_resubscribed=caught_up)
     subscription.observe = counted.append
     publisher = redis.from_url(own_redis.url)
     await subscription.start()
