@@ -184,8 +184,9 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                                   settings=RuntimeSettings(ask_timeout=settings.ask_timeout,
                                                            max_active=settings.max_actors))
         # Stopped before the pool closes: running turns finish their commits, queued ones get 503.
-        running = build() if settings.redis_url is None else clustered(build, settings.redis_url, settings.node_id,
-                                                                       lease=settings.actor_lease)
+        running = build() if settings.redis_url is None else clustered(
+            build, settings.redis_url, settings.node_id, lease=settings.actor_lease,
+            observe_resubscribed=metrics.observe_resubscribed)
         async with running as system:
             node.actors = system
             system.on_turn = metrics.observe_turn

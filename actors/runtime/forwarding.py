@@ -129,7 +129,7 @@ class NodeInbox:
         self._waiting: dict[str, asyncio.Future[bytes]] = {}
         self._handling: set[asyncio.Task[None]] = set()
         # After a lost connection it subscribes again by itself (actors/runtime/redis_subscription.py).
-        self._subscription = RedisSubscription(client, self.channel, self._dispatch)
+        self.subscription = RedisSubscription(client, self.channel, self._dispatch)
 
     @property
     def channel(self) -> str:
@@ -138,12 +138,12 @@ class NodeInbox:
     async def start(self) -> None:
         # Confirmed by Redis before this returns: a request published on another connection before Redis ran
         # SUBSCRIBE would find nobody.
-        await self._subscription.start()
+        await self.subscription.start()
 
     async def stop(self) -> None:
         # Unsubscribed, confirmed, first: a request sent after stop() returned is refused at once (no receiver),
         # rather than published to a connection Redis has not yet seen close.
-        await self._subscription.stop()
+        await self.subscription.stop()
         for task in list(self._handling):
             task.cancel()
         await asyncio.gather(*self._handling, return_exceptions=True)
