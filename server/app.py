@@ -155,6 +155,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             return
         channel = RedisInvalidations(settings.redis_url, app[NODE])
         await channel.start()
+        channel.subscription.observe = metrics.observe_resubscribed
         try:
             yield
         finally:
@@ -183,8 +184,9 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                                   settings=RuntimeSettings(ask_timeout=settings.ask_timeout,
                                                            max_active=settings.max_actors))
         # Stopped before the pool closes: running turns finish their commits, queued ones get 503.
-        running = build() if settings.redis_url is None else clustered(build, settings.redis_url, settings.node_id,
-                                                                       lease=settings.actor_lease)
+        running = build() if settings.redis_url is None else clustered(
+            build, settings.redis_url, settings.node_id, lease=settings.actor_lease,
+            observe_resubscribed=metrics.observe_resubscribed)
         async with running as system:
             node.actors = system
             system.on_turn = metrics.observe_turn
@@ -196,6 +198,8 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                           max_per_address=settings.socket_max_per_address)
     gateway.attach(app)
     gateway.on_fanout = metrics.observe_fanout
+    if gateway.fanout is not None:
+        gateway.fanout.subscription.observe = metrics.observe_resubscribed
     app.on_shutdown.append(gateway.closing)
     app.cleanup_ctx.append(gateway.running)
     app.cleanup_ctx.append(rate_limiter)

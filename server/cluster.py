@@ -40,8 +40,8 @@ def redis_client(url: str, *, max_connections: int = REDIS_CONNECTIONS, wait: fl
 
 
 @asynccontextmanager
-async def clustered(build: Callable[..., ActorSystem], redis_url: str, node_id: str, *,
-                    lease: float) -> AsyncIterator[ActorSystem]:
+async def clustered(build: Callable[..., ActorSystem], redis_url: str, node_id: str, *, lease: float,
+                    observe_resubscribed: Callable[[str], None] | None = None) -> AsyncIterator[ActorSystem]:
     """The actor system `build(directory=...)` makes, run as one node of a cluster until the block exits:
     claims renewed and other nodes answered while it runs; on exit the system stops (its turns finish, its
     queued callers get 503), every claim is released in one pass, and the inbox stops answering."""
@@ -49,6 +49,7 @@ async def clustered(build: Callable[..., ActorSystem], redis_url: str, node_id: 
     directory = RedisDirectory(client, node_id, lease=lease)
     system = build(directory=directory)
     inbox = NodeInbox(client, node_id, system.handle_forwarded)
+    inbox.subscription.observe = observe_resubscribed  # counted in the node's metrics
     system.forward_through(inbox, FORWARDED)
     directory.on_lost = system.lost
     async with AsyncExitStack() as stopping:  # in reverse order, each one even if the one before failed

@@ -2,8 +2,9 @@
 
 One `CollectorRegistry` per application (never prometheus_client's global one): two nodes in one test process
 share nothing. Requests are observed by the edge (web/edge.py) by procedure (or route) and status;
-the actor runtime reports each turn's size and commit time, the live gateway each fan-out's duration; gauges
-(active actors, mailbox depth, pool use, delivery backlog) are read from the node when a scrape arrives.
+the actor runtime reports each turn's size and commit time, the live gateway each fan-out's duration, the
+Redis listeners each resubscription; gauges (active actors, mailbox depth, pool use, delivery backlog) are
+read from the node when a scrape arrives.
 
 The endpoint answers on any host but an organization's (`<slug>.<service host>` is 404): Prometheus scrapes a
 pod by its address. In production it needs `Authorization: Bearer $OBEYA_METRICS_TOKEN`; without a token
@@ -63,6 +64,9 @@ class Metrics:
         self.forwarded = Histogram("obeya_forwarded_seconds",
                                    "Asks and queries forwarded to the node that owns the actor, by outcome",
                                    ["op", "outcome"], buckets=LATENCY_BUCKETS, registry=r)
+        self.resubscribed = Counter("obeya_redis_resubscribed",
+                                    "Redis subscriptions lost (Redis restarted or unreachable) and taken again",
+                                    ["channel"], registry=r)
         self.active_actors = Gauge("obeya_active_actors", "Actors active on this node", registry=r)
         self.mailbox_messages = Gauge("obeya_mailbox_messages", "Messages queued in all actor mailboxes",
                                       registry=r)
@@ -93,6 +97,9 @@ class Metrics:
 
     def observe_fanout(self, seconds: float) -> None:
         self.fanout.observe(seconds)
+
+    def observe_resubscribed(self, channel: str) -> None:
+        self.resubscribed.labels(channel).inc()
 
     async def refresh(self, node: Node) -> None:
         """Read the gauges from the node (a scrape is about to be answered)."""

@@ -21,7 +21,10 @@ turn or a writer's transaction, and holds no lock. How "exactly once, in order" 
   second catches what changed on another node.
 
 Several nodes: each node's gateway publishes the committed events it is handed on a Redis channel
-(web/socket_fanout.py) and every node delivers them to its own sockets with the rules above.
+(web/socket_fanout.py) and every node delivers them to its own sockets with the rules above. When that
+channel comes back after Redis was away, every room of the node fills, from the event log, the gap up to the
+stream's last seq, as a room does that hears a seq past its own: screens get what was committed meanwhile, in
+order and once, without subscribing again.
 """
 
 from __future__ import annotations
@@ -149,7 +152,7 @@ class LiveGateway:
         self.sio = socketio.AsyncServer(async_mode="aiohttp", client_manager=socketio.AsyncManager(),
                                         serializer=BoundedPacket, max_http_buffer_size=MAX_MESSAGE_BYTES)
         self._frames = DirectFrames(self.sio.eio)
-        self._fanout = RedisFanout(redis_url, self._deliver) if redis_url is not None else None
+        self.fanout = RedisFanout(redis_url, self._deliver, self._catch_up_rooms) if redis_url is not None else None
         self._node: Node | None = None
         self._connections: dict[str, Connection] = {}
         self._rooms: dict[str, Room] = {}
@@ -193,8 +196,8 @@ class LiveGateway:
         node = self._node = app[NODE]
         node.bus.subscribe("socket.io", self._on_committed, capacity=BUS_CAPACITY, read=node.events.read)
         node.bus.watch_access(self._access_changed)
-        if self._fanout is not None:
-            await self._fanout.start()
+        if self.fanout is not None:
+            await self.fanout.start()
         safety_net = asyncio.get_running_loop().create_task(self._recheck_forever(), name="gateway:recheck")
         try:
             yield
@@ -203,8 +206,8 @@ class LiveGateway:
             await asyncio.gather(safety_net, return_exceptions=True)
             node.bus.unwatch_access(self._access_changed)
             node.bus.unsubscribe("socket.io")
-            if self._fanout is not None:
-                await self._fanout.stop()
+            if self.fanout is not None:
+                await self.fanout.stop()
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -471,8 +474,8 @@ class LiveGateway:
     async def _on_committed(self, events: Sequence[StoredEvent]) -> None:
         """Bus consumer: runs in the bus's task for the gateway, never in a writer's."""
         items = [_item(event) for event in events]
-        if self._fanout is not None:
-            await self._fanout.publish(items)
+        if self.fanout is not None:
+            await self.fanout.publish(items)
         else:
             await self._deliver(items)
 
@@ -499,19 +502,36 @@ class LiveGateway:
         room = self._rooms.get(key)
         if room is None or item["seq"] <= room.seq:
             return  # nobody on this node follows the stream, or already delivered
-        upto = item["seq"] - 1
-        while room.seq < upto:  # a gap: committed before, not published yet (or missed)
+        if await self._fill_gap(room, item["seq"] - 1) and item["seq"] > room.seq:
+            await self._broadcast(room, item["seq"], item["name"], item["payload"])
+
+    async def _fill_gap(self, room: Room, upto: int) -> bool:
+        """Broadcast the log's events of the room past its seq up to `upto` (committed, but not published yet,
+        or missed); False when the room went away meanwhile."""
+        while room.seq < upto:
             limit = min(REPLAY_PAGE, upto - room.seq)
             missed = await self.node.events.read(room.org_id, room.stream, room.seq, limit)
-            if self._rooms.get(key) is not room:
-                return
+            if self._rooms.get(room.key) is not room:
+                return False
             for event in missed:
                 if room.seq < event.seq <= upto:
                     await self._broadcast(room, event.seq, event.name, wire_payload(event))
             if len(missed) < limit or missed[-1].seq >= upto:
                 room.seq = max(room.seq, upto)  # the rest belongs to no stream of this organization
-        if item["seq"] > room.seq:
-            await self._broadcast(room, item["seq"], item["name"], item["payload"])
+        return True
+
+    async def _catch_up_rooms(self) -> None:
+        """The fan-out's subscription came back after Redis was away (called before it reads on): every room
+        of this node takes what was committed meanwhile from the log, as for a gap."""
+        self._delivering += 1
+        try:
+            for room in list(self._rooms.values()):
+                if self._rooms.get(room.key) is not room:
+                    continue  # left meanwhile
+                latest = await self.node.events.last_seq(room.org_id, room.stream)
+                await self._fill_gap(room, latest)
+        finally:
+            self._delivering -= 1
 
     async def _broadcast(self, room: Room, seq: int, name: str, payload: Any) -> None:
         # The cursor and the skip list are set before the recipients are taken, with no await between: a

@@ -7,17 +7,17 @@ its own message back: it applied the change before publishing). A revoked key, a
 changed or an organization's settings thus reach every node within the channel's latency instead of a cache's
 TTL.
 
-Redis going away loses nothing for good: the listener reconnects with a backoff (0.1 s doubling up to 5 s),
-and once subscribed again it drops every cache of its node, since it may have missed invalidations meanwhile.
-A change whose publication fails is retried with the same backoff; past `MAX_PENDING` queued changes the new
-ones are dropped with a warning (the caches' TTLs still bound how long another node may hold a stale answer).
+Redis going away loses nothing for good: the listener reconnects with a backoff (0.1 s doubling up to 5 s,
+actors/runtime/redis_subscription.py), and once subscribed again it drops every cache of its node, since it
+may have missed invalidations meanwhile. A change whose publication fails is retried with the same backoff;
+past `MAX_PENDING` queued changes the new ones are dropped with a warning (the caches' TTLs still bound how
+long another node may hold a stale answer).
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import Any
 
 import msgspec
 import redis.asyncio as redis
@@ -26,12 +26,11 @@ from redis.exceptions import RedisError
 
 from actors.kernel.invalidation import Invalidation, apply, forget_everything
 from actors.kernel.node import Node
+from actors.runtime.redis_subscription import FIRST_BACKOFF_SECONDS, MAX_BACKOFF_SECONDS, RedisSubscription
 
 log = structlog.get_logger("obeya.invalidation")
 
 CHANNEL = "obeya:invalidate"
-FIRST_BACKOFF_SECONDS = 0.1
-MAX_BACKOFF_SECONDS = 5.0
 # Changes waiting to be published; a burst past this is dropped (the TTLs bound the staleness it causes).
 MAX_PENDING = 10_000
 # Changes sent in one message at most.
@@ -51,27 +50,35 @@ class RedisInvalidations:
         self.origin = secrets.token_hex(8)
         self._client: redis.Redis | None = None
         self._pending: asyncio.Queue[Invalidation] = asyncio.Queue(MAX_PENDING)
-        self._tasks: list[asyncio.Task[None]] = []
         self._decoder = msgspec.json.Decoder(Envelope)
-        self.resubscribed = 0  # how many times the subscription was lost and taken again
+        self._subscription: RedisSubscription | None = None
+        self._sender: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Subscribe (before the node serves: nothing another node changes from then on is missed), then
         listen and send in tasks of their own, and route the node's invalidations here."""
         # Named after the origin: an operator (or a test) can tell this node's connections apart in CLIENT LIST.
-        self._client = redis.from_url(self._url, client_name=f"obeya-invalidation-{self.origin}")
-        pubsub = await self._subscribe()
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._listen(pubsub), name="invalidation:listen"),
-                       loop.create_task(self._send(), name="invalidation:send")]
+        name = f"obeya-invalidation-{self.origin}"
+        self._client = redis.from_url(self._url, client_name=name)
+        self._subscription = RedisSubscription.from_url(self._url, self._channel, self._hear, client_name=name,
+                                                        on_resubscribed=self._missed)
+        await self._subscription.start()
+        self._sender = asyncio.get_running_loop().create_task(self._send(), name="invalidation:send")
         self._node.broadcast = self.publish
+
+    @property
+    def subscription(self) -> RedisSubscription:
+        assert self._subscription is not None, "started"
+        return self._subscription
 
     async def stop(self) -> None:
         if self._node.broadcast == self.publish:
             self._node.broadcast = None
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._sender is not None:
+            self._sender.cancel()
+            await asyncio.gather(self._sender, return_exceptions=True)
+        if self._subscription is not None:
+            await self._subscription.stop()
         if self._client is not None:
             await self._client.aclose()
 
@@ -84,51 +91,19 @@ class RedisInvalidations:
 
     # -- inside ----------------------------------------------------------------------------------------
 
-    async def _subscribe(self) -> Any:
-        assert self._client is not None
-        pubsub: Any = self._client.pubsub()
-        try:
-            await pubsub.subscribe(self._channel)
-        except BaseException:
-            await pubsub.aclose()
-            raise
-        return pubsub
+    def _missed(self) -> None:
+        forget_everything(self._node)  # whatever was published while away was missed
 
-    async def _listen(self, pubsub: Any) -> None:
-        backoff = FIRST_BACKOFF_SECONDS
-        while True:
-            try:
-                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
-            except (RedisError, OSError) as error:
-                log.warning("invalidation_channel_lost", error=repr(error))
-                await pubsub.aclose()
-                while True:
-                    await asyncio.sleep(backoff)
-                    backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
-                    try:
-                        pubsub = await self._subscribe()
-                        break
-                    except (RedisError, OSError) as again:
-                        log.warning("invalidation_resubscribe_failed", error=repr(again), retry_in=backoff)
-                backoff = FIRST_BACKOFF_SECONDS
-                forget_everything(self._node)  # whatever was published meanwhile was missed
-                self.resubscribed += 1
-                log.info("invalidation_channel_back")
-                continue
-            except asyncio.CancelledError:
-                await pubsub.aclose()
-                raise
-            if message is None or message.get("type") != "message":
-                continue
-            try:
-                envelope = self._decoder.decode(message["data"])
-            except msgspec.DecodeError:
-                log.exception("invalidation_unreadable")
-                continue
-            if envelope.origin == self.origin:
-                continue
-            for change in envelope.changes:
-                apply(self._node, change)
+    def _hear(self, data: bytes) -> None:
+        try:
+            envelope = self._decoder.decode(data)
+        except msgspec.DecodeError:
+            log.exception("invalidation_unreadable")
+            return
+        if envelope.origin == self.origin:
+            return
+        for change in envelope.changes:
+            apply(self._node, change)
 
     async def _send(self) -> None:
         assert self._client is not None

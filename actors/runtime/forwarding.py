@@ -21,20 +21,13 @@ import redis.asyncio as redis
 import structlog
 
 from actors.runtime.redis_errors import REDIS_AWAY, unavailable_without_redis
+from actors.runtime.redis_subscription import RedisSubscription
 from protocol import errors
 from protocol.errors import ApiError, FieldError, InternalError, ServiceUnavailable, TooManyRequests
 
 log = structlog.get_logger(__name__)
 
 PREFIX = "obeya:node:"
-
-# After a lost connection: retry quickly (a Redis restart takes a second or two), then back off; capped
-# well below python-socketio's 60 s because a node that cannot hear requests fails every forwarded ask.
-RECONNECT_FIRST = 0.1
-RECONNECT_MAX = 5.0
-
-# How long start() and stop() wait for Redis to confirm the subscription change.
-CONFIRM_TIMEOUT = 5.0
 
 # A request unanswered this long checks, and then again as often, that its node still listens: a node killed
 # while it answered is found out this soon, rather than when the caller's whole timeout ran out.
@@ -135,34 +128,22 @@ class NodeInbox:
         self._prefix = prefix
         self._waiting: dict[str, asyncio.Future[bytes]] = {}
         self._handling: set[asyncio.Task[None]] = set()
-        self._listener: asyncio.Task[None] | None = None
-        self._pubsub: Any = None
+        # After a lost connection it subscribes again by itself (actors/runtime/redis_subscription.py).
+        self.subscription = RedisSubscription(client, self.channel, self._dispatch)
 
     @property
     def channel(self) -> str:
         return self._prefix + self.node_id
 
     async def start(self) -> None:
-        self._pubsub = self._client.pubsub()
-        await self._pubsub.subscribe(self.channel)
-        # SUBSCRIBE is only sent above; a request published on another connection before Redis ran it
-        # would find nobody. Its confirmation means Redis did.
-        await self._confirmed("subscribe")
-        self._listener = asyncio.create_task(self._listen(), name=f"inbox {self.node_id}")
+        # Confirmed by Redis before this returns: a request published on another connection before Redis ran
+        # SUBSCRIBE would find nobody.
+        await self.subscription.start()
 
     async def stop(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
-            await asyncio.gather(self._listener, return_exceptions=True)
-            self._listener = None
-        if self._pubsub is not None:
-            try:
-                # Confirmed, so a request sent after stop() returned is refused at once (no receiver),
-                # rather than published to a connection Redis has not yet seen close.
-                await self._pubsub.unsubscribe(self.channel)
-                await self._confirmed("unsubscribe")
-            except (*REDIS_AWAY, TimeoutError) as exc:
-                log.warning("inbox.unsubscribe_failed", node=self.node_id, error=repr(exc))
+        # Unsubscribed, confirmed, first: a request sent after stop() returned is refused at once (no receiver),
+        # rather than published to a connection Redis has not yet seen close.
+        await self.subscription.stop()
         for task in list(self._handling):
             task.cancel()
         await asyncio.gather(*self._handling, return_exceptions=True)
@@ -170,9 +151,6 @@ class NodeInbox:
             if not future.done():
                 future.set_exception(ServiceUnavailable("this node is stopping; retry"))
         self._waiting.clear()
-        if self._pubsub is not None:
-            await self._pubsub.aclose()
-            self._pubsub = None
 
     async def request(self, node_id: str, body: bytes, *, timeout: float) -> bytes:
         """Send `body` to `node_id`'s handler and return its answer; raise the ApiError it raised,
@@ -209,33 +187,6 @@ class NodeInbox:
             log.warning("inbox.liveness_check_failed", node=self.node_id, error=repr(exc))
             return True
         return bool(listeners)
-
-    async def _confirmed(self, kind: str) -> None:
-        """Read the subscription's messages until Redis confirms `kind` (requests read meanwhile are
-        answered as usual, replies settled)."""
-        async with asyncio.timeout(CONFIRM_TIMEOUT):
-            while True:
-                message = await self._pubsub.get_message(timeout=CONFIRM_TIMEOUT)
-                if message is None:
-                    continue
-                if message.get("type") == kind:
-                    return
-                if message.get("type") == "message":
-                    self._dispatch(message["data"])
-
-    async def _listen(self) -> None:
-        delay = RECONNECT_FIRST
-        while True:
-            try:
-                message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
-            except REDIS_AWAY as exc:
-                log.warning("inbox.disconnected", node=self.node_id, error=repr(exc), retry_in=delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, RECONNECT_MAX)
-                continue
-            delay = RECONNECT_FIRST
-            if message is not None and message.get("type") == "message":
-                self._dispatch(message["data"])
 
     def _dispatch(self, data: bytes) -> None:
         try:

@@ -79,7 +79,7 @@ async def test_a_lost_subscription_comes_back_and_forgets_what_may_be_stale(
     finally:
         await admin.aclose()
 
-    await _within_deadline(lambda: on_b.resubscribed >= 1, seconds=5.0)
+    await _within_deadline(lambda: on_b.subscription.resubscribed >= 1, seconds=5.0)
     assert b.credentials.get("digest-2") is None  # whatever was published while away may have been missed
     assert b.roles.peek(("org_1", "usr_3")) == (False, None)
 
