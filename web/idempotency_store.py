@@ -5,15 +5,17 @@ after a restart, gets the first answer instead of making a second change."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
 import structlog
 
+from actors.kernel.db_errors import database_error
 from actors.kernel.leadership import leads
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
-from protocol.errors import BadRequest, Conflict, FieldError
+from protocol.errors import BadRequest, Conflict, FieldError, ServiceUnavailable
 
 log = structlog.get_logger("obeya.idempotency")
 
@@ -23,6 +25,16 @@ KEY_LIFETIME = timedelta(hours=24)
 # A request still marked in flight after this long died with its node; no request runs this long, so a
 # retry may take the key over instead of getting 409 until the record expires.
 ABANDONED_AFTER = timedelta(minutes=5)
+# How often a key's release or completion is tried on fresh connections when the database drops them: a
+# request often fails because its connection was dropped, and its key must not stay claimed for that.
+SETTLE_ATTEMPTS = 3
+
+
+def _dropped(failure: BaseException) -> bool:
+    """A database failure that asking again at once, on another connection, may cure: a connection lost or
+    broken, not a full pool or a statement that ran out of time (TimeoutError), which asking again would only
+    make wait longer."""
+    return isinstance(database_error(failure), ServiceUnavailable) and not isinstance(failure, TimeoutError)
 
 
 @dataclass(frozen=True)
@@ -56,7 +68,15 @@ async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse
     """Claim the key for this request (None: run it now), or the first request's response to replay.
     The same key with another request, or while the first is still running, is 409 CONFLICT."""
     now = node.clock.now()
-    if await node.idempotency.claim(scope, key, digest, now, now - KEY_LIFETIME, now - ABANDONED_AFTER):
+    try:
+        won = await node.idempotency.claim(scope, key, digest, now, now - KEY_LIFETIME, now - ABANDONED_AFTER)
+    except Exception as failure:
+        # The connection may have dropped after the claim committed: release it, or every retry would be
+        # 409 "still in progress" until the claim counts as abandoned.
+        if _dropped(failure):
+            await release(node, scope, key, digest)
+        raise
+    if won:
         return None
     row = await node.idempotency.find(scope, key)
     if row is not None and row.request_hash != digest:
@@ -73,19 +93,34 @@ async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse
     return StoredResponse(row.status, row.response, row.content_type)
 
 
+async def _settle(action: str, change: Callable[[], Awaitable[None]]) -> None:
+    """Run `change` (a statement that may run twice: it only settles a claim still in flight), again on
+    another connection of the pool when the database was unavailable, at most SETTLE_ATTEMPTS times."""
+    for attempt in range(1, SETTLE_ATTEMPTS + 1):
+        try:
+            await change()
+            return
+        except Exception as failure:
+            if attempt == SETTLE_ATTEMPTS or not _dropped(failure):
+                raise
+            log.warning("idempotency_key_retried", action=action, attempt=attempt, error=type(failure).__name__)
+
+
 async def finish(node: Node, scope: str, key: str, digest: str, response: StoredResponse) -> None:
-    await node.idempotency.complete(scope, key, digest, response.status, response.body, response.content_type)
+    await _settle("finish", lambda: node.idempotency.complete(scope, key, digest, response.status, response.body,
+                                                              response.content_type))
 
 
 async def finish_withheld(node: Node, scope: str, key: str, digest: str, status: int) -> None:
     """Mark the key used by a request whose reply held a secret: only its status is kept, never the body, so
     a retry makes no second change and is answered 409 (docs/decisions.md "Secrets and Idempotency-Key")."""
-    await node.idempotency.complete(scope, key, digest, status, None, None)
+    await _settle("finish", lambda: node.idempotency.complete(scope, key, digest, status, None, None))
 
 
 async def release(node: Node, scope: str, key: str, digest: str) -> None:
-    """Forget a claim whose request failed, so that a retry runs again."""
-    await node.idempotency.release(scope, key, digest)
+    """Forget a claim whose request failed, so that a retry runs again; the request's own connection, if it
+    broke, was discarded already (storage/pool.py), so this runs on a fresh one."""
+    await _settle("release", lambda: node.idempotency.release(scope, key, digest))
 
 
 async def purge(node: Node) -> int:

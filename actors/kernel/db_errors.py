@@ -5,7 +5,9 @@
 - 23503 foreign-key violation: a row the change refers to was deleted meanwhile, 404;
 - the rest of class 23 (unique, check, not-null, exclusion): 409, the change conflicts with stored data;
 - a connection that failed or timed out, the server shutting down or cancelling the statement (class 57:
-  a restart, an administrator's pg_cancel_backend) or short of resources (class 53): 503, retry;
+  a restart, an administrator's pg_cancel_backend) or short of resources (class 53): 503, retry; so is a
+  connection whose protocol broke (asyncpg's InternalClientError, e.g. "cannot switch to state 12" on a
+  connection PostgreSQL terminated): storage/pool.py discards that connection, so a retry gets a fresh one;
 - anything else: 500, logged by the edge, its text never shown.
 """
 
@@ -32,7 +34,8 @@ def database_error(exc: BaseException, *, missing: ApiError | None = None) -> Ap
         case asyncpg.IntegrityConstraintViolationError():
             return Conflict(CONFLICTS)
         case (asyncpg.PostgresConnectionError() | asyncpg.OperatorInterventionError()
-              | asyncpg.InsufficientResourcesError() | asyncpg.InterfaceError() | OSError() | TimeoutError()):
+              | asyncpg.InsufficientResourcesError() | asyncpg.InterfaceError() | asyncpg.InternalClientError()
+              | OSError() | TimeoutError()):
             return ServiceUnavailable(UNAVAILABLE)
         case _:
             return None

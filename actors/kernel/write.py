@@ -28,6 +28,7 @@ from storage import activity as activity_log
 from storage import events as event_log
 from storage import notifications as notification_repo
 from storage.events import Pending, StoredEvent
+from storage.pool import give_back
 
 
 class UnitOfWork:
@@ -58,7 +59,7 @@ class UnitOfWork:
             self._transaction = self.conn.transaction()
             await self._transaction.start()
         except BaseException as exc:
-            await self._pool.release(self.conn)
+            await give_back(self._pool, self.conn, exc)
             if isinstance(exc, Exception):
                 raise self._mapped(exc) from exc
             raise
@@ -66,20 +67,22 @@ class UnitOfWork:
 
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         traceback: TracebackType | None) -> None:
+        failure = exc
         try:
             if exc is None:
                 try:
                     committed = await event_log.append_all(self.conn, self._pending)
                     await self._transaction.commit()
-                except BaseException as failure:
+                except BaseException as commit_failure:
+                    failure = commit_failure
                     await self._rollback()
-                    if isinstance(failure, Exception):
-                        raise self._mapped(failure) from failure
+                    if isinstance(commit_failure, Exception):
+                        raise self._mapped(commit_failure) from commit_failure
                     raise
             else:
                 await self._rollback()
         finally:
-            await self._pool.release(self.conn)
+            await give_back(self._pool, self.conn, failure)
         if exc is not None:
             mapped = database_error(exc, missing=self._missing)
             if isinstance(exc, Exception) and mapped is not None:
@@ -92,7 +95,7 @@ class UnitOfWork:
         return database_error(exc, missing=self._missing) or exc
 
     async def _rollback(self) -> None:
-        # A broken connection cannot roll back; the pool discards it on release and the server rolled back.
+        # A broken connection cannot roll back; give_back discards it and the server rolled back.
         with contextlib.suppress(Exception):
             await self._transaction.rollback()
 
