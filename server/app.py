@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 import asyncpg
@@ -33,7 +34,7 @@ from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem, RuntimeSettings
 from actors.tenancy.billing_processors import Processor, SandboxProcessor
 from actors.tenancy.billing_sweeper import cancel_at_period_end_forever
-from server.cluster import clustered
+from server.cluster import clustered, node_listens, redis_client
 from server.config import WORKERS, Settings
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
@@ -140,7 +141,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                            http_timeout=settings.http_timeout, bcrypt_rounds=settings.bcrypt_rounds,
                            secret_key=settings.secret_key,
                            allow_private_targets=settings.allow_private_targets,
-                           billing=processor)
+                           billing=processor, node_id=settings.node_id)
             yield
         finally:
             await processor.close()
@@ -187,10 +188,15 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
         running = build() if settings.redis_url is None else clustered(
             build, settings.redis_url, settings.node_id, lease=settings.actor_lease,
             observe_resubscribed=metrics.observe_resubscribed)
-        async with running as system:
+        async with AsyncExitStack() as stack:
+            system = await stack.enter_async_context(running)
             node.actors = system
             system.on_turn = metrics.observe_turn
             system.on_forward = metrics.observe_forward
+            if settings.redis_url is not None:  # who holds an Idempotency-Key claim may be asked
+                client = redis_client(settings.redis_url)
+                stack.push_async_callback(client.aclose)
+                node.node_alive = functools.partial(node_listens, client)
             yield
 
     app.cleanup_ctx.append(actor_system)

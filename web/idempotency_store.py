@@ -23,7 +23,9 @@ HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
 KEY_LIFETIME = timedelta(hours=24)
 # A request still marked in flight after this long died with its node; no request runs this long, so a
-# retry may take the key over instead of getting 409 until the record expires.
+# retry may take the key over instead of getting 409 until the record expires. A claim names its node, so a
+# retry takes it over sooner, as soon as that node is known to be gone (`_held_by_the_dead`); this is for the
+# claims whose node cannot be asked (made before they named it).
 ABANDONED_AFTER = timedelta(minutes=5)
 # How often a key's release or completion is tried on fresh connections when the database drops them: a
 # request often fails because its connection was dropped, and its key must not stay claimed for that.
@@ -69,7 +71,8 @@ async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse
     The same key with another request, or while the first is still running, is 409 CONFLICT."""
     now = node.clock.now()
     try:
-        won = await node.idempotency.claim(scope, key, digest, now, now - KEY_LIFETIME, now - ABANDONED_AFTER)
+        won = await node.idempotency.claim(scope, key, digest, node.node_id, now, now - KEY_LIFETIME,
+                                           now - ABANDONED_AFTER)
     except Exception as failure:
         # The connection may have dropped after the claim committed: release it, or every retry would be
         # 409 "still in progress" until the claim counts as abandoned.
@@ -82,6 +85,12 @@ async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse
     if row is not None and row.request_hash != digest:
         message = f"{HEADER} was already used with a different request"
         raise Conflict(message, details=[FieldError(HEADER, message)])
+    if row is not None and row.status is None and await _held_by_the_dead(node, row.holder) \
+            and await node.idempotency.take_over(scope, key, digest, row.holder or "", node.node_id):
+        # Run again: an actor the first request wrote to answers from the reply it kept under this key
+        # (Caller.idempotency), so what was applied is not applied twice, and what was not runs now.
+        log.info("idempotency_key_taken_over", gone=row.holder)
+        return None
     if row is None or row.status is None:
         message = f"a request with this {HEADER} is still in progress"
         raise Conflict(message, details=[FieldError(HEADER, message)])
@@ -91,6 +100,16 @@ async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse
         raise Conflict(message, data={"secretWithheld": True},
                        details=[FieldError(HEADER, message)])
     return StoredResponse(row.status, row.response, row.content_type)
+
+
+async def _held_by_the_dead(node: Node, holder: str | None) -> bool:
+    """Whether the node named on a claim in flight is gone, so that its request will never finish: another
+    process when this node runs alone (node ids differ per process), a node no longer listening in a cluster."""
+    if holder is None or holder == node.node_id:
+        return False
+    if node.node_alive is None:
+        return True
+    return not await node.node_alive(holder)
 
 
 async def _settle(action: str, change: Callable[[], Awaitable[None]]) -> None:
@@ -120,7 +139,7 @@ async def finish_withheld(node: Node, scope: str, key: str, digest: str, status:
 async def release(node: Node, scope: str, key: str, digest: str) -> None:
     """Forget a claim whose request failed, so that a retry runs again; the request's own connection, if it
     broke, was discarded already (storage/pool.py), so this runs on a fresh one."""
-    await _settle("release", lambda: node.idempotency.release(scope, key, digest))
+    await _settle("release", lambda: node.idempotency.release(scope, key, digest, node.node_id))
 
 
 async def purge(node: Node) -> int:

@@ -8,7 +8,7 @@ when an answer is stale.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -89,6 +89,12 @@ class Node:
     billing: Processor = field(default_factory=SandboxProcessor)
     # Where `invalidate` hands a change for the other nodes (actors/kernel/redis_invalidation.py); None: one node.
     broadcast: Callable[[Invalidation], None] | None = None
+    # This process's node id (server/config.py OBEYA_NODE_ID, a random suffix per process by default): the holder
+    # named on the Idempotency-Key claims its requests make.
+    node_id: str = "local"
+    # Whether the node with that id still runs (server/cluster.py node_listens); None: one node, so only this
+    # process runs and a claim held under another id was left by a process that has ended.
+    node_alive: Callable[[str], Awaitable[bool]] | None = None
     # Which periodic workers this node runs the steps of, among nodes on one database (actors/kernel/leadership.py);
     # None: all of them (one-shot commands, nodes built by tests).
     leadership: Leadership | None = None

@@ -13,6 +13,7 @@ from typing import Any
 
 import aiohttp
 import asyncpg
+import pytest
 
 import web.idempotency_store as idempotency
 from actors.kernel.node import Node
@@ -232,6 +233,42 @@ async def test_a_claim_abandoned_by_a_dead_node_is_taken_over(pool: asyncpg.Pool
     assert await idempotency.begin(node, scope, key, digest) is None
     clock.advance(idempotency.ABANDONED_AFTER.total_seconds() + 1)
     assert await idempotency.begin(node, scope, key, digest) is None
+
+
+async def test_a_claim_left_by_a_previous_process_of_a_single_node_is_taken_over_at_once(
+        pool: asyncpg.Pool) -> None:
+    scope, key, digest = f"test:{new_key()}", new_key(), "1" * 64
+    before_restart = Node(pool=pool, clock=ManualClock(), node_id="plant-a1b2c3")
+    assert await idempotency.begin(before_restart, scope, key, digest) is None  # then the process was killed
+
+    with pytest.raises(Conflict, match="in progress"):  # the same process: its request still runs
+        await idempotency.begin(before_restart, scope, key, digest)
+    after_restart = Node(pool=pool, clock=ManualClock(), node_id="plant-d4e5f6")
+    assert await idempotency.begin(after_restart, scope, key, digest) is None
+    assert await pool.fetchval("SELECT holder FROM idempotency_keys WHERE scope = $1 AND key = $2",
+                               scope, key) == "plant-d4e5f6"
+    # The old request, were it to fail late, no longer releases the claim the retry now holds.
+    await idempotency.release(before_restart, scope, key, digest)
+    assert await pool.fetchval("SELECT holder FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status IS NULL",
+                               scope, key) == "plant-d4e5f6"
+
+
+async def test_a_claim_is_taken_over_only_when_its_node_is_no_longer_alive(pool: asyncpg.Pool) -> None:
+    scope, key, digest = f"test:{new_key()}", new_key(), "2" * 64
+    alive = {"node-a", "node-b"}
+
+    async def node_alive(node_id: str) -> bool:
+        return node_id in alive
+
+    node_a = Node(pool=pool, clock=ManualClock(), node_id="node-a", node_alive=node_alive)
+    node_b = Node(pool=pool, clock=ManualClock(), node_id="node-b", node_alive=node_alive)
+    assert await idempotency.begin(node_a, scope, key, digest) is None
+    with pytest.raises(Conflict, match="in progress"):
+        await idempotency.begin(node_b, scope, key, digest)
+    alive.discard("node-a")
+    assert await idempotency.begin(node_b, scope, key, digest) is None
+    with pytest.raises(Conflict, match="in progress"):  # node B runs it now
+        await idempotency.begin(node_b, scope, key, digest)
 
 
 async def _stored_rows(org: Org, key: str) -> list[asyncpg.Record]:
