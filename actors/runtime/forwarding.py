@@ -152,9 +152,14 @@ class NodeInbox:
                 future.set_exception(ServiceUnavailable("this node is stopping; retry"))
         self._waiting.clear()
 
-    async def request(self, node_id: str, body: bytes, *, timeout: float) -> bytes:
+    async def request(self, node_id: str, body: bytes, *, timeout: float,
+                      still_holds: Callable[[], Awaitable[bool]] | None = None) -> bytes:
         """Send `body` to `node_id`'s handler and return its answer; raise the ApiError it raised,
-        NodeUnreachable when nobody listens there, ServiceUnavailable when no answer came in `timeout`."""
+        NodeUnreachable when nobody listens there, ServiceUnavailable when no answer came in `timeout`.
+
+        `still_holds`, asked with every liveness check, tells whether `node_id` still holds what the request
+        is for (its lease in the directory): a stopped process keeps its connection, so it still listens,
+        but once its lease lapsed another node may take over, and waiting longer for it serves nobody."""
         request_id = secrets.token_hex(12)
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = future
@@ -172,6 +177,9 @@ class NodeInbox:
                         # meanwhile (a node stopping answers its turns, then stops listening).
                         if not await self._listens(channel) and not future.done():
                             raise NodeDiedAnswering("the node holding this resource stopped answering; retry")
+                        if still_holds is not None and not await still_holds() and not future.done():
+                            raise NodeDiedAnswering("the node holding this resource lost it while answering; "
+                                                    "retry")
                     return future.result()
             except TimeoutError:
                 raise ServiceUnavailable("the node holding this resource did not answer in time; retry") from None

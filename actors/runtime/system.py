@@ -279,7 +279,8 @@ class ActorSystem:
         started = time.perf_counter()
         outcome = "answered"  # a reply, or a refusal the owner decided
         try:
-            answer = await self._inbox.request(owner, msgspec.msgpack.encode(call), timeout=self.settings.ask_timeout)
+            answer = await self._inbox.request(owner, msgspec.msgpack.encode(call), timeout=self.settings.ask_timeout,
+                                               still_holds=lambda: self._holds(owner, actor_type.key_for(actor_id)))
         except NodeUnreachable as unreachable:
             outcome = "unreachable"
             # The owner is dead or stopping, and its claim holds until it lapses: come back once it did.
@@ -292,6 +293,15 @@ class ActorSystem:
             if self.on_forward is not None:
                 self.on_forward(op, outcome, time.perf_counter() - started)
         return None if op == "evict" else codec.decode_reply(answer)
+
+    async def _holds(self, node_id: str, key: str) -> bool:
+        """Whether the directory still gives `key` to `node_id`; taken to when Redis cannot tell. A node stopped
+        (SIGSTOP, a long pause) past its lease still listens on its inbox, but no longer owns the actor: its
+        callers stop waiting for it, and the next call claims the actor under a new epoch."""
+        try:
+            return await self.directory.locate(key) == node_id
+        except ServiceUnavailable:
+            return True
 
     def _accepting(self, key: str) -> bool:
         current = self._activations.get(key)
