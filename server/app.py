@@ -31,10 +31,11 @@ from actors.kernel.mailer import smtp_target
 from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
 from actors.runtime.clock import Clock, SystemClock
+from actors.runtime.forwarding import node_listens
 from actors.runtime.system import ActorSystem, RuntimeSettings
 from actors.tenancy.billing_processors import Processor, SandboxProcessor
 from actors.tenancy.billing_sweeper import cancel_at_period_end_forever
-from server.cluster import clustered, node_listens, redis_client
+from server.cluster import clustered, redis_client
 from server.config import WORKERS, Settings
 from storage.migrate import apply_migrations
 from storage.pool import create_pool

@@ -9,19 +9,14 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import redis.asyncio as redis
-import structlog
 
 from actors.approvals.actor import FlowActor
 from actors.board.actor import BoardActor
 from actors.kpi.actor import KpiActor
 from actors.runtime.actor import Actor
-from actors.runtime.forwarding import PREFIX as INBOX_PREFIX
 from actors.runtime.forwarding import NodeInbox
 from actors.runtime.redis_directory import RedisDirectory
-from actors.runtime.redis_errors import REDIS_AWAY
 from actors.runtime.system import ActorSystem
-
-log = structlog.get_logger(__name__)
 
 # Every actor type a node runs: a key owned by another node must reach it, or this node's activation would
 # fail its claim and answer 503 for as long as the owner lives.
@@ -42,18 +37,6 @@ def redis_client(url: str, *, max_connections: int = REDIS_CONNECTIONS, wait: fl
     pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=wait,
                                                  socket_timeout=wait, socket_connect_timeout=wait)
     return redis.Redis(connection_pool=pool)
-
-
-async def node_listens(client: redis.Redis, node_id: str) -> bool:
-    """Whether the node `node_id` still runs: its inbox has a listener. A process that died (kill -9 too) loses
-    its connection to Redis, and with it its subscription, at once. Taken to when Redis cannot tell, so that a
-    node is never given up for Redis being away."""
-    try:
-        [(_, listeners)] = await client.pubsub_numsub(INBOX_PREFIX + node_id)
-    except REDIS_AWAY as exc:
-        log.warning("cluster.liveness_check_failed", node=node_id, error=repr(exc))
-        return True
-    return bool(listeners)
 
 
 @asynccontextmanager

@@ -175,7 +175,7 @@ class NodeInbox:
                     while not (await asyncio.wait([future], timeout=LIVENESS_CHECK))[0]:
                         # Gone after taking the request, which it may have applied; unless its answer came in
                         # meanwhile (a node stopping answers its turns, then stops listening).
-                        if not await self._listens(channel) and not future.done():
+                        if not await node_listens(self._client, node_id, self._prefix) and not future.done():
                             raise NodeDiedAnswering("the node holding this resource stopped answering; retry")
                         if still_holds is not None and not await still_holds() and not future.done():
                             raise NodeDiedAnswering("the node holding this resource lost it while answering; "
@@ -186,15 +186,6 @@ class NodeInbox:
         finally:
             self._waiting.pop(request_id, None)
 
-    async def _listens(self, channel: str) -> bool:
-        """Whether a node still listens on `channel`; taken to when Redis cannot tell (the request's timeout
-        still bounds the wait)."""
-        try:
-            [(_, listeners)] = await self._client.pubsub_numsub(channel)
-        except REDIS_AWAY as exc:
-            log.warning("inbox.liveness_check_failed", node=self.node_id, error=repr(exc))
-            return True
-        return bool(listeners)
 
     def _dispatch(self, data: bytes) -> None:
         try:
@@ -278,3 +269,15 @@ def _by_code() -> dict[str, type[ApiError]]:
         if isinstance(value, type) and issubclass(value, ApiError) and value is not ApiError:
             found.setdefault(value.code, value)
     return found
+
+
+async def node_listens(client: redis.Redis, node_id: str, prefix: str = PREFIX) -> bool:
+    """Whether the node `node_id` still runs: its inbox has a listener. A process that died (kill -9 too) loses
+    its connection to Redis, and with it its subscription, at once; a stopped one keeps it. Taken to when Redis
+    cannot tell, so that a node is never given up for Redis being away (a request's timeout still bounds a wait)."""
+    try:
+        [(_, listeners)] = await client.pubsub_numsub(prefix + node_id)
+    except REDIS_AWAY as exc:
+        log.warning("inbox.liveness_check_failed", node=node_id, error=repr(exc))
+        return True
+    return bool(listeners)
