@@ -132,7 +132,7 @@ async def signup(node: Node, data: auth.SignupInput) -> Session:
     row = await repo.user_login(node.pool, data.email)
     assert row is not None
     return Session(session.token, {**session.user, "organizationId": org_id}, session.expires_in,
-                   await device_cookies.issue(node, data.email, row["password_hash"]))
+                   device_cookies.issue(await device_cookies.signing_key(node), data.email, row["password_hash"]))
 
 
 async def login(node: Node, org_id: str | None, data: auth.LoginInput, device_cookie: str | None = None) -> Session:
@@ -142,13 +142,16 @@ async def login(node: Node, org_id: str | None, data: auth.LoginInput, device_co
     Each attempt counts against a guessing throttle first (429 with Retry-After while it waits, registered
     or not): the browser's own when `device_cookie` is a valid device cookie of this account under its current
     password (actors/identity/device_cookies.py), so others' failures never delay it, else the e-mail's. The
-    user's row, read once, serves both that check and the password's. A right password forgets that
-    subject's failures. An unknown e-mail is checked against a dummy hash of the same cost, and a non-member's
-    password is checked before the membership, so every refusal costs one bcrypt check: the answer's timing
-    does not tell whether an e-mail is registered."""
+    user's row and the cookies' signing key, read once, serve both that check and the new cookie. A right
+    password forgets that subject's failures. An unknown e-mail is checked against a dummy hash of the same
+    cost, and a non-member's password is checked before the membership, so every refusal costs one bcrypt
+    check: the answer's timing does not tell whether an e-mail is registered."""
     row = await repo.user_login(node.pool, data.email)
-    device = None if row is None else \
-        await device_cookies.device_of(node, device_cookie, data.email, row["password_hash"])
+    signing: bytes | None = None
+    device: str | None = None
+    if row is not None:
+        signing = await device_cookies.signing_key(node)
+        device = device_cookies.device_of(signing, device_cookie, data.email, row["password_hash"])
     key = throttle.device_key(device) if device is not None else throttle.account_key(data.email)
     await throttle.attempt(node, throttle.DEVICE if device is not None else throttle.ACCOUNT, key)
     hashed = row["password_hash"] if row is not None else dummy_hash(node.bcrypt_rounds)
@@ -165,7 +168,8 @@ async def login(node: Node, org_id: str | None, data: auth.LoginInput, device_co
     if org_id is not None and role != "owner" and await sso_repo.enforced(node.pool, org_id):
         raise Forbidden("this organization signs in through its identity provider")
     session = await open_session(node, row["id"])
-    return replace(session, device_cookie=await device_cookies.issue(node, data.email, row["password_hash"]))
+    assert signing is not None  # read with the row
+    return replace(session, device_cookie=device_cookies.issue(signing, data.email, row["password_hash"]))
 
 
 async def logout(node: Node, token: str) -> None:

@@ -29,7 +29,8 @@ LIFETIME = timedelta(days=365)
 KEY_NAME = "device-cookie"
 
 
-async def _key(node: Node) -> bytes:
+async def signing_key(node: Node) -> bytes:
+    """The key device cookies are signed with: read once per sign-in, for the check and the new cookie alike."""
     return await derived_key(node.pool, node.secret_key, KEY_NAME, b"obeya device cookie")
 
 
@@ -40,14 +41,14 @@ def _signature(key: bytes, nonce: str, email: str, password_hash: str) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
-async def issue(node: Node, email: str, password_hash: str) -> str:
+def issue(key: bytes, email: str, password_hash: str) -> str:
     """A new device cookie's value for the account `email` (whose stored password hash is `password_hash`), on
-    the browser that just proved its password."""
+    the browser that just proved its password; `key` from `signing_key`."""
     nonce = secrets.token_urlsafe(16)
-    return f"{nonce}.{_signature(await _key(node), nonce, email, password_hash)}"
+    return f"{nonce}.{_signature(key, nonce, email, password_hash)}"
 
 
-async def device_of(node: Node, cookie: str | None, email: str, password_hash: str) -> str | None:
+def device_of(key: bytes, cookie: str | None, email: str, password_hash: str) -> str | None:
     """The device nonce of `cookie` when it is a valid device cookie of the account `email` under its current
     password (`password_hash`, as stored); None otherwise (no cookie, a malformed or forged one, another
     account's, one issued before the password changed)."""
@@ -56,7 +57,7 @@ async def device_of(node: Node, cookie: str | None, email: str, password_hash: s
     nonce, _, signature = cookie.partition(".")
     if not nonce or not signature:
         return None
-    expected = _signature(await _key(node), nonce, email, password_hash)
+    expected = _signature(key, nonce, email, password_hash)
     if not hmac.compare_digest(signature.encode(), expected.encode()):
         return None
     return nonce
