@@ -25,7 +25,7 @@ from actors.forms.answers import file_ids, validate_answers
 from actors.identity import throttle
 from actors.identity.passwords import verify_secret
 from actors.kernel.handlers import implement
-from actors.kernel.membership_cache import org_members
+from actors.kernel.membership_cache import member_role, org_members
 from actors.kernel.node import Node
 from protocol import approvals as spec
 from protocol.caller import Caller
@@ -314,7 +314,7 @@ async def _link_refusal(node: Node, org_id: str, link: asyncpg.Record, request: 
     return link_refusal(LinkFacts(
         decided=used, request_status=request["status"], link_step=link["step"], request_step=request["step"],
         voided=link["voided_at"] is not None, gxp_required=request["gxp_required"],
-        approver_is_member=link["user_id"] in await repo.people(node.pool, org_id)))
+        approver_is_member=await member_role(node, org_id, link["user_id"]) is not None))
 
 
 async def read_decision_link(node: Node, org_id: str, token: str) -> DecisionLink:
