@@ -31,11 +31,10 @@ from actors.kernel.mailer import smtp_target
 from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
 from actors.runtime.clock import Clock, SystemClock
-from actors.runtime.forwarding import node_listens
 from actors.runtime.system import ActorSystem, RuntimeSettings
 from actors.tenancy.billing_processors import Processor, SandboxProcessor
 from actors.tenancy.billing_sweeper import cancel_at_period_end_forever
-from server.cluster import clustered, redis_client
+from server.cluster import clustered, node_runs, redis_client
 from server.config import WORKERS, Settings
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
@@ -197,7 +196,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             if settings.redis_url is not None:  # who holds an Idempotency-Key claim may be asked
                 client = redis_client(settings.redis_url)
                 stack.push_async_callback(client.aclose)
-                node.node_alive = functools.partial(node_listens, client)
+                node.node_alive = functools.partial(node_runs, client, lease=settings.actor_lease)
             yield
 
     app.cleanup_ctx.append(actor_system)

@@ -14,8 +14,8 @@ from actors.approvals.actor import FlowActor
 from actors.board.actor import BoardActor
 from actors.kpi.actor import KpiActor
 from actors.runtime.actor import Actor
-from actors.runtime.forwarding import NodeInbox
-from actors.runtime.redis_directory import RedisDirectory
+from actors.runtime.forwarding import NodeInbox, node_listens
+from actors.runtime.redis_directory import RedisDirectory, node_beats
 from actors.runtime.system import ActorSystem
 
 # Every actor type a node runs: a key owned by another node must reach it, or this node's activation would
@@ -58,6 +58,14 @@ async def clustered(build: Callable[..., ActorSystem], redis_url: str, node_id: 
         stopping.push_async_callback(directory.stop)
         stopping.push_async_callback(system.stop)
         system.start()
+        await directory.beat()
         directory.start()
         await inbox.start()
         yield system
+
+
+async def node_runs(client: redis.Redis, node_id: str, *, lease: float) -> bool:
+    """Whether the node `node_id` still runs: it listens to its inbox (a process that died lost its
+    subscription at once) and it beat within its lease (a stopped one keeps its subscription). Who holds an
+    Idempotency-Key claim is asked this before a retry takes the claim over."""
+    return await node_listens(client, node_id) and await node_beats(client, node_id, lease)

@@ -92,7 +92,7 @@ class Node:
     # This process's node id (server/config.py OBEYA_NODE_ID, a random suffix per process by default): the holder
     # named on the Idempotency-Key claims its requests make.
     node_id: str = "local"
-    # Whether the node with that id still runs (actors/runtime/forwarding.py node_listens); None: one node, so only this
+    # Whether the node with that id still runs (server/cluster.py node_runs); None: one node, so only this
     # process runs and a claim held under another id was left by a process that has ended.
     node_alive: Callable[[str], Awaitable[bool]] | None = None
     # Which periodic workers this node runs the steps of, among nodes on one database (actors/kernel/leadership.py);

@@ -1,7 +1,9 @@
 """The actor directory shared by the nodes of a cluster, in Redis: `obeya:actor:<kind>:<id>` -> node id,
 held under a lease. A claim is a compare-and-set (a Lua script: take the key if it is free, or extend it if
 this node already holds it), one task per node renews every claim it holds, and a key is deleted only by
-its owner (a Lua script again), on deactivation and on shutdown.
+its owner (a Lua script again), on deactivation and on shutdown. The same task writes the node's heartbeat,
+`obeya:node-alive:<node id>`, under the same lease: how other nodes tell a node that runs from one that stopped
+(`node_beats`), which its open connections cannot tell them.
 
 A lease is not a lock: a node that stalls past its lease loses the key and another node may activate the
 actor. Two activations may then overlap for a moment; the epoch from PostgreSQL that every activation
@@ -26,6 +28,7 @@ from actors.runtime.redis_errors import REDIS_AWAY, unavailable_without_redis
 log = structlog.get_logger(__name__)
 
 PREFIX = "obeya:actor:"
+ALIVE_PREFIX = "obeya:node-alive:"
 
 # Orleans-style: long enough that a node under load (a GC pause, a slow turn, a Redis failover) keeps its
 # actors, short enough that a dead node's actors serve again elsewhere within seconds.
@@ -89,7 +92,7 @@ class RedisDirectory:
     """
 
     def __init__(self, client: redis.Redis, node_id: str, *, lease: float = LEASE_SECONDS,
-                 prefix: str = PREFIX, on_lost: OnLost | None = None) -> None:
+                 prefix: str = PREFIX, alive_prefix: str = ALIVE_PREFIX, on_lost: OnLost | None = None) -> None:
         if lease <= 0:
             raise ValueError("the lease must be positive")
         self.node_id = node_id
@@ -99,6 +102,7 @@ class RedisDirectory:
         self.renewals = 0
         self._client = client
         self._prefix = prefix
+        self._alive_key = alive_prefix + node_id
         self._lease_ms = max(1, math.ceil(lease * 1000))
         self._claim = client.register_script(_CLAIM)
         self._renew = client.register_script(_RENEW)
@@ -198,9 +202,15 @@ class RedisDirectory:
             # whose load failed after its claim keeps its own error).
             log.warning("directory.release_failed", node=self.node_id, actor=key, error=repr(exc))
 
+    async def beat(self) -> None:
+        """Say that this node runs, for one lease (renewed with the claims)."""
+        await self._client.set(self._alive_key, b"1", px=self._lease_ms)
+
     async def renew(self) -> list[str]:
-        """Extend the lease of every key this node holds; return (and forget) the keys it no longer holds."""
+        """Extend the heartbeat and the lease of every key this node holds; return (and forget) the keys it no
+        longer holds."""
         started = time.monotonic()
+        await self.beat()
         missing: list[tuple[str, int]] = []
         held = sorted(self._held.items())
         for start in range(0, len(held), RENEW_BATCH):
@@ -262,3 +272,18 @@ class RedisDirectory:
                     except Exception:
                         log.exception("directory.on_lost_failed", node=self.node_id, actor=key)
 
+
+
+async def node_beats(client: redis.Redis, node_id: str, lease: float, prefix: str = ALIVE_PREFIX) -> bool:
+    """Whether the node `node_id` wrote its heartbeat within its last lease: a node stopped (SIGSTOP, a frozen VM,
+    a long pause) keeps its connections and subscriptions but stops beating. Taken to when Redis cannot tell:
+    when it is away, or restarted less than a lease ago (it came back empty; every running node beats again within
+    a third of a lease)."""
+    try:
+        if await client.exists(prefix + node_id):
+            return True
+        server = await client.info("server")
+    except REDIS_AWAY as exc:
+        log.warning("directory.heartbeat_check_failed", node=node_id, error=repr(exc))
+        return True
+    return float(server["uptime_in_seconds"]) < lease
