@@ -131,8 +131,11 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
             await conn.close()
         if applied:
             log.info("migrations_applied", names=applied)
+        # A transaction idle for a whole lease is a stopped node's: its locks must not keep a board's next owner
+        # from taking the board over (docs/operations.md, "A node that stalls").
         pool = await create_pool(database_url, max_size=settings.pool_size, acquire_timeout=settings.pool_timeout,
-                                 statement_timeout=settings.statement_timeout)
+                                 statement_timeout=settings.statement_timeout,
+                                 idle_transaction_timeout=settings.actor_lease)
         processor = billing_processor(settings)
         try:
             app[NODE] = Node(pool=pool, service_host=settings.service_host, production=settings.production,

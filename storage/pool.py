@@ -4,6 +4,7 @@ send."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any
@@ -146,9 +147,17 @@ class _Pool(asyncpg.Pool):  # type: ignore[misc]
 
 
 async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10, acquire_timeout: float | None = None,
-                      statement_timeout: float | None = None, **kwargs: Any) -> asyncpg.Pool:
+                      statement_timeout: float | None = None, idle_transaction_timeout: float | None = None,
+                      **kwargs: Any) -> asyncpg.Pool:
     """`acquire_timeout`: the longest wait for a connection; `statement_timeout`: the longest a statement may
-    run (asyncpg's `command_timeout`: it cancels the statement and raises TimeoutError)."""
+    run (asyncpg's `command_timeout`: it cancels the statement and raises TimeoutError);
+    `idle_transaction_timeout`: the longest PostgreSQL lets a transaction wait for its client between two
+    statements before it ends the session (`idle_in_transaction_session_timeout`), so that a process stopped in
+    the middle of a transaction (SIGSTOP, a frozen VM) does not hold its row locks until it runs again."""
+    if idle_transaction_timeout is not None:
+        settings = dict(kwargs.pop("server_settings", None) or {})
+        settings["idle_in_transaction_session_timeout"] = str(max(1, math.ceil(idle_transaction_timeout * 1000)))
+        kwargs["server_settings"] = settings
     pool = _Pool(dsn, min_size=min_size, max_size=max_size, max_queries=50000,
                  max_inactive_connection_lifetime=300.0, loop=None, init=_init_connection,
                  connection_class=_PooledConnection, record_class=asyncpg.Record,
