@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import asyncpg
 import structlog
 from aiohttp import web
+from redis.exceptions import RedisError
 
 from actors.kernel.node import Node
 from protocol.errors import ApiError
@@ -118,6 +119,11 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         if error.errno != errno.EADDRINUSE:
             raise
         print(in_use, file=sys.stderr)
+        return 1
+    except RedisError as error:
+        # At start only: once running, a node rides out Redis going away (docs/operations.md). An orchestrator
+        # restarts it; the line says what to fix.
+        print(f"Redis did not answer at start ({error}): start it, or check OBEYA_REDIS_URL", file=sys.stderr)
         return 1
     return 0
 

@@ -155,6 +155,19 @@ def test_a_port_in_use_is_one_line_and_exit_1(database_url: str) -> None:
     assert refused.stderr == f"port {port} on 127.0.0.1 is already in use: stop the other server or pass --port\n"
 
 
+def test_redis_away_at_start_is_one_line_and_exit_1(database_url: str) -> None:
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    refused = _run(["serve", "--host", "127.0.0.1", "--port", str(free_port())],
+                   _env(OBEYA_DATABASE_URL=database_url, OBEYA_REDIS_URL=f"redis://127.0.0.1:{port}/0"))
+    assert refused.returncode == 1, refused.stderr
+    last = refused.stderr.strip().splitlines()
+    assert last[-1].startswith("Redis did not answer at start (") and f"127.0.0.1:{port}" in last[-1], refused.stderr
+    assert last[-1].endswith("): start it, or check OBEYA_REDIS_URL"), refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
 def test_org_and_user_create_hold_passwords_to_the_sign_up_rule(database_url: str) -> None:
     env = _env(OBEYA_DATABASE_URL=database_url)
     slug = f"weak-{os.getpid()}-{int(time.time() * 1000) % 100000}"
