@@ -40,7 +40,8 @@ class RedisProcess:
     async def start(self) -> None:
         """Start the server (no persistence: a restart comes back empty, as a cache's would) and return once
         it answers PING."""
-        self.process = subprocess.Popen(
+        self.process = await asyncio.to_thread(  # a fork of the test process is no work for its event loop
+            subprocess.Popen,
             [_executable(), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", str(self._dir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
         client = redis.from_url(self.url)
