@@ -58,6 +58,7 @@ async def clustered(build: Callable[..., ActorSystem], redis_url: str, node_id: 
         stopping.push_async_callback(directory.stop)
         stopping.push_async_callback(system.stop)
         system.start()
+        await directory.join()  # before any claim (none runs before the block): a fresh Redis has no grace
         await directory.beat()
         directory.start()
         await inbox.start()

@@ -9,6 +9,15 @@ A lease is not a lock: a node that stalls past its lease loses the key and anoth
 actor. Two activations may then overlap for a moment; the epoch from PostgreSQL that every activation
 takes and every commit checks (storage/epochs.py) makes the older one fail its next commit and stop.
 
+A Redis that restarts empty loses every key at once, while the owners still serve reads from memory until their
+next renewal. So the directory keeps `obeya:directory:since` (no TTL): the Redis time (ms) from which this dataset
+has held the directory. Every node sets it to 0 as it starts (`join`, if missing); every claim and renewal script
+sets it to Redis's time now if missing, which after a restart is the first script that runs. For one lease from
+that time (the grace) a claim of a key nobody holds is refused, and a renewal takes back a key nobody holds for the
+node that passes it: the node confirmed it within its lease, so it held it when Redis lost it. On a fresh Redis
+under a fresh cluster nobody waits; a node that starts after a restart, before any running node's script, marks
+it 0 too, and that restart gets no grace.
+
 The directory of every node started with `OBEYA_REDIS_URL` (server/cluster.py, docs/forwarding.md)."""
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ log = structlog.get_logger(__name__)
 
 PREFIX = "obeya:actor:"
 ALIVE_PREFIX = "obeya:node-alive:"
+SINCE_KEY = "obeya:directory:since"
 
 # Orleans-style: long enough that a node under load (a GC pause, a slow turn, a Redis failover) keeps its
 # actors, short enough that a dead node's actors serve again elsewhere within seconds.
@@ -41,26 +51,49 @@ RENEWALS_PER_LEASE = 3
 # other clients between calls, and a node with 10,000 actors renews in 20 round trips.
 RENEW_BATCH = 500
 
-# KEYS[1] the actor's key; ARGV[1] this node's id, ARGV[2] the lease in milliseconds.
-# Returns 1 when this node holds the key now (newly taken or extended), 0 when another node holds it.
-_CLAIM = """
-local owner = redis.call('GET', KEYS[1])
-if owner == false or owner == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+# Prepended to the claim and renewal scripts: whether the directory is in its grace after Redis lost its data
+# (marker: the key of `obeya:directory:since`), marking the dataset with Redis's time now if nobody did.
+_GRACE = """
+local function in_grace(marker, lease_ms)
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local since = tonumber(redis.call('GET', marker))
+  if since == nil then
+    redis.call('SET', marker, now)
+    since = now
+  end
+  return now - since < tonumber(lease_ms)
+end
+"""
+
+# KEYS[1] the marker, KEYS[2] the actor's key; ARGV[1] this node's id, ARGV[2] the lease in milliseconds.
+# Returns 1 when this node holds the key now (newly taken or extended), 0 when another node holds it or, in the
+# grace, nobody does.
+_CLAIM = _GRACE + """
+local grace = in_grace(KEYS[1], ARGV[2])
+local owner = redis.call('GET', KEYS[2])
+if owner == ARGV[1] or (owner == false and not grace) then
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
   return 1
 end
 return 0
 """
 
-# KEYS the keys this node believes it holds; ARGV[1] this node's id, ARGV[2] the lease in milliseconds.
-# Extends those this node still holds; returns the 1-based positions of those it no longer holds.
-_RENEW = """
+# KEYS[1] the marker, then the keys this node believes it holds; ARGV[1] this node's id, ARGV[2] the lease in
+# milliseconds. Extends those this node still holds, takes back those nobody holds in the grace (the caller
+# confirmed them within its lease); returns the 1-based positions (among the actor keys) of those it no longer
+# holds.
+_RENEW = _GRACE + """
+local grace = in_grace(KEYS[1], ARGV[2])
 local lost = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
-    redis.call('PEXPIRE', key, ARGV[2])
+for i = 2, #KEYS do
+  local owner = redis.call('GET', KEYS[i])
+  if owner == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[i], ARGV[2])
+  elseif owner == false and grace then
+    redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
   else
-    table.insert(lost, i)
+    table.insert(lost, i - 1)
   end
 end
 return lost
@@ -84,15 +117,17 @@ OnLost = Callable[[str], None]
 class RedisDirectory:
     """The `Directory` of one node in a cluster (actors/runtime/directory.py).
 
-    `start()` begins renewing; `stop()` stops renewing and releases every key this node holds. `on_lost`
-    is called with an actor key when a renewal finds another node holds it (or nobody does), or when renewals
-    have failed so long that the claim may lapse before the next one (Redis unreachable from this node only):
-    the activation here should deactivate, since its next commit would fail on its epoch anyway and its
+    `join()` goes before the node's first claim; `start()` begins renewing; `stop()` stops renewing and releases
+    every key this node holds. `on_lost` is called with an actor key when a renewal finds another node holds it
+    (or nobody does, outside a grace), when the node's last confirmation of it is older than a lease, or when
+    renewals have failed so long that the claim may lapse before the next one (Redis unreachable from this node
+    only): the activation here should deactivate, since its next commit would fail on its epoch anyway and its
     memory may no longer show what the new owner acknowledged.
     """
 
     def __init__(self, client: redis.Redis, node_id: str, *, lease: float = LEASE_SECONDS,
-                 prefix: str = PREFIX, alive_prefix: str = ALIVE_PREFIX, on_lost: OnLost | None = None) -> None:
+                 prefix: str = PREFIX, alive_prefix: str = ALIVE_PREFIX, since_key: str = SINCE_KEY,
+                 on_lost: OnLost | None = None) -> None:
         if lease <= 0:
             raise ValueError("the lease must be positive")
         self.node_id = node_id
@@ -103,6 +138,7 @@ class RedisDirectory:
         self._client = client
         self._prefix = prefix
         self._alive_key = alive_prefix + node_id
+        self._since_key = since_key
         self._lease_ms = max(1, math.ceil(lease * 1000))
         self._claim = client.register_script(_CLAIM)
         self._renew = client.register_script(_RENEW)
@@ -130,6 +166,11 @@ class RedisDirectory:
     def held(self) -> frozenset[str]:
         """The actor keys this node holds, as far as it knows."""
         return frozenset(self._held)
+
+    async def join(self) -> None:
+        """Before this node claims anything: mark Redis's dataset as the directory's from the start (0), unless a
+        node or a script marked it already, so that on a fresh Redis nobody waits for a grace."""
+        await self._client.set(self._since_key, 0, nx=True)
 
     def start(self) -> None:
         if self._renewer is None:
@@ -184,7 +225,7 @@ class RedisDirectory:
     async def claim(self, key: str) -> bool:
         started = time.monotonic()
         with unavailable_without_redis("directory.unavailable", node=self.node_id):
-            taken = await self._claim(keys=[self._prefix + key], args=[self.node_id, self._lease_ms])
+            taken = await self._claim(keys=[self._since_key, self._prefix + key], args=[self.node_id, self._lease_ms])
         if taken:
             self._claims += 1
             self._held[key] = self._claims
@@ -210,13 +251,16 @@ class RedisDirectory:
         """Extend the heartbeat and the lease of every key this node holds; return (and forget) the keys it no
         longer holds."""
         started = time.monotonic()
+        # Not confirmed for a lease (this node stalled), a claim has lapsed in Redis and another node may have
+        # held the key since: lost, and not offered to the script, which would take it back in a grace.
+        lapsed = started - self.lease
+        missing = [(key, claim) for key, claim in self._held.items() if self._confirmed_at(key) <= lapsed]
+        held = sorted((key, claim) for key, claim in self._held.items() if self._confirmed_at(key) > lapsed)
         await self.beat()
-        missing: list[tuple[str, int]] = []
-        held = sorted(self._held.items())
         for start in range(0, len(held), RENEW_BATCH):
             batch = held[start:start + RENEW_BATCH]
-            positions: list[Any] = await self._renew(keys=[self._prefix + key for key, _ in batch],
-                                                     args=[self.node_id, self._lease_ms])
+            positions: list[Any] = await self._renew(
+                keys=[self._since_key, *(self._prefix + key for key, _ in batch)], args=[self.node_id, self._lease_ms])
             missing.extend(batch[int(position) - 1] for position in positions)
         # A key released (or released and claimed again) while the pass ran is not lost: only a claim
         # this node still holds in memory, unchanged since the pass began, and that Redis no longer
@@ -233,11 +277,13 @@ class RedisDirectory:
         meanwhile): Redis may then give them to another node, so this node must stop serving them from memory
         first."""
         deadline = time.monotonic() - self.lease + self.lease / RENEWALS_PER_LEASE
-        expired = [key for key in self._held
-                   if max(self._claimed_at.get(key, -math.inf), self._renewed_at) <= deadline]
+        expired = [key for key in self._held if self._confirmed_at(key) <= deadline]
         for key in expired:
             self._forget(key)
         return expired
+
+    def _confirmed_at(self, key: str) -> float:
+        return max(self._claimed_at.get(key, -math.inf), self._renewed_at)
 
     def _forget(self, key: str) -> None:
         del self._held[key]

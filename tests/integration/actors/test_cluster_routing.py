@@ -100,7 +100,9 @@ async def make_node(redis_client: redis.Redis, pool: asyncpg.Pool) -> AsyncItera
     nodes: list[Node] = []
 
     async def make(node_id: str, *, lease: float = 10.0) -> Node:
-        directory = CountingDirectory(redis_client, node_id, lease=lease, prefix=prefix + "actor:")
+        directory = CountingDirectory(redis_client, node_id, lease=lease, prefix=prefix + "actor:",
+                                      since_key=prefix + "since")
+        await directory.join()
         system = ActorSystem(pool, clock=clock, directory=directory)
         inbox = NodeInbox(redis_client, node_id, system.handle_forwarded, prefix=prefix + "node:")
         system.forward_through(inbox, [ForwardedLedger])

@@ -239,7 +239,10 @@ async def test_a_write_sent_to_another_node_is_applied_by_the_owner(
     """The shape forwarding will take in the runtime (docs/forwarding.md), with a test codec."""
     await pool.execute(SCHEMA)
     clock = ManualClock()
-    directories = {node: RedisDirectory(redis_client, node, prefix=prefix + "actor:") for node in ("node-a", "node-b")}
+    directories = {node: RedisDirectory(redis_client, node, prefix=prefix + "actor:", since_key=prefix + "since")
+                   for node in ("node-a", "node-b")}
+    for directory in directories.values():
+        await directory.join()
     systems = {node: ActorSystem(pool, clock=clock, directory=directories[node]) for node in directories}
     actor_id = new_id("led")
 

@@ -1,7 +1,8 @@
 """RedisDirectory against a real Redis: several nodes' directories on one Redis agree on one owner per
 actor, only the owner releases, a lease lapses unless renewed, renewal keeps it, a node that stops gives
 its actors up, Redis away is a 503 (a release waits for the lease instead), and the actor runtime on two nodes
-activates an actor on one node only."""
+activates an actor on one node only. After Redis lost its data, the owners take their keys back and nobody
+else claims for a lease; the heartbeat tells a stopped node from a running one."""
 
 from __future__ import annotations
 
@@ -17,13 +18,14 @@ import pytest
 import redis.asyncio as redis
 
 from actors.runtime.clock import ManualClock
-from actors.runtime.redis_directory import RedisDirectory
+from actors.runtime.redis_directory import ALIVE_PREFIX, RENEWALS_PER_LEASE, RedisDirectory, node_beats
 from actors.runtime.system import ActorSystem
 from protocol.errors import ServiceUnavailable
 from protocol.ids import new_id
 from server.cluster import redis_client
 from tests.integration.actors.conftest import until
 from tests.integration.actors.ledger_actor import SCHEMA, Add, LedgerActor
+from tests.redis_process import RedisProcess
 
 ORG = "org_redisdirectorytests"
 MakeDirectory = Callable[..., RedisDirectory]
@@ -32,20 +34,39 @@ MakeDirectory = Callable[..., RedisDirectory]
 
 
 @pytest.fixture
-def prefix() -> str:
+def namespace() -> str:
     # Each test has keys of its own: parallel workers and earlier runs share the Redis.
-    return f"obeya:test:{secrets.token_hex(6)}:actor:"
+    return f"obeya:test:{secrets.token_hex(6)}:"
 
 
 @pytest.fixture
-async def make_directory(redis_client: redis.Redis, prefix: str) -> AsyncIterator[MakeDirectory]:
+def prefix(namespace: str) -> str:
+    return namespace + "actor:"
+
+
+@pytest.fixture
+def since_key(namespace: str) -> str:
+    return namespace + "directory:since"
+
+
+@pytest.fixture
+def alive_prefix(namespace: str) -> str:
+    return namespace + "node-alive:"
+
+
+@pytest.fixture
+async def make_directory(redis_client: redis.Redis, prefix: str, since_key: str,
+                         alive_prefix: str) -> AsyncIterator[MakeDirectory]:
     directories: list[RedisDirectory] = []
 
     def make(node_id: str, **options: Any) -> RedisDirectory:
-        directory = RedisDirectory(redis_client, node_id, prefix=prefix, **options)
+        directory = RedisDirectory(redis_client, node_id, prefix=prefix, since_key=since_key,
+                                   alive_prefix=alive_prefix, **options)
         directories.append(directory)
         return directory
 
+    # As the nodes of a cluster do when they start (server/cluster.py): this Redis's directory has no grace.
+    await make("node-starting").join()
     yield make
     for directory in directories:
         await directory.stop()
@@ -229,11 +250,11 @@ class CuttableLink:
 
 
 async def test_a_node_cut_off_from_redis_gives_up_its_claims_once_they_may_have_lapsed(
-        make_directory: MakeDirectory, redis_url: str, prefix: str) -> None:
+        make_directory: MakeDirectory, redis_url: str, prefix: str, since_key: str) -> None:
     link = CuttableLink(redis_url)
     client = redis_client(await link.start(), wait=0.2)
     lost: list[str] = []
-    a = RedisDirectory(client, "node-a", lease=1.0, prefix=prefix, on_lost=lost.append)
+    a = RedisDirectory(client, "node-a", lease=1.0, prefix=prefix, since_key=since_key, on_lost=lost.append)
     b = make_directory("node-b")
     try:
         assert await a.claim("board:1")
@@ -306,3 +327,120 @@ async def test_a_node_that_lost_its_lease_deactivates_the_actor(make_directory: 
         # Node A's exit left node B's entry alone, and node B serves the actor with what A committed.
         assert await a.directory.locate(key) == "node-b"
         assert await b.ask(LedgerActor, actor_id, ORG, Add(1)) == 6
+
+
+async def _lose_data(client: redis.Redis, prefix: str, since_key: str) -> None:
+    """What a Redis restarted without persistence is to this test's directory: every key gone, the marker too."""
+    keys = [key async for key in client.scan_iter(match=prefix + "*")]
+    await client.delete(since_key, *keys)
+
+
+async def test_after_redis_lost_its_data_the_owner_takes_its_keys_back_on_its_next_renewal(
+        make_directory: MakeDirectory, redis_client: redis.Redis, prefix: str, since_key: str) -> None:
+    a, b = make_directory("node-a", lease=1.0), make_directory("node-b", lease=1.0)
+    assert await a.claim("board:1")
+    assert await a.claim("board:2")
+
+    await _lose_data(redis_client, prefix, since_key)
+    assert await b.locate("board:1") is None
+
+    # Node A keeps serving both boards from memory: they are its own again, not lost.
+    assert await a.renew() == []
+    assert a.held == frozenset({"board:1", "board:2"})
+    assert [await b.locate(key) for key in ("board:1", "board:2")] == ["node-a", "node-a"]
+    assert await b.lease_left("board:1") > 0.5
+    assert not await b.claim("board:1")
+
+
+async def test_after_redis_lost_its_data_a_free_key_is_claimed_only_once_a_lease_went_by(
+        make_directory: MakeDirectory, redis_client: redis.Redis, prefix: str, since_key: str) -> None:
+    lease = 1.0
+    a, b = make_directory("node-a", lease=lease), make_directory("node-b", lease=lease)
+    assert await a.claim("board:1")
+    await _lose_data(redis_client, prefix, since_key)
+    lost_at = time.monotonic()
+
+    # Asked before node A's next renewal, node B finds nobody holds board:1, and is not given it (nor board:2,
+    # which nobody held: it cannot tell the two apart).
+    assert not await b.claim("board:1")
+    assert not await b.claim("board:2")
+    assert await a.renew() == []
+    assert not await b.claim("board:1")
+
+    await until(lambda: b.claim("board:2"))
+    assert time.monotonic() - lost_at >= lease - 0.01
+    assert await a.locate("board:2") == "node-b"
+    # Node A's claim, no longer renewed, lapses as any does, and then node B takes board:1 too.
+    await until(lambda: b.claim("board:1"))
+    assert await a.renew() == ["board:1"]
+
+
+async def test_a_node_stopped_past_its_lease_does_not_take_back_a_key_redis_lost(
+        make_directory: MakeDirectory, redis_client: redis.Redis, prefix: str, since_key: str) -> None:
+    lease = 1.0
+    a, b = make_directory("node-a", lease=lease), make_directory("node-b", lease=lease)
+    assert await a.claim("board:1")
+    # Node A stops (nothing renews): its claim lapses and node B takes the board.
+    await until(lambda: b.claim("board:1"))
+    await _lose_data(redis_client, prefix, since_key)
+    assert not await b.claim("board:2")  # in the grace
+
+    # Node A runs again: board:1, last confirmed more than a lease ago, is lost; node B holds it again.
+    assert await a.renew() == ["board:1"]
+    assert a.held == frozenset()
+    assert await b.renew() == []
+    assert await a.locate("board:1") == "node-b"
+
+
+async def test_a_node_starting_on_a_fresh_redis_claims_at_once_and_one_starting_in_a_grace_keeps_it(
+        make_directory: MakeDirectory, redis_client: redis.Redis, prefix: str, since_key: str) -> None:
+    a = make_directory("node-a")
+    await redis_client.delete(since_key)  # a fresh Redis
+    await a.join()
+    assert await a.claim("board:1")
+
+    await _lose_data(redis_client, prefix, since_key)
+    assert not await a.claim("board:2")  # the first script after the loss begins the grace
+    b = make_directory("node-b")
+    await b.join()
+    assert not await b.claim("board:2")
+
+
+async def test_a_node_beats_while_it_renews_and_stops_beating_a_lease_after_it_stopped(
+        make_directory: MakeDirectory, redis_client: redis.Redis, alive_prefix: str) -> None:
+    lease = 0.3
+    a = make_directory("node-a", lease=lease)
+    a.start()
+    await until(lambda: _true(a.renewals >= 2 * RENEWALS_PER_LEASE))  # two leases of renewals
+    assert await node_beats(redis_client, "node-a", lease, alive_prefix)
+
+    await a.stop(release=False)  # as SIGSTOP: nothing beats any more
+    stopped = time.monotonic()
+
+    async def not_beating() -> bool:
+        return not await node_beats(redis_client, "node-a", lease, alive_prefix)
+    await until(not_beating)
+    assert time.monotonic() - stopped <= lease + 1.0
+    assert int((await redis_client.info("server"))["uptime_in_seconds"]) > lease
+
+
+async def test_a_node_counts_as_beating_while_redis_cannot_tell() -> None:
+    server = RedisProcess()
+    await server.start()
+    try:
+        before = redis.from_url(server.url)
+        await RedisDirectory(before, "node-a", lease=10.0).beat()
+        await before.aclose()
+        await server.kill()
+        await server.start()  # back empty, up for less than a lease
+
+        after = redis.from_url(server.url)
+        try:
+            assert not await after.exists(ALIVE_PREFIX + "node-a")
+            assert await node_beats(after, "node-a", 10.0)
+            await server.kill()  # away
+            assert await node_beats(after, "node-a", 10.0)
+        finally:
+            await after.aclose()
+    finally:
+        await server.stop()
