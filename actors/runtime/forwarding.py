@@ -20,6 +20,7 @@ import msgspec
 import redis.asyncio as redis
 import structlog
 
+from actors.kernel.db_errors import database_error
 from actors.runtime.redis_errors import REDIS_AWAY, unavailable_without_redis
 from actors.runtime.redis_subscription import RedisSubscription
 from protocol import errors
@@ -220,9 +221,14 @@ class NodeInbox:
             return
         except ApiError as error:
             reply = Reply(request.id, error=describe(error))
-        except Exception:
-            log.exception("inbox.handler_failed", node=self.node_id)
-            reply = Reply(request.id, error=describe(InternalError("internal error")))
+        except Exception as failure:
+            # A database that dropped the connection is a 503 to retry, as it is for a call made here.
+            unavailable = database_error(failure)
+            if unavailable is None:
+                log.exception("inbox.handler_failed", node=self.node_id)
+            else:
+                log.warning("inbox.handler_unavailable", node=self.node_id, error=type(failure).__name__)
+            reply = Reply(request.id, error=describe(unavailable or InternalError("internal error")))
         try:
             await self._client.publish(self._prefix + request.reply_to, _encoder.encode(reply))
         except REDIS_AWAY as exc:

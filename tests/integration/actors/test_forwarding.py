@@ -72,6 +72,8 @@ async def test_errors_decided_on_the_other_node_reach_the_caller_as_themselves(
         b"invalid": ValidationFailed.of("name", "must not be empty"),
         b"busy": TooManyRequests("too many requests", retry_after=3),
         b"bug": RuntimeError("a secret internal detail"),
+        # The answering node's connection to PostgreSQL was terminated while it read: retry, as for a local call.
+        b"dropped": asyncpg.AdminShutdownError("terminating connection due to administrator command"),
     }
 
     async def refuse(body: bytes) -> bytes:
@@ -95,6 +97,10 @@ async def test_errors_decided_on_the_other_node_reach_the_caller_as_themselves(
     with pytest.raises(InternalError) as bug:
         await a.request("node-b", b"bug", timeout=5)
     assert "secret" not in bug.value.message
+
+    with pytest.raises(ServiceUnavailable) as dropped:
+        await a.request("node-b", b"dropped", timeout=5)
+    assert dropped.value.code == "SERVICE_UNAVAILABLE"
 
 
 async def test_a_node_nobody_listens_for_fails_at_once(inboxes: list[NodeInbox], redis_client: redis.Redis,
