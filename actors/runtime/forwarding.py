@@ -129,8 +129,10 @@ class NodeInbox:
         self._prefix = prefix
         self._waiting: dict[str, asyncio.Future[bytes]] = {}
         self._handling: set[asyncio.Task[None]] = set()
-        # After a lost connection it subscribes again by itself (actors/runtime/redis_subscription.py).
-        self.subscription = RedisSubscription(client, self.channel, self._dispatch)
+        # After a lost connection it subscribes again by itself (actors/runtime/redis_subscription.py); a reply
+        # published to this node until then is lost, so the requests waiting for one are failed, to be retried.
+        self.subscription = RedisSubscription.alongside(client, self.channel, self._dispatch,
+                                                        on_lost=self._replies_lost, on_resubscribed=self._replies_lost)
 
     @property
     def channel(self) -> str:
@@ -152,6 +154,13 @@ class NodeInbox:
             if not future.done():
                 future.set_exception(ServiceUnavailable("this node is stopping; retry"))
         self._waiting.clear()
+
+    def _replies_lost(self) -> None:
+        """The inbox was (or just came back from being) unsubscribed: whatever answer was published to it
+        meanwhile is gone, and the node asked may have run the request."""
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(NodeDiedAnswering("the answer was lost while Redis was away; retry"))
 
     async def request(self, node_id: str, body: bytes, *, timeout: float,
                       still_holds: Callable[[], Awaitable[bool]] | None = None) -> bytes:

@@ -3,9 +3,8 @@ connection is lost, back off (0.1 s doubling up to 5 s) and subscribe again, the
 whatever was published meanwhile was missed (a channel keeps nothing for an absent subscriber).
 
 The one reconnect loop of every Redis listener (the live fan-out, the cache invalidations, a node's inbox).
-`from_url` builds its client with redis-py's own retries turned off: a retry would reconnect and resubscribe
-inside `get_message` without telling anyone, and the hook would not run for what was missed (a listener with
-no hook, the inbox, may share a client that retries).
+`from_url` and `alongside` build its client with redis-py's own retries turned off: a retry would reconnect and
+resubscribe inside `get_message` without telling anyone, and the hooks would not run for what was missed.
 
 A loss is logged once as a warning (`redis_subscription_lost`) and the return as an info line
 (`redis_subscription_back`, with how long the channel was away); `observe` (the node's metrics) counts
@@ -36,21 +35,22 @@ CONFIRM_SECONDS = 5.0
 
 OnMessage = Callable[[bytes], Awaitable[None] | None]
 OnResubscribed = Callable[[], Awaitable[None] | None]
+OnLost = Callable[[], None]
 Observe = Callable[[str], None]
 
 
 class RedisSubscription:
     """`start()` subscribes to `channel` and returns once Redis confirmed it (nothing published from then on is
     missed while the connection holds); each message's data goes to `on_message`, one at a time, in order.
-    After a lost connection it subscribes again and awaits `on_resubscribed` before it reads on (messages
-    published meanwhile wait in the connection), so the hook may read what was missed with no message
-    interleaved. A failing `on_message` or hook is logged and the subscription goes on. `stop()` unsubscribes
-    and waits for Redis to confirm it (messages read meanwhile are handed on), so nothing published after it
-    returned counts this subscriber."""
+    When the connection is lost it calls `on_lost` at once; it subscribes again and awaits `on_resubscribed`
+    before it reads on (messages published meanwhile wait in the connection), so the hook may read what was
+    missed with no message interleaved. A failing `on_message` or hook is logged and the subscription goes on.
+    `stop()` unsubscribes and waits for Redis to confirm it (messages read meanwhile are handed on), so nothing
+    published after it returned counts this subscriber."""
 
     def __init__(self, client: redis.Redis, channel: str, on_message: OnMessage, *,
-                 on_resubscribed: OnResubscribed | None = None, first_backoff: float = FIRST_BACKOFF_SECONDS,
-                 max_backoff: float = MAX_BACKOFF_SECONDS) -> None:
+                 on_resubscribed: OnResubscribed | None = None, on_lost: OnLost | None = None,
+                 first_backoff: float = FIRST_BACKOFF_SECONDS, max_backoff: float = MAX_BACKOFF_SECONDS) -> None:
         self.channel = channel
         self.resubscribed = 0  # how many times the subscription was lost and taken again
         # Told the channel after each resubscription (the node's metrics).
@@ -59,6 +59,7 @@ class RedisSubscription:
         self._owns_client = False
         self._on_message = on_message
         self._on_resubscribed = on_resubscribed
+        self._on_lost = on_lost
         self._first_backoff = first_backoff
         self._max_backoff = max_backoff
         self._pubsub: Any = None
@@ -70,6 +71,19 @@ class RedisSubscription:
         """A subscription on a client of its own (closed by `stop()`) that never reconnects behind its back."""
         client = redis.from_url(url, client_name=client_name, retry=Retry(NoBackoff(), 0))
         subscription = cls(client, channel, on_message, on_resubscribed=on_resubscribed)
+        subscription._owns_client = True
+        return subscription
+
+    @classmethod
+    def alongside(cls, client: redis.Redis, channel: str, on_message: OnMessage, *,
+                  on_resubscribed: OnResubscribed | None = None, on_lost: OnLost | None = None) -> RedisSubscription:
+        """A subscription on a client of its own (closed by `stop()`), with `client`'s connection settings but
+        none of its retries."""
+        shared = client.connection_pool
+        pool = redis.ConnectionPool(connection_class=shared.connection_class,
+                                    **{**shared.connection_kwargs, "retry": Retry(NoBackoff(), 0)})
+        subscription = cls(redis.Redis(connection_pool=pool), channel, on_message, on_resubscribed=on_resubscribed,
+                           on_lost=on_lost)
         subscription._owns_client = True
         return subscription
 
@@ -141,6 +155,11 @@ class RedisSubscription:
     async def _resubscribe(self, error: BaseException) -> None:
         lost_at = time.monotonic()
         log.warning("redis_subscription_lost", channel=self.channel, error=repr(error))
+        if self._on_lost is not None:
+            try:
+                self._on_lost()
+            except Exception:
+                log.exception("redis_subscription_hook_failed", channel=self.channel)
         await self._close()
         backoff = self._first_backoff
         attempts = 0

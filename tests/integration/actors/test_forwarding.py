@@ -16,13 +16,14 @@ import pytest
 import redis.asyncio as redis
 
 from actors.runtime.clock import ManualClock
-from actors.runtime.forwarding import Handler, NodeInbox, NodeUnreachable
+from actors.runtime.forwarding import Handler, NodeDiedAnswering, NodeInbox, NodeUnreachable
 from actors.runtime.redis_directory import RedisDirectory
 from actors.runtime.system import ActorSystem
 from protocol.errors import FieldError, InternalError, NotFound, ServiceUnavailable, TooManyRequests, ValidationFailed
 from protocol.ids import new_id
 from tests.integration.actors.conftest import until
 from tests.integration.actors.ledger_actor import SCHEMA, Add, LedgerActor
+from tests.redis_process import RedisProcess
 
 ORG = "org_forwardingtests0000"
 MakeInbox = Callable[[str, Handler], NodeInbox]
@@ -146,6 +147,48 @@ async def test_a_node_that_dies_while_answering_is_found_out_long_before_the_tim
 
     with pytest.raises(NodeUnreachable):
         await asyncio.wait_for(asked, timeout=5)
+
+
+async def test_a_request_whose_answer_redis_may_have_dropped_fails_at_once_to_be_retried(prefix: str) -> None:
+    """Redis restarts while a request waits for its answer: an answer published while the asking node was not
+    subscribed is gone for good, so the request is a 503 to retry as soon as the subscription drops, not after its
+    timeout; and the inbox, subscribed again once Redis is back, asks and answers as before."""
+    server = RedisProcess()
+    await server.start()
+    client = redis.from_url(server.url)
+    arrived, release = asyncio.Event(), asyncio.Event()
+
+    async def held(body: bytes) -> bytes:
+        arrived.set()
+        await release.wait()
+        return body
+
+    a = NodeInbox(client, "node-a", unused, prefix=prefix + "node:")
+    b = NodeInbox(client, "node-b", held, prefix=prefix + "node:")
+    try:
+        await a.start()
+        await b.start()
+        asked = asyncio.create_task(a.request("node-b", b"first", timeout=3600))
+        await asyncio.wait_for(arrived.wait(), timeout=5)
+        await server.kill()
+        with pytest.raises(NodeDiedAnswering) as lost:
+            await asyncio.wait_for(asked, timeout=5)
+        assert lost.value.retry_after == 1
+
+        release.set()
+        await server.start()
+
+        async def both_back() -> bool:
+            return a.subscription.resubscribed == b.subscription.resubscribed == 1
+
+        await until(both_back)
+        assert await asyncio.wait_for(a.request("node-b", b"again", timeout=3600), timeout=5) == b"again"
+    finally:
+        release.set()
+        await a.stop()
+        await b.stop()
+        await client.aclose()
+        await server.stop()
 
 
 class HeldLivenessChecks(redis.Redis):
