@@ -257,6 +257,9 @@ class Report:
         if calm_p99 and faulty_p99 and calm_rate:
             out.append(f"with faults / without: write p99 {faulty_p99 / calm_p99:.1f}x, "
                        f"writes per second {faulty_rate / calm_rate:.2f}x")
+        slowest = sorted((w for w in faulty if w.seconds is not None), key=lambda w: -(w.seconds or 0.0))[:3]
+        out.append("slowest writes (s after the first fault: seconds, what each refused attempt got): " + "; ".join(
+            f"{w.began - self.faults_began:.0f}: {w.seconds:.1f} {w.refusals}" for w in slowest))
         out.append(f"refused attempts by status (0 = no answer): {dict(sorted(self.refusals().items()))}; "
                    f"5xx other than 503: {self.server_errors()}; errors in the nodes' logs: {len(self.errors)}")
         out += [f"  {line[:300]}" for line in self.errors[:5]]
@@ -466,10 +469,13 @@ class DrillScreen:
         self.resumes = 0
         self.dropped: list[tuple[float, str, str]] = []  # disconnected from a node not killed: when, which, why
         self.client: socketio.AsyncClient | None = None
+        self.http: aiohttp.ClientSession | None = None
         self._moving: asyncio.Task[None] | None = None
 
     async def open(self, node: ClusterNode) -> None:
-        client = socketio.AsyncClient(reconnection=False)
+        if self.http is None:  # one for every connection of the screen, closed with it
+            self.http = aiohttp.ClientSession()
+        client = socketio.AsyncClient(reconnection=False, http_session=self.http)
         since = math.inf  # until its subscription is answered, what it receives is read from the log
 
         async def record(event: str, data: Any) -> None:
@@ -518,6 +524,8 @@ class DrillScreen:
             await self._moving
         if self.client is not None:
             await self.client.disconnect()
+        if self.http is not None:
+            await self.http.close()
 
 
 async def run_drill(database_url: str, pool: asyncpg.Pool, *, calm_seconds: float, faults: int,
