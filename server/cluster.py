@@ -29,14 +29,30 @@ REDIS_CONNECTIONS = 64
 REDIS_WAIT_SECONDS = 5.0
 
 
+class _ResettingRedis(redis.Redis):
+    """When a command finds its connection broken (Redis restarted, or the link dropped), every idle connection
+    of the pool is closed too: each is as broken, and would otherwise fail its next command at some unrelated
+    later moment (a reply to a forwarded call, a lease renewal) long after Redis is back. redis-py's asyncio
+    client does not retry by default, and a retry could run a PUBLISH twice."""
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        command: Any = super().execute_command  # untyped in redis-py
+        try:
+            return await command(*args, **options)
+        except redis.ConnectionError:
+            await self.connection_pool.disconnect(inuse_connections=False)
+            raise
+
+
 def redis_client(url: str, *, max_connections: int = REDIS_CONNECTIONS, wait: float = REDIS_WAIT_SECONDS
                  ) -> redis.Redis:
     """A client whose concurrent commands share a bounded set of connections (waiting for a free one), each
     command answered within `wait` seconds or failed: a Redis that stopped answering (paused, cut off) makes
-    calls 503 rather than hang until TCP gives up. The inbox's subscription waits for messages regardless."""
+    calls 503 rather than hang until TCP gives up. After a lost connection the rest of the pool is renewed
+    (`_ResettingRedis`). The inbox's subscription waits for messages regardless."""
     pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=wait,
                                                  socket_timeout=wait, socket_connect_timeout=wait)
-    return redis.Redis(connection_pool=pool)
+    return _ResettingRedis(connection_pool=pool)
 
 
 @asynccontextmanager

@@ -219,6 +219,27 @@ async def test_a_redis_that_stopped_answering_is_a_503_within_the_clients_wait()
         await paused.wait_closed()
 
 
+async def test_after_a_redis_restart_one_command_fails_and_the_pool_is_renewed() -> None:
+    """A node's client holds several idle connections when Redis restarts: the first command to use one fails
+    (503 for its caller), and none after it does, where each stale connection used to fail its next command, one
+    by one, long after Redis was back."""
+    server = RedisProcess()
+    await server.start()
+    client = redis_client(server.url, max_connections=8)
+    try:
+        # Eight connections in the pool, each used once.
+        await asyncio.gather(*(client.blpop([f"obeya:test:empty:{n}"], timeout=0.2) for n in range(8)))
+        await server.kill()
+        await server.start()
+        with pytest.raises(redis.ConnectionError):
+            await client.ping()
+        answers = await asyncio.gather(*(client.ping() for _ in range(8)), return_exceptions=True)
+        assert answers == [True] * 8, answers
+    finally:
+        await client.aclose()
+        await server.stop()
+
+
 class CuttableLink:
     """A TCP relay to Redis that a test can cut, as a network partition between one node and Redis does."""
 
