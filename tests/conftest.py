@@ -185,8 +185,10 @@ async def _guarded_loop() -> AsyncIterator[None]:
     import server.app  # noqa: F401  (imported once before the heartbeat starts: an import is not a blocked loop)
     from tests.loop_guard import BLOCKED_SECONDS, describe, guarded_loop
     from web.mcp import make_tool_schemas
+    from web.openapi import prepare_openapi_schemas
 
     make_tool_schemas()  # once per process, as a server does before it listens; not inside a test's first app
+    prepare_openapi_schemas()
 
     async with guarded_loop() as (unhandled, blocked):
         yield

@@ -7,6 +7,7 @@ Structs that validate the inputs, so the document cannot drift from what the ser
 
 from __future__ import annotations
 
+import functools
 import re
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -123,9 +124,29 @@ def _response(description: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"description": description, "content": {JSON: {"schema": schema}}}
 
 
+@functools.cache
+def _components(inputs: tuple[type[msgspec.Struct], ...]) -> tuple[tuple[dict[str, Any], ...], dict[str, Any]]:
+    """The JSON Schemas of the envelopes and `inputs` (refs, components), computed once per process: over 100 ms,
+    which an application started again in the same process (the tests start one per test) need not pay again.
+    Read only."""
+    refs, schemas = msgspec.json.schema_components([*_ENVELOPES, *inputs], ref_template=_REF)
+    return tuple(refs), schemas
+
+
+def _inputs() -> tuple[type[msgspec.Struct], ...]:
+    return tuple(dict.fromkeys([procedure.input for procedure in REGISTRY.values()]
+                               + [struct for struct, _ in _HAND_WRITTEN_INPUTS.values()]))
+
+
+def prepare_openapi_schemas() -> None:
+    """Compute the schemas of every registered input now, as the application is made (before it listens), not
+    in its start-up (a no-op after the first call)."""
+    _components(_inputs())
+
+
 class _Builder:
-    def __init__(self, inputs: list[type[msgspec.Struct]]) -> None:
-        refs, self.schemas = msgspec.json.schema_components([*_ENVELOPES, *inputs], ref_template=_REF)
+    def __init__(self, inputs: tuple[type[msgspec.Struct], ...]) -> None:
+        refs, self.schemas = _components(inputs)
         self.input_refs = dict(zip(inputs, refs[len(_ENVELOPES):], strict=True))
         self.paths: dict[str, dict[str, Any]] = {}
 
@@ -318,9 +339,7 @@ def _service_version() -> str:
 def openapi_document(app: web.Application) -> dict[str, Any]:
     """The OpenAPI 3.1 document of `app`: its REST routes and every registered procedure."""
     rest_routes: list[RestRoute] = app.get(REST_ROUTES, [])
-    inputs = list(dict.fromkeys([procedure.input for procedure in REGISTRY.values()]
-                                + [struct for struct, _ in _HAND_WRITTEN_INPUTS.values()]))
-    builder = _Builder(inputs)
+    builder = _Builder(_inputs())
     described = {(route.method, route.path) for route in rest_routes}
     for route in rest_routes:
         builder.rest(route)
@@ -389,6 +408,7 @@ def _built_from(app: web.Application) -> tuple[Any, ...]:
 
 def add_openapi_route(app: web.Application) -> None:
     """Serve the document at OPENAPI_PATH, built once when the application starts (routes are final then)."""
+    prepare_openapi_schemas()
 
     async def build(app: web.Application) -> None:
         key = _built_from(app)
