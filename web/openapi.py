@@ -390,31 +390,12 @@ async def serve_openapi(request: web.Request) -> web.Response:
     return web.Response(body=request.app[OPENAPI_DOCUMENT], content_type=JSON)
 
 
-# Documents built in this process, by what they are built from: building one takes over 100 ms (every input's
-# JSON Schema), which an application started again in the same process (the tests start one per test) need not
-# pay twice, nor hold its event loop for.
-_built: dict[tuple[Any, ...], bytes] = {}
-
-
-def _built_from(app: web.Application) -> tuple[Any, ...]:
-    """What `openapi_document(app)` depends on: the routes (and the handlers' descriptions), the REST tables,
-    the registry and the organization's address."""
-    node = app.get(NODE)
-    served = tuple((route.method, route.resource.canonical if route.resource else "", route.handler.__doc__,
-                    getattr(route.handler, "__name__", "")) for route in app.router.routes())
-    rest = tuple(repr(route) for route in app.get(REST_ROUTES, []))
-    return served, rest, tuple(sorted(REGISTRY)), node.base_url("{organization}") if node else None
-
-
 def add_openapi_route(app: web.Application) -> None:
     """Serve the document at OPENAPI_PATH, built once when the application starts (routes are final then)."""
     prepare_openapi_schemas()
 
     async def build(app: web.Application) -> None:
-        key = _built_from(app)
-        if key not in _built:
-            _built[key] = msgspec.json.encode(openapi_document(app))
-        app[OPENAPI_DOCUMENT] = _built[key]
+        app[OPENAPI_DOCUMENT] = msgspec.json.encode(openapi_document(app))
 
     app.on_startup.append(build)
     app.router.add_get(OPENAPI_PATH, serve_openapi)
