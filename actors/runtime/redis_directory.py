@@ -319,7 +319,6 @@ class RedisDirectory:
                         log.exception("directory.on_lost_failed", node=self.node_id, actor=key)
 
 
-
 async def node_beats(client: redis.Redis, node_id: str, lease: float, prefix: str = ALIVE_PREFIX) -> bool:
     """Whether the node `node_id` wrote its heartbeat within its last lease: a node stopped (SIGSTOP, a frozen VM,
     a long pause) keeps its connections and subscriptions but stops beating. Taken to when Redis cannot tell:

@@ -31,8 +31,6 @@ ORG = "org_redisdirectorytests"
 MakeDirectory = Callable[..., RedisDirectory]
 
 
-
-
 @pytest.fixture
 def namespace() -> str:
     # Each test has keys of its own: parallel workers and earlier runs share the Redis.
