@@ -21,6 +21,9 @@ import pytest
 
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
+from tests.plain_logging import use_plain_tracebacks
+
+use_plain_tracebacks()
 
 
 def _with_database(url: str, name: str) -> str:

@@ -11,7 +11,6 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-import structlog
 
 from protocol.pagination import encode_cursor
 from server.logging_setup import configure_logging
@@ -19,6 +18,7 @@ from tests.harness import Org, Reply
 from tests.integration.automations.conftest import rule
 from tests.integration.boards.conftest import Board, make_board
 from tests.integration.live.conftest import Screen
+from tests.plain_logging import use_plain_tracebacks
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def logs(capsys: pytest.CaptureFixture[str]) -> Iterator[pytest.CaptureFixture[s
     try:
         yield capsys
     finally:
-        structlog.reset_defaults()
+        use_plain_tracebacks()
 
 
 def nested(depth: int) -> str:

@@ -7,10 +7,10 @@ import json
 from collections.abc import Iterator
 
 import pytest
-import structlog
 
 from server.logging_setup import configure_logging
 from tests.harness import PASSWORD, Org, login
+from tests.plain_logging import use_plain_tracebacks
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def json_logs(capsys: pytest.CaptureFixture[str]) -> Iterator[pytest.CaptureFixt
     try:
         yield capsys
     finally:
-        structlog.reset_defaults()
+        use_plain_tracebacks()
 
 
 async def test_request_lines_carry_context_and_no_secret(org: Org, json_logs: pytest.CaptureFixture[str]) -> None:

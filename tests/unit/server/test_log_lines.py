@@ -16,6 +16,7 @@ import structlog
 from structlog.testing import capture_logs
 
 from server.logging_setup import configure_logging
+from tests.plain_logging import use_plain_tracebacks
 from web.access_log import access_line, write_directly
 
 FIELDS: dict[str, Any] = {"method": "POST", "path": "/api/trpc/items.setValue", "status": 200,
@@ -29,7 +30,7 @@ def reset() -> Iterator[None]:
         yield
     finally:
         write_directly(None)
-        structlog.reset_defaults()
+        use_plain_tracebacks()
 
 
 def _line(node_id: str | None, *, direct: bool, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
