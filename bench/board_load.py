@@ -66,7 +66,7 @@ TARGET_RATIO = 0.2
 TARGET_P99_MS = 25.0
 TARGET_FANOUT_P99_MS = 30.0  # 1,000 subscribers
 TARGET_FANOUT_5000_P99_MS = 150.0
-# Enterprise plan: 5,000 requests per minute per credential (spec platform 8). Keys are spread over the
+# Enterprise plan: 5,000 requests per minute per credential. Keys are spread over the
 # connections so that no credential comes near its limit and the limiter only counts, never refuses.
 ENTERPRISE_PER_MINUTE = 5000
 

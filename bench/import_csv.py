@@ -1,5 +1,5 @@
 """CSV import benchmark (run by hand; prints figures, asserts nothing): a 10 MB file of about 100,000 rows imported
-into one board through the four steps of domain 4.12, over HTTP like any client, while another client keeps
+into one board through the four steps of docs/import.md, over HTTP like any client, while another client keeps
 writing to the same board. See bench/README.md.
 
     OBEYA_BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/import_csv.py

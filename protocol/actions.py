@@ -1,4 +1,4 @@
-"""Corrective actions (domain 2.5, 3, 4.5): the status, priority, source and category lists, the inputs with
+"""Corrective actions: the status, priority, source and category lists, the inputs with
 their limits and the procedure declarations. Reading needs the `read:actions` key scope, changing
 `write:actions`; changing is for members and up, reading for anyone who sees the board."""
 

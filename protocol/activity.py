@@ -1,4 +1,4 @@
-"""The activity trail (platform 4.5): the two read procedures. Entries are written by other mutations."""
+"""The activity trail: the two read procedures. Entries are written by other mutations."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import msgspec
 from protocol.fields import Cursor, Id
 from protocol.registry import Role, declare
 
-# Spec 8: organization list default 30, entity list default 50, both at most 200.
+# Organization list default 30, entity list default 50, both at most 200.
 ORG_DEFAULT_LIMIT = 30
 ENTITY_DEFAULT_LIMIT = 50
 
@@ -17,7 +17,7 @@ EntityType = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 
 
 class ListByOrgInput(msgspec.Struct):
-    # Range checked by protocol.pagination.page_limit: out of range is 400 in both styles (spec 7.3).
+    # Range checked by protocol.pagination.page_limit: out of range is 400 in both styles.
     limit: int | None = None
     cursor: Cursor | None = None
 

@@ -1,4 +1,4 @@
-"""Approval flows (domain 2.9, 4.9; DESIGN.md "Files, forms and approvals"): the graph's node and edge
+"""Approval flows (docs/forms-and-approvals.md): the graph's node and edge
 Structs, the inputs with their limits and the twelve `formApprovalFlows.*` declarations. Reading is for
 anyone who sees the form's board (key scope read:items), changing flows for members and up (write:items);
 deciding is for the step's approvers, and `submitDecisionByToken` needs no credential but the e-mailed token."""

@@ -1,4 +1,4 @@
-"""5S audits (domain 2.8, 3, 4.8): audit checklists of scored questions, audit sessions that score them, the
+"""5S audits: audit checklists of scored questions, audit sessions that score them, the
 score history and the actions generated from low scores. The inputs carry the limits (docs/decisions.md
 "5S audits"); reading needs the `read:items` key scope, writing `write:items` (the spec lists no audit
 scope) and the member role."""
@@ -13,12 +13,12 @@ import msgspec
 from protocol.fields import Id
 from protocol.registry import Procedure, Role, declare
 
-# Domain 2.8: the five 5S categories, in the order an audit walks them.
+# The five 5S categories, in the order an audit walks them.
 Category = Literal["sort", "set_in_order", "shine", "standardize", "sustain"]
 CATEGORIES: tuple[str, ...] = ("sort", "set_in_order", "shine", "standardize", "sustain")
 Status = Literal["in_progress", "completed"]
 
-# An action's title is 1-500 characters (platform 8) and generateActions titles it "[5S Audit] <question>".
+# An action's title is 1-500 characters and generateActions titles it "[5S Audit] <question>".
 ACTION_TITLE_TAG = "[5S Audit] "
 QUESTION_MAX = 500 - len(ACTION_TITLE_TAG)
 MAX_ITEM_SCORE = 100

@@ -1,4 +1,4 @@
-"""Identity and profile (platform 4.2) and the sign-up / login inputs DESIGN.md fixes."""
+"""Identity and profile, and the sign-up / login inputs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Automations (domain 2.3, 4.3): trigger, condition operator and action type lists, the inputs with their
+"""Automations: trigger, condition operator and action type lists, the inputs with their
 limits and the procedure declarations. All need the plan feature `automations`; reading needs the
 `read:items` key scope, changing `write:items`; changing rules is for members and up."""
 
@@ -11,7 +11,7 @@ import msgspec
 from protocol.fields import Cursor, Id
 from protocol.registry import Procedure, Role, declare
 
-# Domain 4.3, every trigger type and action type. The spec shows the operators `is` (rules) and `equals`
+# Every trigger type and action type. The spec shows the operators `is` (rules) and `equals`
 # (results); the rest is Obeya's list (docs/decisions.md).
 TriggerType = Literal["item.created", "item.moved", "value.changed", "date.arrived", "form.submitted",
                       "subitems.completed", "recurring", "webhook.received", "kpi.threshold_breach"]
@@ -20,7 +20,7 @@ ActionType = Literal["set_value", "assign_person", "move_item", "create_item", "
 Operator = Literal["is", "equals", "is_not", "contains", "not_contains", "gt", "lt", "is_empty", "is_not_empty"]
 Status = Literal["success", "partial_failure", "failure", "skipped"]
 
-# Config keys each type requires (domain 4.3 tables; `?` keys are optional and not listed).
+# Config keys each type requires (`?` keys are optional and not listed).
 TRIGGER_REQUIRES: dict[str, tuple[str, ...]] = {
     "value.changed": ("columnId",), "date.arrived": ("columnId",), "form.submitted": ("formId",),
     "recurring": ("cron",)}
@@ -32,7 +32,7 @@ ACTION_REQUIRES: dict[str, tuple[str, ...]] = {
 # Actions that act on the triggering item: refused on a trigger that never has one (`kpi.threshold_breach`), and
 # a run without an item (recurring, an inbound webhook without itemId, ...) fails them.
 ITEM_ACTIONS = frozenset({"set_value", "assign_person", "move_item", "archive_item", "create_subitem"})
-# The KPI trigger (domain 2.10): config `kpiId` (optional: only that KPI of the board) and `threshold` ("red",
+# The KPI trigger: config `kpiId` (optional: only that KPI of the board) and `threshold` ("red",
 # the default, or "amber"). Its runs have a KPI and no item.
 KPI_TRIGGER = "kpi.threshold_breach"
 KPI_THRESHOLDS = ("red", "amber")

@@ -1,8 +1,8 @@
-"""Billing (platform 4.9): the organization's subscription, checkout and portal sessions of the payment processor,
+"""Billing (docs/billing.md): the organization's subscription, checkout and portal sessions of the payment processor,
 and feature gates. Inputs and procedure declarations.
 
 Managing billing needs the admin role, and from a bearer credential the `manage_billing` key scope or the `admin`
-token scope (spec 5.2); reading a feature gate is for every member, as the interface hides what the plan lacks.
+token scope (docs/scopes.md); reading a feature gate is for every member, as the interface hides what the plan lacks.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Boards, groups and columns (domain 2.2, 4.2); `boards.list` is declared with projects."""
+"""Boards, groups and columns; `boards.list` is declared with projects."""
 
 from __future__ import annotations
 

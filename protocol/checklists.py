@@ -1,4 +1,4 @@
-"""Standard-work checklists (domain 2.7, 4.7): the inputs with their limits and the procedure declarations.
+"""Standard-work checklists: the inputs with their limits and the procedure declarations.
 
 The spec names no checklist scope: reading needs the `read:items` key scope, changing `write:items`.
 Templates are managed by members and up; a checklist is completed by whoever it applies to, guests

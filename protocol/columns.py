@@ -1,4 +1,4 @@
-"""The board column types (domain 2.2) and the shape of each type's `config`.
+"""The board column types (docs/column-types.md) and the shape of each type's `config`.
 
 Each writable config is a msgspec Struct carrying its limits; the rules that need more than a shape
 (unique label names, `min` <= `max`, a formula that parses) and every value rule live in

@@ -1,4 +1,4 @@
-"""Comments on items (domain 2.10, 4.10): inputs and procedure declarations."""
+"""Comments on items: inputs and procedure declarations."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""API keys and personal access tokens (platform 4.3, 5.1, 5.2): inputs and procedure declarations.
+"""API keys and personal access tokens (docs/scopes.md): inputs and procedure declarations.
 
 Managing credentials is session-only: a key or token that could mint or revoke credentials would be a
-privilege escalation (spec 4.3), so every procedure here sets `session_only=True`. The key and token
+privilege escalation, so every procedure here sets `session_only=True`. The key and token
 scopes below are documentation only for that reason (docs/scopes.md).
 """
 
@@ -19,13 +19,13 @@ from protocol.registry import KEY_SCOPES, TOKEN_SCOPES, EmptyInput, Role, declar
 KeyScope = Annotated[str, msgspec.Meta(pattern="^(" + "|".join(map(re.escape, KEY_SCOPES)) + ")$")]
 TokenScope = Annotated[str, msgspec.Meta(pattern="^(" + "|".join(map(re.escape, TOKEN_SCOPES)) + ")$")]
 CredentialName = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
-# A lifetime in days, as `30d` (spec 4.3); the upper bound is checked by the service (TOKEN_MAX_DAYS).
+# A lifetime in days, as `30d`; the upper bound is checked by the service (TOKEN_MAX_DAYS).
 Duration = Annotated[str, msgspec.Meta(pattern=r"^[1-9][0-9]{0,3}d$")]
 
 
 class CreateApiKeyInput(msgspec.Struct):
     name: CredentialName
-    # Empty (or absent): full access (spec 5.2 rule 1).
+    # Empty (or absent): full access (docs/scopes.md, rule 2).
     scopes: Annotated[list[KeyScope], msgspec.Meta(max_length=len(KEY_SCOPES))] = msgspec.field(
         default_factory=list)
     expiresAt: datetime | None = None

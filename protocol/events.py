@@ -1,4 +1,4 @@
-"""The event feed (DESIGN.md "One sequence everywhere"): paging through one stream of the event log, and
+"""The event feed (docs/architecture.md, "The event log and seq"): paging through one stream of the event log, and
 the Socket.IO `subscribe` input. A stream is `board:<id>`, `org:<organization id>` (room `org`) or
 `kpi:<id>`."""
 
@@ -19,7 +19,7 @@ Seq = Annotated[int, msgspec.Meta(ge=0)]
 class ListEventsInput(msgspec.Struct):
     stream: StreamName
     since: Seq = 0
-    # Range checked by protocol.pagination.page_limit: out of range is 400 in both styles (spec 7.3).
+    # Range checked by protocol.pagination.page_limit: out of range is 400 in both styles.
     limit: int | None = None
     # REST cursor style: the cursor of the previous page (the last seq it returned); wins over `since`.
     cursor: Cursor | None = None

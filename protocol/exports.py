@@ -1,4 +1,4 @@
-"""Exports (domain 4.11): a board, its KPI values and its action log as CSV, a problem-solving sheet as JSON.
+"""Exports: a board, its KPI values and its action log as CSV, a problem-solving sheet as JSON.
 Each returns one string. The header rows are the spec's, column for column."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reusable constrained field types carrying the spec's limits (platform 8)."""
+"""Reusable constrained field types carrying the spec's limits."""
 
 from __future__ import annotations
 

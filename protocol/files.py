@@ -1,4 +1,4 @@
-"""Who may upload and read files (DESIGN.md "Files, forms and approvals"). The file routes take and give bytes,
+"""Who may upload and read files (docs/forms-and-approvals.md). The file routes take and give bytes,
 not JSON, so they are not registry procedures (the RPC router would serve them); these descriptions, kept out
 of the registry, let the routes run the same `authorize` as every procedure: role, plan, key and token scopes."""
 

@@ -1,4 +1,4 @@
-"""A form's respondents (domain 4.9, DESIGN.md "Distribution"): sending a published form to recipients with
+"""A form's respondents (docs/forms-and-approvals.md): sending a published form to recipients with
 tracking links, their status and reminders (members and up who see the form's board; key scopes
 `read:items` / `write:items`), and the one-time passwords that give an anonymous respondent a session for
 one form (public; the organization is the host's)."""

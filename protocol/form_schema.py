@@ -1,4 +1,4 @@
-"""A form's definition as the wire carries it (domain 2.9): the schema's components, the mappings of answers
+"""A form's definition as the wire carries it: the schema's components, the mappings of answers
 onto the item a submission makes, and the settings. Shared by the forms procedures (protocol/forms.py), the
 answer validator (actors/forms/answers.py) and the approval flows, whose conditions and field modifications
 name form keys."""

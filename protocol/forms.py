@@ -1,4 +1,4 @@
-"""Forms and their submissions (domain 2.9, 3, 4.9): the inputs with their limits and the procedure
+"""Forms and their submissions (docs/forms-and-approvals.md): the inputs with their limits and the procedure
 declarations. Reading forms is for anyone who sees the form's board; changing forms and reading or moving
 submissions is for members and up who see it. Key scopes: `read:items` to read, `write:items` to change.
 The public definition and submit paths are not procedures (web/routes_forms_public.py)."""

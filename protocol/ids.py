@@ -17,7 +17,7 @@ import msgspec
 
 @unique
 class Prefix(StrEnum):
-    """Every id prefix the server mints, each once: those the spec lists (domain section 2) as it spells them,
+    """Every id prefix the server mints, each once: those the spec lists as it spells them,
     the rest for resources the spec does not name. An id is `<prefix>_<random>`; rows made before a prefix
     changed keep theirs, so nothing may tell a resource by its id's prefix alone."""
 

@@ -1,4 +1,4 @@
-"""Items (domain 2.1, 4.1) and `items.restore` (DESIGN.md)."""
+"""Items, and `items.restore` (an item back from the trash within 30 days)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ ItemName = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
 Description = Annotated[str, msgspec.Meta(max_length=100_000)]
 Position = Annotated[float, msgspec.Meta(ge=0, le=1e12)]
 Version = Annotated[int, msgspec.Meta(ge=1)]
-# Bulk operations take at most 100 items (platform 8).
+# Bulk operations take at most 100 items.
 BulkIds = Annotated[list[Id], msgspec.Meta(min_length=1, max_length=100)]
 FilterOperator = Literal["is", "is_not", "contains", "not_contains", "gt", "gte", "lt", "lte", "is_empty",
                          "is_not_empty"]

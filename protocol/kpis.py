@@ -1,7 +1,7 @@
-"""KPIs (domain 2.4, 4.4): the SQCDP categories, directions, frequencies, threshold bands, the inputs with
+"""KPIs: the SQCDP categories, directions, frequencies, threshold bands, the inputs with
 their limits and the procedure declarations. Every procedure needs the plan feature `kpis`; reading needs
 the `read:kpis` key scope; recording values `write:kpis`, changing a KPI (definition, target, alerts)
-`write:items` (spec 5.2), both with the member role or higher."""
+`write:items` (docs/scopes.md), both with the member role or higher."""
 
 from __future__ import annotations
 
@@ -21,15 +21,15 @@ Frequency = Literal["daily", "weekly", "monthly", "quarterly"]
 Color = Literal["green", "amber", "red"]
 AlertStatus = Literal["active", "acknowledged", "resolved"]
 
-KpiName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]  # platform 8
+KpiName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 Unit = Annotated[str, msgspec.Meta(min_length=1, max_length=50)]
 Comment = Annotated[str, msgspec.Meta(max_length=2000)]
 # Measurements are finite; 1e15 keeps every whole number exact in a double and refuses infinities.
 Number = Annotated[float, msgspec.Meta(ge=-1e15, le=1e15)]
 Version = Annotated[int, msgspec.Meta(ge=1)]
-# Bulk operations take at most 100 entries (platform 8, "Bulk item operations").
+# Bulk operations take at most 100 entries, as bulk item operations do.
 BATCH_MAX = 100
-# KPI history: default 100 data points (platform 8); a window, not a page, so a larger maximum than lists.
+# KPI history: default 100 data points; a window, not a page, so a larger maximum than lists.
 HISTORY_DEFAULT = 100
 HISTORY_MAX = 1000
 MILESTONES_MAX = 50
@@ -144,7 +144,7 @@ class AlertIdInput(msgspec.Struct):
     alertId: Id
 
 
-# Spec 5.2: `write:kpis` is "record KPI measurements"; creating and modifying KPIs is `write:items`.
+# `write:kpis` is "record KPI measurements" (docs/scopes.md); creating and modifying KPIs is `write:items`.
 READ, RECORD, CHANGE = "read:kpis", "write:kpis", "write:items"
 
 

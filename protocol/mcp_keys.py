@@ -1,4 +1,4 @@
-"""Assistant (MCP) keys (DESIGN "Assistants (MCP)"): inputs and procedure declarations.
+"""Assistant (MCP) keys (docs/assistants.md): inputs and procedure declarations.
 
 Like API keys, managing them is session-only: a key that could mint keys would be a privilege escalation. An
 MCP key acts as the member who made it, so any member may make one; it is theirs to list and revoke (an

@@ -1,7 +1,7 @@
-"""Tier meetings (DESIGN "Plans, applications, single sign-on, assistants, meetings"): the inputs with their
+"""Tier meetings (docs/templates-and-meetings.md): the inputs with their
 limits and the procedure declarations. A meeting is held at a board; reading needs the `read:items` key scope,
 starting and completing `write:items` (the spec lists no meeting scope) and the member role. Meetings have no
-plan gate (DESIGN names none)."""
+plan gate."""
 
 from __future__ import annotations
 

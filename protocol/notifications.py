@@ -1,4 +1,4 @@
-"""In-app notifications (platform 4.4): user-scoped, except device-token registration."""
+"""In-app notifications: user-scoped, except device-token registration."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import msgspec
 from protocol.fields import Cursor, Id
 from protocol.registry import Access, EmptyInput, declare
 
-# Notifications page sizes (platform 8): default 20, max 50.
+# Notifications page sizes: default 20, max 50.
 DEFAULT_PAGE = 20
 MAX_PAGE = 50
 

@@ -1,4 +1,4 @@
-"""OAuth 2.0 applications (DESIGN "OAuth applications", platform 5.3): inputs and procedure declarations.
+"""OAuth 2.0 applications (docs/sign-in.md): inputs and procedure declarations.
 
 Managing applications is for organization admins with a session: a token that could register applications or
 read their secrets would be a privilege escalation. The scopes an app may ask for are the personal-token scopes.

@@ -1,4 +1,4 @@
-"""Organization settings and members (platform 4.7), and invitation acceptance (DESIGN.md)."""
+"""Organization settings and members, and invitation acceptance."""
 
 from __future__ import annotations
 

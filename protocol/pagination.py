@@ -86,7 +86,7 @@ def _scalar(value: Any) -> bool:
 
 class Page(msgspec.Struct):
     """One page of a cursor-paged list. The RPC style renders `{<key>: items, nextCursor}`; the REST style
-    renders `data: items` with `meta: {cursor, has_more, limit}` (platform 8, pagination styles 1 and 2)."""
+    renders `data: items` with `meta: {cursor, has_more, limit}`."""
 
     items: list[Any]
     next_cursor: str | None

@@ -1,4 +1,4 @@
-"""Plan tiers and what each includes (spec platform 4.9 and 8)."""
+"""Plan tiers and what each includes (docs/billing.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ class Plan:
     api_access: bool
     requests_per_minute: int
     features: frozenset[str]
-    items_per_board: int | None = None  # None: unlimited (spec 4.9 `maxItemsPerBoard`; docs/decisions.md)
+    items_per_board: int | None = None  # None: unlimited (`maxItemsPerBoard`; docs/decisions.md)
 
 
 _ALL_PAID = frozenset({"kpis", "automations", "templates", "csv_import", "webhooks"})
@@ -34,11 +34,11 @@ def plan(name: str) -> Plan:
     return PLANS.get(name, PLANS["free"])
 
 
-# The feature keys of `billing.checkFeatureGate` (spec 4.9), and the limits it also answers for (`seats`, `boards`).
+# The feature keys of `billing.checkFeatureGate`, and the limits it also answers for (`seats`, `boards`).
 FEATURE_KEYS = ("kpis", "automations", "templates", "csv_import", "api_access", "sso", "audit_log", "custom_branding",
                 "webhooks", "advanced_permissions")
 LIMIT_KEYS = ("seats", "boards")
-# The plans a checkout may buy (spec 4.9: `free` is where an organization starts, never bought).
+# The plans a checkout may buy (`free` is where an organization starts, never bought).
 PAID_PLANS = ("starter", "business", "enterprise")
 
 

@@ -1,4 +1,4 @@
-"""Problem-solving sheets (domain 2.6, 3, 4.6): the three methodologies' data shapes, the inputs with their
+"""Problem-solving sheets: the three methodologies' data shapes, the inputs with their
 limits and the procedure declarations. The spec names no sheet scope: reading needs the `read:items` key
 scope, changing `write:items`; changing is for members and up (docs/decisions.md "Problem-solving sheets")."""
 
@@ -16,7 +16,7 @@ from protocol.registry import Procedure, Role, declare
 SheetType = Literal["five_whys", "ishikawa", "wwwhwwh"]
 SheetStatus = Literal["draft", "in_progress", "completed", "reviewed"]
 
-# Domain 3: submit moves these to completed (any other state is a 400); review moves completed to reviewed.
+# Submit moves these to completed (any other state is a 400); review moves completed to reviewed.
 SUBMITTABLE = ("draft", "in_progress")
 REVIEWABLE = ("completed",)
 

@@ -1,5 +1,5 @@
-"""Projects (DESIGN.md "Projects"): the level between a workspace and its boards; and `boards.list`, the
-boards of a project (DESIGN.md conventions), read from the projects' side."""
+"""Projects: the level between a workspace and its boards; and `boards.list`, the
+boards of a project, read from the projects' side."""
 
 from __future__ import annotations
 

@@ -37,9 +37,9 @@ class Role(enum.IntEnum):
         return cls[text.upper()]
 
 
-# Token scopes (spec 5.2, personal access and OAuth tokens).
+# Token scopes (personal access and OAuth tokens; docs/scopes.md).
 TOKEN_SCOPES = ("read", "write", "delete", "admin", "webhooks")
-# API-key scopes (spec 5.2).
+# API-key scopes (docs/scopes.md).
 KEY_SCOPES = ("read:items", "write:items", "read:actions", "write:actions", "read:kpis", "write:kpis",
               "read:members", "manage_settings", "manage_billing")
 
@@ -60,7 +60,7 @@ class Procedure:
     # Scope a personal or OAuth token needs.
     token_scope: str | None = None
     min_role: Role = Role.GUEST
-    # Only the session cookie may call it (API key management, spec 4.3).
+    # Only the session cookie may call it (API key management).
     session_only: bool = False
     # Plan feature gate (billing feature key), checked before the handler runs.
     feature: str | None = None

@@ -1,4 +1,4 @@
-"""Single sign-on (DESIGN "Single sign-on", spec 5.4): the organization's OpenID Connect settings, read and
+"""Single sign-on (docs/sign-in.md): the organization's OpenID Connect settings, read and
 changed by admins. The client secret goes in and is never given back (`hasClientSecret` says whether one is
 kept)."""
 

@@ -1,4 +1,4 @@
-"""Board templates (domain 2.10, 4.13): the structure a template holds, the inputs with their limits and the
+"""Board templates: the structure a template holds, the inputs with their limits and the
 procedure declarations. Every procedure needs the plan feature `templates`; reading needs the `read:items` key
 scope, changing `write:items`; all of them are for members and up (a template shows a board's structure).
 
@@ -24,16 +24,16 @@ from protocol.registry import EmptyInput, Procedure, Role, declare
 
 # What the source board's id becomes in a template's automations (a create_item on the same board).
 BOARD_KEY = "board"
-# Vendor template ids (DESIGN "Templates").
+# Vendor template ids.
 VENDOR_PREFIX = f"{Prefix.TEMPLATE}_vendor_"
 
-TemplateName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]  # platform 8
+TemplateName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 Description = Annotated[str, msgspec.Meta(max_length=2000)]
 Category_ = Annotated[str, msgspec.Meta(min_length=1, max_length=50)]
 Tag = Annotated[str, msgspec.Meta(min_length=1, max_length=50)]
 Key = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 RuleName = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
-# A trigger or action type: a template may name `kpi.threshold_breach`, which is not a rule trigger (domain 2.10).
+# A trigger or action type: a template may name `kpi.threshold_breach`, which is not a rule trigger.
 TypeName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 # A KPI target's deadline, in days after the day of applying: at most ten years.
 DAYS_MAX = 3660
@@ -114,7 +114,7 @@ class Structure(msgspec.Struct, kw_only=True):
 
 
 class Overrides(msgspec.Struct, kw_only=True):
-    """A partial override of a template's structure (domain 4.13): each part given replaces the template's
+    """A partial override of a template's structure: each part given replaces the template's
     part whole; a part left out is the template's."""
 
     defaultView: View | None = None

@@ -1,4 +1,4 @@
-"""Outbound webhooks (platform 4.6, 6.1): the event names a webhook may subscribe to, the inputs and the
+"""Outbound webhooks (docs/api.md, "Webhooks"): the event names a webhook may subscribe to, the inputs and the
 procedure declarations. Managing webhooks is for owners and admins (`manage_settings` key scope, token
 scope `webhooks`) on plans with the `webhooks` feature."""
 
@@ -12,7 +12,7 @@ import msgspec
 from protocol.fields import Cursor, Id, Url
 from protocol.registry import EmptyInput, Procedure, Role, declare
 
-# Spec 6.1, every event a webhook may subscribe to.
+# Every event a webhook may subscribe to.
 EVENT_NAMES = (
     "item.created", "item.updated", "item.deleted", "item.moved", "item.commented",
     "kpi.value_entered", "kpi.target_breached", "kpi.created", "kpi.updated",

@@ -1,4 +1,4 @@
-"""Workspaces and their members (platform 4.8): inputs with the spec's limits, and the nine procedures."""
+"""Workspaces and their members: inputs with the spec's limits, and the nine procedures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Configuration from the environment (DESIGN.md "Project-defined interfaces"), read and checked once at
+"""Configuration from the environment (docs/configuration.md), read and checked once at
 start-up: a value that cannot be used stops the server with a message naming its variable."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ MAX_BCRYPT_ROUNDS = 31
 MIN_SECRET_KEY_LENGTH = 32
 # A bearer token a scraper sends on every request: long enough not to be guessed.
 MIN_METRICS_TOKEN_LENGTH = 16
-# The payment processors (DESIGN "Plans, applications..."), the plans a checkout may buy and their intervals.
+# The payment processors (docs/billing.md), the plans a checkout may buy and their intervals.
 BILLING_PROCESSORS = ("sandbox", "stripe")
 STRIPE_PLANS = ("starter", "business", "enterprise")
 STRIPE_INTERVALS = ("monthly", "annual")
@@ -285,7 +285,7 @@ def _stripe_prices(text: str) -> dict[str, dict[str, str]]:
     prices: dict[str, dict[str, str]] = {}
     seen: set[str] = set()
     for plan_name, given in value.items():
-        per_interval = {"monthly": given} if isinstance(given, str) else given  # DESIGN's plan -> price id
+        per_interval = {"monthly": given} if isinstance(given, str) else given  # OBEYA_STRIPE_PRICES' plan -> price id
         if plan_name not in STRIPE_PLANS:
             raise SystemExit(f"OBEYA_STRIPE_PRICES: {plan_name!r} is not a plan that can be bought "
                              f"({', '.join(STRIPE_PLANS)})")

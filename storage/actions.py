@@ -1,4 +1,4 @@
-"""Corrective actions and their escalation history (domain 2.5, 4.5). Every query is scoped by organization
+"""Corrective actions and their escalation history. Every query is scoped by organization
 id, except the overdue scheduler's search for actions to escalate, which runs for all organizations."""
 
 from __future__ import annotations

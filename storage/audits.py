@@ -1,4 +1,4 @@
-"""5S audit checklists, sessions and scores (domain 2.8, 4.8). Every query is scoped by organization id; scores
+"""5S audit checklists, sessions and scores. Every query is scoped by organization id; scores
 have none of their own and are scoped through their session's."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Automations and their execution records (domain 2.3, 4.3). Every query is scoped by organization id,
+"""Automations and their execution records. Every query is scoped by organization id,
 except the purge of old records, which the node runs for all organizations."""
 
 from __future__ import annotations

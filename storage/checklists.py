@@ -1,4 +1,4 @@
-"""Standard-work checklists and their completions (domain 2.7, 4.7). Every query is scoped by organization id."""
+"""Standard-work checklists and their completions. Every query is scoped by organization id."""
 
 from __future__ import annotations
 

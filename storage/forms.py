@@ -1,4 +1,4 @@
-"""Forms, their submissions and submission versions (domain 2.9, 4.9). Every query is scoped by organization
+"""Forms, their submissions and submission versions. Every query is scoped by organization
 id. This module holds the reads every forms-related package shares; each package adds the statements it
 alone needs."""
 

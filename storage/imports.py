@@ -1,4 +1,4 @@
-"""CSV import sessions and their history (domain 4.12). Every query is scoped by organization id. The file's
+"""CSV import sessions and their history. Every query is scoped by organization id. The file's
 bytes are read only by the functions that need them (`content`); every other read leaves them in the table."""
 
 from __future__ import annotations

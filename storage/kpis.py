@@ -1,4 +1,4 @@
-"""KPIs, their values, alerts and targets (domain 2.4). The KPI actor writes them (rows are passed as objects
+"""KPIs, their values, alerts and targets. The KPI actor writes them (rows are passed as objects
 whose attributes are named like the columns); services read them. Every query is scoped by organization id."""
 
 from __future__ import annotations

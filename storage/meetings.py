@@ -1,4 +1,4 @@
-"""Tier meetings (DESIGN "meetings"): the meeting rows, the reads their agenda is taken from (a board's KPIs
+"""Tier meetings: the meeting rows, the reads their agenda is taken from (a board's KPIs
 with their latest status, its actions due or overdue, its open escalations) and the board stream's seq a
 meeting records. Every query is scoped by organization id."""
 

@@ -25,7 +25,7 @@ _IN_ORG = "($%d::text IS NULL OR organization_id = $%d)"
 
 async def page(conn: Conn, user_id: str, limit: int, after_id: str | None,
                org_id: str | None = None) -> list[asyncpg.Record]:
-    """Newest first; `after_id` is the last notification of the previous page (spec 4.4's cursor)."""
+    """Newest first; `after_id` is the last notification of the previous page (the list's cursor)."""
     if after_id is None:
         return await conn.fetch(f"SELECT {COLUMNS} FROM notifications WHERE user_id = $1 AND {_IN_ORG % (3, 3)} "
                                 "ORDER BY created_at DESC, id DESC LIMIT $2", user_id, limit, org_id)

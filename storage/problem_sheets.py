@@ -1,4 +1,4 @@
-"""Problem-solving sheets (domain 2.6, 4.6). Every query is scoped by organization id."""
+"""Problem-solving sheets. Every query is scoped by organization id."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Webhooks, their deliveries and the fan-out watermark (platform 4.6, 6.1). Every query of the management
+"""Webhooks, their deliveries and the fan-out watermark (docs/api.md, "Webhooks"). Every query of the management
 side is scoped by organization id; the delivery side (fan-out, claiming, results) works across
 organizations for the node's delivery worker."""
 

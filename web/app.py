@@ -32,7 +32,7 @@ from web.routes_webhooks import WEBHOOK_ROUTES
 from web.rpc import handle_rpc
 from web.ui.form_page import add_form_page_routes
 
-# Client bodies above this are refused with 413 (CSV uploads, the largest input, are 10 MB: spec 8).
+# Client bodies above this are refused with 413 (CSV uploads, the largest input, are at most 10 MB).
 MAX_BODY_BYTES = 11 * 1024 * 1024
 
 

@@ -1,4 +1,4 @@
-"""Sign-up, login and logout (DESIGN.md "Sign-up and login"): the routes that set and clear the
+"""Sign-up, login and logout: the routes that set and clear the
 `authjs.session-token` cookie, and set the device cookie of a browser that proved an account's password
 (actors/identity/device_cookies.py). The account logic lives in actors/identity/accounts.py."""
 

@@ -1,4 +1,4 @@
-"""Safe retries (DESIGN.md "Safe retries"): a write that carries an `Idempotency-Key` runs once per
+"""Safe retries (docs/architecture.md, "The write path"): a write that carries an `Idempotency-Key` runs once per
 credential and key; its response is kept in PostgreSQL for 24 hours, so that a retry on any node, also
 after a restart, gets the first answer instead of making a second change."""
 

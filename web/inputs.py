@@ -22,7 +22,7 @@ from protocol.json_bounds import INT_MAX, INT_MIN, MAX_DEPTH, depth_exceeds, ove
 from protocol.storable import nul_paths
 
 _AT_PATH = re.compile(r"\s*- at `\$(?P<path>[^`]*)`$")
-# Pagination fields are checked with 400 in both styles (spec 7.3), not as schema failures.
+# Pagination fields are checked with 400 in both styles, not as schema failures.
 _PAGINATION_FIELDS = {"limit", "cursor", "offset"}
 _decode = msgspec.json.Decoder().decode
 # The text of an integer outside 64 bits holds 19 digits in a row (INT_MAX and INT_MIN have 19): found as a run of

@@ -1,7 +1,7 @@
 """The resources an assistant (MCP) key may read: `obeya://board/<id>` and `obeya://kpi/<id>`.
 
 A key that names resources reads those, as far as its member still may; a key that names none reads every board
-and KPI its member may read (DESIGN "Assistants (MCP)": empty lists mean the read procedures), found through the
+and KPI its member may read (docs/assistants.md: empty lists mean the read procedures), found through the
 same list procedures the member would call (workspaces, projects, boards, KPIs) and listed in pages of PAGE with
 the MCP `cursor`/`nextCursor` (the cursor is the offset of the page's first resource).
 """

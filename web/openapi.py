@@ -34,7 +34,7 @@ _HAND_WRITTEN_INPUTS: dict[tuple[str, str], tuple[type[msgspec.Struct], int]] = 
     ("POST", "/api/v1/auth/signup"): (SignupInput, 201),
     ("POST", "/api/v1/auth/login"): (LoginInput, 200),
 }
-# Hand-written routes that need no credential (DESIGN.md "Sign-up and login").
+# Hand-written routes that need no credential: sign-up, login, accepting an invitation.
 _PUBLIC_PATHS = {OPENAPI_PATH, "/api/v1/auth/signup", "/api/v1/auth/login", "/api/v1/invitations/accept"}
 _BODY_METHODS = {"POST", "PUT", "PATCH"}
 
@@ -67,7 +67,7 @@ class RestErrorBody(msgspec.Struct):
 
 
 class RestError(msgspec.Struct):
-    """A REST failure (spec 7.2): 422 VALIDATION_ERROR names each bad field in `details`."""
+    """A REST failure: 422 VALIDATION_ERROR names each bad field in `details`."""
 
     error: RestErrorBody
 
@@ -90,7 +90,7 @@ class RpcErrorBody(RpcErrorShape):
 
 
 class RpcError(msgspec.Struct):
-    """An RPC failure (spec 7.1); the same object again under `error.json` for superjson clients."""
+    """An RPC failure; the same object again under `error.json` for superjson clients."""
 
     error: RpcErrorBody
 

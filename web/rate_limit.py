@@ -1,4 +1,4 @@
-"""Rate limits at the edge (spec platform 8): every `/api/` request is counted against its credential's
+"""Rate limits at the edge: every `/api/` request is counted against its credential's
 bucket, limited by the organization's plan, and every `/api/` response carries `X-RateLimit-Limit`,
 `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix seconds). Over the limit: 429 TOO_MANY_REQUESTS
 with `Retry-After`.

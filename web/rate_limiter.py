@@ -1,4 +1,4 @@
-"""Request counting for the rate limits of spec platform 8: fixed one-minute windows aligned to the
+"""Request counting for the rate limits of each plan: fixed one-minute windows aligned to the
 minute, behind one `RateLimiter` interface with an in-process implementation (one node) and a Redis one
 (several nodes count together)."""
 

@@ -1,4 +1,4 @@
-"""REST paths of the action collection (platform 4.1 rule 6, DESIGN.md "REST")."""
+"""REST paths of the action collection: the generic list, create, read, update and delete."""
 
 from __future__ import annotations
 

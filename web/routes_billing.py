@@ -1,4 +1,4 @@
-"""The billing callback and the sandbox processor's pages (DESIGN, "Plans, applications...").
+"""The billing callback and the sandbox processor's pages (docs/billing.md).
 
 `POST /api/v1/billing/webhook` takes the processor's signed callbacks (actors/tenancy/billing_callbacks.py).
 

@@ -1,4 +1,4 @@
-"""Paths of the API-key, personal-token and activity-trail procedures (spec platform 4.3, 4.5).
+"""Paths of the API-key, personal-token and activity-trail procedures.
 
 `POST /api/auth/tokens` is the one RPC-style path outside `/api/trpc/`: it takes `{"json": input}` and
 answers the tRPC envelope, running `auth.tokens.create` (also served at /api/trpc/auth.tokens.create).

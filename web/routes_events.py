@@ -1,5 +1,5 @@
 """REST path of the event feed: `GET /api/v1/events?stream=board:<id>&since=<seq>&limit=` pages through
-one stream of the event log, oldest first (DESIGN.md "One sequence everywhere")."""
+one stream of the event log, oldest first (docs/architecture.md, "The event log and seq")."""
 
 from __future__ import annotations
 

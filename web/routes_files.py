@@ -1,4 +1,4 @@
-"""File routes (DESIGN.md "Files, forms and approvals"): `POST /api/v1/files` (members who may write),
+"""File routes (docs/forms-and-approvals.md): `POST /api/v1/files` (members who may write),
 `GET /api/v1/files/{id}` (any member) and `POST /api/forms/{form_id}/files` (respondents of a published form
 with a file field). Uploads are streamed: a declared or actual body past 25 MB is 413 before it is read in full
 (the app's `client_max_size` only bounds whole-body reads). Files are served as downloads that no browser

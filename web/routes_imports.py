@@ -1,4 +1,4 @@
-"""The CSV upload, step 1 of an import (domain 4.12): `POST /api/trpc/import.uploadCsv` with multipart/form-data
+"""The CSV upload, step 1 of an import (docs/import.md): `POST /api/trpc/import.uploadCsv` with multipart/form-data
 (fields `file`, `boardId`, optional `delimiter`), answered in the tRPC envelope like every RPC call. The body is
 streamed: a declared or actual file past 10 MB is 413 before it is read in full, and each chunk is checked as
 UTF-8 as it arrives, so a file in another encoding is refused (400 naming `file` and the problem) without being

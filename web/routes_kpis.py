@@ -1,4 +1,4 @@
-"""REST paths of the KPI collection (platform 4.1 rule 6, DESIGN.md "REST"): the generic collection, plus a
+"""REST paths of the KPI collection: the generic collection, plus a
 KPI's values (record one, read its history)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""REST paths of the notification procedures (spec platform 4.4)."""
+"""REST paths of the notification procedures."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from web.rest import RestRoute
 
 
 def notifications_page(page: Page) -> dict[str, Any]:
-    """Spec 4.4 names the list's fields: `notifications[]` and `nextCursor` (absent at the end)."""
+    """The spec names the list's fields: `notifications[]` and `nextCursor` (absent at the end)."""
     body: dict[str, Any] = {"notifications": page.items}
     if page.next_cursor is not None:
         body["nextCursor"] = page.next_cursor

@@ -1,4 +1,4 @@
-"""The OAuth 2.0 endpoints and pages on the auth host `auth.<service_host>` (DESIGN "OAuth applications"); a
+"""The OAuth 2.0 endpoints and pages on the auth host `auth.<service_host>` (docs/sign-in.md); a
 request for /oauth/* on any other host is 404.
 
 `GET /oauth/authorize` checks the client and redirect URI (an unknown one is an error page: nothing is ever

@@ -1,4 +1,4 @@
-"""REST paths of the platform procedures (spec platform 4.2-4.5)."""
+"""REST paths of the platform procedures: the caller's profile and the e-mail check."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ _REST_USER_FIELDS = ("id", "name", "email", "image", "createdAt", "updatedAt")
 
 
 def rest_user(user: dict[str, Any]) -> dict[str, Any]:
-    """auth.me over REST shows the plain user; over RPC it adds `avatar` and `memberships[]` (spec 4.2)."""
+    """auth.me over REST shows the plain user; over RPC it adds `avatar` and `memberships[]`."""
     return {name: user[name] for name in _REST_USER_FIELDS}
 
 

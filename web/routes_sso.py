@@ -1,4 +1,4 @@
-"""Single sign-on in the browser (DESIGN "Single sign-on"): `GET /api/v1/auth/sso/start` on an organization's
+"""Single sign-on in the browser (docs/sign-in.md): `GET /api/v1/auth/sso/start` on an organization's
 host sends the browser to the identity provider; `GET /api/v1/auth/sso/callback` comes back with the code, signs
 the member in with the session cookie web/auth_routes.py sets, and redirects to `returnTo`. A refusal is a
 plain page (web/plain_pages.py) with its status: 400 bad or expired state, 401 token checks failed, 403 not

@@ -1,4 +1,4 @@
-"""REST paths of the webhook procedures (platform 4.6 and DESIGN "Webhook extras")."""
+"""REST paths of the webhook procedures (docs/api.md, "Webhooks")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Socket.IO gateway (DESIGN.md "Socket.IO", "One sequence everywhere"): authenticates connections
+"""The Socket.IO gateway (docs/architecture.md, "The event log and seq"): authenticates connections
 on the organization host, subscribes sockets to stream rooms after the same access check as
 `events.list`, delivers every committed event to each socket of its room exactly once and in seq order
 (also to a client that resumes with `since` while new events are being committed), and takes sockets out

@@ -5,7 +5,7 @@ that nobody's sockets slow anyone else's:
   `max_per_address` of one client address on this node; the next is refused at connect with
   TOO_MANY_REQUESTS (python-socketio's `connect_error`, whose data names the limit);
 - events: every client event (`subscribe`, `unsubscribe`, any other) takes a token from its user's bucket,
-  which holds the user's plan's HTTP rate (spec platform 8, `requests_per_minute`) and refills at that rate:
+  which holds the user's plan's HTTP rate (`requests_per_minute`) and refills at that rate:
   sockets do not multiply the HTTP limit. An event without a token is answered TOO_MANY_REQUESTS at once,
   and a socket refused `FLOOD_STRIKES` events in a row is disconnected;
 - work: at most `CONCURRENT_EVENTS` events of one user are handled at once (each reads the database); the

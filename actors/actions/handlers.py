@@ -1,6 +1,6 @@
-"""Corrective actions (domain 2.5, 3, 4.5): create, update, delete, read and list a board's actions, escalate
+"""Corrective actions: create, update, delete, read and list a board's actions, escalate
 and de-escalate them, verify completed ones, and the organization-wide escalated and overdue views and a
-board's statistics. Actions are a service of plain transactions (DESIGN.md): each mutation writes its row,
+board's statistics. Actions are a service of plain transactions (docs/architecture.md): each mutation writes its row,
 an activity entry, its events on the board's stream (`action.created`, `action.updated`, `action.escalated`,
 `action.completed`, `action.deleted`) and its notifications in one transaction, then publishes the events.
 
@@ -46,7 +46,7 @@ def person(user_id: str | None, name: str | None) -> dict[str, Any] | None:
 
 
 def action_view(row: Mapping[str, Any], on: date) -> dict[str, Any]:
-    """An action as every procedure and event shows it (domain 2.5); `on` is the day overdue is judged on."""
+    """An action as every procedure and event shows it; `on` is the day overdue is judged on."""
     return {"id": row["id"], "boardId": row["board_id"], "title": row["title"], "description": row["description"],
             "status": row["status"], "priority": row["priority"], "assigneeId": row["assignee_id"],
             "assignee": person(row["assignee_id"], row["assignee_name"]), "dueDate": row["due_date"].isoformat(),

@@ -88,7 +88,7 @@ def check_shape(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], *, mem
 
 
 def check_integrity(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
-    """The activation rules of DESIGN.md (after `check_shape`); BadRequest naming the node ids otherwise."""
+    """The activation rules listed above (after `check_shape`); BadRequest naming the node ids otherwise."""
     by_id = {node["id"]: node for node in nodes}
     outgoing: dict[str, list[dict[str, Any]]] = {node_id: [] for node_id in by_id}
     for edge in edges:

@@ -1,4 +1,4 @@
-"""The twelve `formApprovalFlows.*` procedures (domain 4.9). Flow definitions are a service of plain
+"""The twelve `formApprovalFlows.*` procedures. Flow definitions are a service of plain
 transactions (create, update, activate, deactivate, delete), each followed by a `Refresh` of the flow's actor;
 decisions and returns go to the actor after the handler checked what needs I/O (the GxP password, the
 modified answers against the form's schema and the organization's files); reads come from PostgreSQL, where

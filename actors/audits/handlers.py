@@ -1,10 +1,10 @@
-"""5S audits (domain 2.8, 3, 4.8): audit checklists, audit sessions and their scores, the score history and
+"""5S audits: audit checklists, audit sessions and their scores, the score history and
 the actions generated from low scores. Audits are board-scoped: a checklist or session on a board the caller
 cannot see is 404. Writes to a session lock its row, so concurrent score submissions and a completion apply
 one after another and the total is always the sum of the stored scores.
 
 Session changes are events on the board's stream (`audit.started`, `audit.scored`, `audit.completed`) so that
-a tier-board screen follows an audit entered on a tablet; they are not webhook events (spec 6.1 lists none).
+a tier-board screen follows an audit entered on a tablet; they are not webhook events (protocol/webhooks.py).
 generateActions opens its actions through the actions module's `create_action`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The automation engine of a node (domain 4.3): turns triggers into durable jobs and runs them.
+"""The automation engine of a node: turns triggers into durable jobs and runs them.
 
 Jobs come from board events two ways, as webhook deliveries do: at once from the node's event bus (only
 events of boards with enabled rules: those are cached, so a board without rules costs nothing), and by a
@@ -155,7 +155,7 @@ class AutomationEngine:
         await Run(self.node, self.session, rule, job, item_id).execute()
 
     async def purge(self) -> None:
-        """Execution records are kept 30 days (domain 4.3), done jobs a day."""
+        """Execution records are kept 30 days, done jobs a day."""
         now = self.node.clock.now()
         await repo.purge_executions(self.node.pool, now - RETENTION)
         await jobs.purge_done(self.node.pool, now - DONE_JOBS_KEPT)

@@ -1,4 +1,4 @@
-"""Automation rules (domain 2.3, 4.3): list, create, update, delete, toggle, runNow, and the two views of
+"""Automation rules: list, create, update, delete, toggle, runNow, and the two views of
 their execution records (a board's history and one rule's log). A rule belongs to a board the caller can
 see; the plan's `automations_per_board` caps how many a board may hold (403 at the cap). Running rules is
 actors/automations/engine.py's work; this module keeps a rule's schedule (next cron firing, days
@@ -82,7 +82,7 @@ def automation_view(node: Node, caller: Caller, row: Mapping[str, Any]) -> dict[
 
 
 def execution_view(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The history and by-id view of a run (domain 2.3)."""
+    """The history and by-id view of a run."""
     return {"id": row["id"], "automationRuleId": row["automation_id"], "boardId": row["board_id"],
             "organizationId": row["organization_id"], "status": row["status"],
             "triggerType": row["trigger_type"], "itemId": row["item_id"],
@@ -91,7 +91,7 @@ def execution_view(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def log_view(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The per-automation log view of a run (domain 2.3)."""
+    """The per-automation log view of a run."""
     return {"id": row["id"], "automationId": row["automation_id"], "status": row["status"],
             "triggeredBy": {"type": row["trigger_type"], "itemId": row["item_id"], "userId": row["user_id"]},
             "actionsExecuted": sum(1 for result in row["action_results"] if result.get("success")),
@@ -183,7 +183,7 @@ async def check_action(node: Node, action_type: str, config: dict[str, Any], pre
 
 
 async def _check_definition(node: Node, trigger: proto.Trigger | None, actions: Sequence[proto.Action] | None) -> None:
-    """Each type's required config keys (domain 4.3 tables), a cron expression, an offset, a webhook's URL
+    """Each type's required config keys (protocol/automations.py), a cron expression, an offset, a webhook's URL
     and method: named by field when wrong."""
     if trigger is not None:
         _check_trigger(trigger)
@@ -317,7 +317,7 @@ async def run_now(node: Node, caller: Caller, data: proto.RunNowInput) -> dict[s
 
 
 def _time_cursor(cursor: str | None) -> datetime | None:
-    """The history cursor is the ISO 8601 timestamp of the last run of the previous page (domain 4.3)."""
+    """The history cursor is the ISO 8601 timestamp of the last run of the previous page."""
     if cursor is None or cursor == "":
         return None
     try:

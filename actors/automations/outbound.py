@@ -1,4 +1,4 @@
-"""The two automation actions that leave the server (domain 4.3): `send_email` through the one mailer's
+"""The two automation actions that leave the server: `send_email` through the one mailer's
 outbox, and `call_webhook` as an HTTP request. Each raises OutboundFailed with a message for the execution
 record when it cannot be done.
 

@@ -1,4 +1,4 @@
-"""One automation run (domain 4.3): from a claimed job to its execution record. The trigger is checked
+"""One automation run: from a claimed job to its execution record. The trigger is checked
 against the job's event (group, from/to values, all sub-items done), the conditions against the item, and
 the actions are carried out as the rule's creator, texts with their template variables replaced. A
 `kpi.threshold_breach` run has the KPI and the value of its `kpi.target_breached` event instead of an item
@@ -239,7 +239,7 @@ class Run:
             raise ActionFailed(error.message) from None
 
     def text(self, template: Any) -> Any:
-        """An action text with its template variables replaced (domain 4.3); in a list or an object, each
+        """An action text with its template variables replaced; in a list or an object, each
         text in it. Item variables are empty in a run without an item."""
         if isinstance(template, list):
             return [self.text(entry) for entry in template]

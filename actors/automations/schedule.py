@@ -1,4 +1,4 @@
-"""Scheduled automation triggers (domain 4.3): `recurring` rules fire on their cron schedule (UTC) and
+"""Scheduled automation triggers: `recurring` rules fire on their cron schedule (UTC) and
 `date.arrived` rules fire for each item whose date column reaches today plus `offsetDays` (UTC days).
 
 `schedule_due` makes the jobs; the engine calls it every minute on every node. A rule row is locked while

@@ -1,4 +1,4 @@
-"""Board, group and column procedures: each is routed to the board's actor (domain 4.2)."""
+"""Board, group and column procedures: each is routed to the board's actor."""
 
 from __future__ import annotations
 

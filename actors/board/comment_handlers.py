@@ -1,4 +1,4 @@
-"""Comment procedures (domain 4.10): each is routed to the actor of the board the item or comment is on,
+"""Comment procedures: each is routed to the actor of the board the item or comment is on,
 with the organization's member profiles attached (authors' names and avatars, who may be mentioned),
 so the board actor decides and renders without I/O."""
 

@@ -1,11 +1,11 @@
-"""Deciders for comments (domain 2.10, 4.10): list, replies, create, update, delete, pin and react.
+"""Deciders for comments: list, replies, create, update, delete, pin and react.
 
 Threads are one level deep: a reply's parent is a top-level comment of the same item. The list shows
 top-level comments, pinned ones first, then newest first; replies read oldest first. Comments of an
 item in the trash are out of reach (404) until it is restored. Mentions of members notify them; the
 author is never notified of their own comment, and reactions notify nobody.
 
-Events on the board's stream: `item.commented` (platform 6.1) when a comment is added, `comment.updated`
+Events on the board's stream: `item.commented` when a comment is added, `comment.updated`
 when its body, pin or reactions change and `comment.deleted`, so live screens follow every change.
 """
 

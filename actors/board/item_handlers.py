@@ -1,4 +1,4 @@
-"""Item procedures (domain 4.1): each is routed to the actor of the item's board. A move to another board
+"""Item procedures: each is routed to the actor of the item's board. A move to another board
 is two messages: the source board commits the item leaving, then the target board takes it
 (docs/decisions.md, Boards)."""
 

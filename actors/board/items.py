@@ -1,4 +1,4 @@
-"""Deciders for items (domain 4.1): create, read, update, setValue, move, reorder, trash, restore,
+"""Deciders for items: create, read, update, setValue, move, reorder, trash, restore,
 archive and the bulk operations. Every write bumps the item's `version`; a stale `expectedVersion` is
 409 CONFLICT, so a stale tablet never overwrites a newer change silently."""
 
@@ -24,7 +24,7 @@ from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFoun
 from protocol.ids import Prefix, iso, new_id
 from protocol.plans import plan
 
-# Items stay restorable in the trash this long (platform 8); then the trash sweeper deletes them.
+# Items stay restorable in the trash this long; then the trash sweeper deletes them.
 TRASH_DAYS = 30
 # Step 2 of a cross-board move: the target board takes the item (`TakeItem`).
 TAKE_ITEM = "board.takeItem"
@@ -48,7 +48,7 @@ def _check_version(item: ItemRow, expected: int | None) -> None:
 
 
 def webhook_item(state: BoardState, item: ItemRow) -> dict[str, Any]:
-    """The `data.item` of `item.updated` (platform 6.1): id, name, boardId, groupId, status, priority,
+    """The `data.item` of `item.updated`: id, name, boardId, groupId, status, priority,
     assigneeId, read from the board's first status, priority and people columns; and parentId (null for a
     top-level item), which sub-item automations need."""
     def first(column_type: str) -> Any:
@@ -129,7 +129,7 @@ def _with_value(values: dict[str, Any], column_id: str, value: Any) -> dict[str,
 
 
 def notify_assigned(out: Outcome, state: BoardState, item: ItemRow, before: dict[str, Any]) -> None:
-    """Each person newly put in one of the item's people columns is notified (platform 6.2, assignments),
+    """Each person newly put in one of the item's people columns is notified,
     once per item however many columns name them; not the caller, not who was already there."""
     added: dict[str, None] = {}
     for column_id, value in item.values.items():

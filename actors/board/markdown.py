@@ -1,4 +1,4 @@
-"""Safe Markdown for comment bodies (domain 2.10 `bodyHtml`) and the `@<user_id>` mentions in them.
+"""Safe Markdown for comment bodies (`bodyHtml`) and the `@<user_id>` mentions in them.
 
 Everything the author wrote is HTML-escaped; only this small subset becomes markup: paragraphs, line
 breaks, bullet lists (`- `, `* `, `+ `), fenced code blocks (```` ``` ````), `**bold**`, `*italic*`,

@@ -14,7 +14,7 @@ from protocol.caller import Caller
 from protocol.errors import NotFound, ServiceUnavailable
 from storage import access as repo
 
-# Which table an id prefix lives in; the spec's prefixes (domain 2).
+# Which table an id prefix lives in; the spec's prefixes (protocol/ids.py).
 _TABLES = {"grp": "board_groups", "col": "board_columns", "itm": "items", "cmt": "comments"}
 async def board_for(node: Node, caller: Caller, row_id: str, what: str = "item") -> str:
     """The board of a group, column, item or comment id; NotFound when it is not in the organization."""

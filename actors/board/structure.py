@@ -1,4 +1,4 @@
-"""Deciders for a board's structure: the board itself, its groups and its columns (domain 4.2)."""
+"""Deciders for a board's structure: the board itself, its groups and its columns."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Column configs and column values (domain 2.2): validation, defaults and computed values.
+"""Column configs and column values (docs/column-types.md): validation, defaults and computed values.
 
 Pure functions used by the board actor's decide step: no I/O, no clock. Bad input raises
 ValidationFailed naming the exact field; nothing else is raised for what a caller sent.

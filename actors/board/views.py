@@ -1,4 +1,4 @@
-"""How board rows look on the wire (domain 2.1, 2.2, 2.10)."""
+"""How board rows look on the wire."""
 
 from __future__ import annotations
 

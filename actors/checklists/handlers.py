@@ -1,4 +1,4 @@
-"""Standard-work checklists (domain 2.7, 4.7): templates on a board, one completion per template and period,
+"""Standard-work checklists: templates on a board, one completion per template and period,
 the caller's checklists of the current period, the missed ones and completion rates.
 
 Periods are in UTC: daily is the calendar day; shift is a day shift 06:00-18:00 and a night shift
@@ -35,7 +35,7 @@ DAY_SHIFT_HOUR = 6
 NIGHT_SHIFT_HOUR = 18
 SHIFT = timedelta(hours=12)
 DAY = timedelta(days=1)
-# Days one expected completion stands for (domain 4.7: shift two per day, weekly one per 7 days, monthly one
+# Days one expected completion stands for (shift two per day, weekly one per 7 days, monthly one
 # per 30 days); a range's expected count is its inclusive length in days divided by this, rounded up.
 DAYS_PER_COMPLETION = {"daily": 1.0, "shift": 0.5, "weekly": 7.0, "monthly": 30.0}
 

@@ -1,4 +1,4 @@
-"""The webhook delivery worker (platform 6.1): turns committed events into signed HTTP POSTs.
+"""The webhook delivery worker (docs/api.md, "Webhooks"): turns committed events into signed HTTP POSTs.
 
 Events reach the `webhook_deliveries` table two ways: at once, from the node's event bus (the worker
 wakes and fans the batch out in one statement), and by a periodic sweep of the event log past a global

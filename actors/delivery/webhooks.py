@@ -1,4 +1,4 @@
-"""Webhook management (platform 4.6 and the delivery log and redeliver of DESIGN "Webhook extras"): create,
+"""Webhook management with the delivery log and redeliver (docs/api.md, "Webhooks"): create,
 list, update, delete, read deliveries, redeliver; each change written to the activity trail.
 
 A webhook's URL must be http(s) with a host, HTTPS in production (`OBEYA_ENV=production`). Unless

@@ -1,4 +1,4 @@
-"""Exports (domain 4.11): a board's items, its KPI values and its action log as CSV, a problem-solving sheet as
+"""Exports: a board's items, its KPI values and its action log as CSV, a problem-solving sheet as
 JSON, each one string. CSV follows RFC 4180 (Python's csv module: CRLF line ends, fields with a comma, quote
 or line break quoted, quotes doubled), the spec's header row first. Everything is read from PostgreSQL,
 scoped to the caller's organization and to boards the caller can see.
@@ -116,7 +116,7 @@ async def export_kpi_data(node: Node, caller: Caller, data: proto.KpiDataInput) 
 
 @implement(proto.EXPORT_PROBLEM_SHEET)
 async def export_problem_sheet(node: Node, caller: Caller, data: proto.SheetInput) -> str:
-    """The sheet as an indented JSON document. Written to the trail like every sheet operation (spec 4.6)."""
+    """The sheet as an indented JSON document. Written to the trail like every sheet operation."""
     row = await visible_sheet(node, caller, data.id)
     await activity.record(node.pool, caller.org_id, caller.uid, SHEET_ENTITY, row["id"], "problem_sheet.exported",
                           {"boardId": row["board_id"], "title": row["title"]})

@@ -1,1 +1,1 @@
-"""Files (DESIGN.md "Files, forms and approvals"): uploads, their bytes behind a FileStore, and how they are served."""
+"""Files (docs/forms-and-approvals.md): uploads, their bytes behind a FileStore, and how they are served."""

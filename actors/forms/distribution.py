@@ -1,4 +1,4 @@
-"""Distribution of a published form (domain 4.9, DESIGN.md "Distribution"): `forms.createDistribution`
+"""Distribution of a published form (docs/forms-and-approvals.md): `forms.createDistribution`
 e-mails each recipient a link `<publicUrl>?t=<token>` with a tracking token of their own,
 `forms.getDistributionStatus` shows how far each got (sent, opened, started, completed) and the response rate,
 `forms.sendReminders` e-mails the same link again to everyone who has not completed the form.

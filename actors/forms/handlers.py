@@ -1,5 +1,5 @@
-"""Forms and submissions procedures (domain 4.9): list, get, create, update and delete forms, and list, read
-and move their submissions. Forms are a service of plain transactions (DESIGN.md): each change writes its
+"""Forms and submissions procedures: list, get, create, update and delete forms, and list, read
+and move their submissions. Forms are a service of plain transactions (docs/architecture.md): each change writes its
 row and an activity entry in one transaction; a form entering `published` emits `form.published` on its
 board's stream. A form is found only through a board the caller sees (404 otherwise, also for another
 organization's form)."""

@@ -1,4 +1,4 @@
-"""One-time passwords for a form's anonymous respondents (domain 4.9): `forms.requestOtp` mails a 6-digit
+"""One-time passwords for a form's anonymous respondents: `forms.requestOtp` mails a 6-digit
 code, `forms.verifyOtp` exchanges it for a session token (`svc_fst_…`, 24 hours, for that form and e-mail)
 that the public form paths accept as `Authorization: Bearer` (web/context.py puts it under FORM_SESSION).
 

@@ -1,4 +1,4 @@
-"""What a form's respondent does (DESIGN.md "Files, forms and approvals"): read a published or closed form's
+"""What a form's respondent does (docs/forms-and-approvals.md): read a published or closed form's
 public definition, and submit answers.
 
 A submission is durable before it is acknowledged, and retry-safe. Step 1 is one transaction that stores

@@ -1,4 +1,4 @@
-"""How forms and submissions look on the wire (domain 2.9): the form, its list summary, its public
+"""How forms and submissions look on the wire: the form, its list summary, its public
 definition for respondents, a submission and its versions."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from protocol.ids import iso
 
 
 def public_url(base_url: str, slug: str) -> str:
-    """Where respondents fill in a form: `{base_url}/forms/<slug>` (DESIGN.md conventions); the form's
+    """Where respondents fill in a form: `{base_url}/forms/<slug>`; the form's
     `publicUrl`, and the page distribution links (`?t=`) and revision links (`?revision=`) lead to."""
     return f"{base_url}/forms/{slug}"
 

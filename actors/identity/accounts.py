@@ -203,7 +203,7 @@ async def me(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
     return view
 
 
-# A stored file's id (DESIGN "Files": `file_` + 20 lowercase base32 characters).
+# A stored file's id: `file_` + 20 lowercase base32 characters.
 _FILE_ID = re.compile(r"file_[a-z2-7]{20}")
 # Characters that never belong in a URL as sent: whitespace and controls (header or markup injection).
 _UNSAFE = re.compile(r"[\x00-\x20\x7f\\<>\"]")

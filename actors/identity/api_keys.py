@@ -1,4 +1,4 @@
-"""API keys (platform 4.3, 5.1): create, list, revoke, rotate and delete, each written to the activity trail.
+"""API keys: create, list, revoke, rotate and delete, each written to the activity trail.
 
 A key is `svc_sk_live_` + 40 hex characters (20 random bytes); only its bcrypt hash and the first 8 hex
 characters (the lookup prefix identity verification searches by) are stored. Revoke, rotate and delete
@@ -27,7 +27,7 @@ from protocol.registry import EmptyInput
 from storage import credentials as repo
 
 KIND = "api_key"
-# 20 random bytes: 40 hex characters (spec 5.1).
+# 20 random bytes: 40 hex characters.
 SECRET_BYTES = 20
 # A credential's insert found its maker no longer an active member (removed while the request ran).
 NOT_A_MEMBER = "you are no longer a member of this organization"
@@ -97,7 +97,7 @@ async def list_keys(node: Node, caller: Caller, data: EmptyInput) -> list[dict[s
     async with node.write(caller) as uow:
         conn = uow.conn
         rows = await repo.list_of_kind(conn, caller.org_id, KIND)
-        # A read of the key list is itself audited (spec 4.3); it concerns the organization's key set.
+        # A read of the key list is itself audited; it concerns the organization's key set.
         await uow.activity("api_key", caller.org_id, "api_key.listed",
                            {"count": len(rows)})
     return [credential_view(node, row) for row in rows]

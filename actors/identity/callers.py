@@ -25,7 +25,7 @@ API_KEY_PREFIX = "svc_sk_live_"
 PERSONAL_TOKEN_PREFIX = "svc_pat_"
 MCP_KEY_PREFIX = "svc_mcp_live_"
 OAUTH_TOKEN_PREFIX = "svc_oat_"  # an OAuth access token (actors/identity/oauth_grants.py), found by its digest
-# Clear lookup prefix: the first 8 hex characters after the scheme prefix (spec 5.1).
+# Clear lookup prefix: the first 8 hex characters after the scheme prefix.
 LOOKUP_LENGTH = 8
 
 

@@ -1,4 +1,4 @@
-"""Assistant (MCP) keys (DESIGN "Assistants (MCP)"): create, list and revoke, each written to the activity trail.
+"""Assistant (MCP) keys (docs/assistants.md): create, list and revoke, each written to the activity trail.
 
 A key is `svc_mcp_live_` + 40 hex characters, stored as API keys are (bcrypt hash plus the first 8 hex
 characters as lookup prefix, verification cached per node). It acts as the member who made it, limited to its

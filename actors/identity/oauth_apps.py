@@ -1,4 +1,4 @@
-"""OAuth 2.0 applications (DESIGN "OAuth applications"): register, list, update, rotate the secret and delete,
+"""OAuth 2.0 applications (docs/sign-in.md): register, list, update, rotate the secret and delete,
 each written to the activity trail.
 
 An app belongs to the organization that registered it; its client id is public, its client secret (confidential

@@ -1,4 +1,4 @@
-"""Personal access tokens (platform 4.3, 5.1, 5.2): `svc_pat_` + 40 hex characters, stored like API keys
+"""Personal access tokens: `svc_pat_` + 40 hex characters, stored like API keys
 (lookup prefix and bcrypt hash, kind `personal_token`), bound to the user and organization that made them.
 
 A token acts as its user with at most the token scopes it was given. Each user manages only their own

@@ -1,4 +1,4 @@
-"""Per-organization OpenID Connect single sign-on (DESIGN "Single sign-on", spec 5.4): the settings procedures
+"""Per-organization OpenID Connect single sign-on (docs/sign-in.md): the settings procedures
 sso.getConfig and sso.updateConfig, the sign-in that starts at the provider and the callback that ends it, and
 the enforcement check of password logins.
 

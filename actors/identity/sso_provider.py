@@ -1,4 +1,4 @@
-"""Talking to an organization's OpenID provider (DESIGN "Single sign-on"): its discovery document and signing
+"""Talking to an organization's OpenID provider (docs/sign-in.md): its discovery document and signing
 keys, fetched through the outbound-request guard (actors/delivery/addresses.py) with the node's timeout and
 cached per issuer on the node (`node.sso_providers`, on its clock), and the checks of an ID token it issued.
 

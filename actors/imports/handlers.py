@@ -1,4 +1,4 @@
-"""CSV import (domain 4.12), the four steps and the history. A session belongs to the member who uploaded it and
+"""CSV import (docs/import.md), the four steps and the history. A session belongs to the member who uploaded it and
 to its board (another member, or a caller who cannot see the board, gets 404); it holds the file's bytes in
 PostgreSQL, so any node of the cluster serves the next step. Reading the file (the row count at upload, the
 preview) is CPU work over up to 10 MB and runs off the event loop; execution parses one batch at a time between

@@ -1,6 +1,6 @@
 """The import sweeper: every minute, on one node of the cluster, import sessions not executed within their hour
 are deleted with their file, sessions left `running` by a node that stopped are recorded as failed, and history
-older than 90 days is deleted (platform 8)."""
+older than 90 days is deleted."""
 
 from __future__ import annotations
 

@@ -8,12 +8,12 @@ from protocol.errors import BadRequest, Forbidden, Unauthorized
 from protocol.plans import plan
 from protocol.registry import Access, Procedure
 
-# Credentials gated by the plan's API access (DESIGN "Plans gate bearer credentials"); an OAuth token's scopes
+# Credentials gated by the plan's API access (docs/scopes.md, rule 4); an OAuth token's scopes
 # are personal-token scopes, checked as a personal token's are.
 BEARER = (CredentialKind.API_KEY, CredentialKind.PERSONAL_TOKEN, CredentialKind.OAUTH_TOKEN)
 
 
-# Spec 5.2: `read:items` reads "boards, items, KPIs, actions", `write:items` creates and modifies them.
+# `read:items` reads "boards, items, KPIs, actions" (docs/scopes.md, rule 2), `write:items` creates and modifies them.
 _COVERED_BY = {"kpis": "items", "actions": "items"}
 
 

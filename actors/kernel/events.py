@@ -1,4 +1,4 @@
-"""Domain events as the spec shows them (platform 6.1): built here, appended to the event log in the
+"""Domain events as the spec shows them (docs/architecture.md): built here, appended to the event log in the
 transaction that commits the change, rendered for Socket.IO, webhooks and `/api/v1/events`.
 
 The stored payload holds everything but the event `id` and `seq`, which the log assigns; `wire_payload`
@@ -39,7 +39,7 @@ def actor_of(caller: Caller | None) -> dict[str, Any] | None:
 
 
 def changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per changed field an object with `old` and `new` (spec 6.1 `data.changes`)."""
+    """Per changed field an object with `old` and `new` (an update event's `data.changes`)."""
     return {name: {"old": old.get(name), "new": value} for name, value in new.items() if old.get(name) != value}
 
 

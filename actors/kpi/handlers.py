@@ -1,4 +1,4 @@
-"""KPI procedures (domain 4.4): changes, and the reads answered from memory, go to the KPI's actor
+"""KPI procedures: changes, and the reads answered from memory, go to the KPI's actor
 (actors/kpi/routing.py); lists, history, alerts and targets are read from PostgreSQL, where every write the
 actor answered is already committed. A batch of values is split by KPI, one message per KPI actor, and each
 entry is answered separately (docs/decisions.md, "KPIs")."""

@@ -1,4 +1,4 @@
-"""How KPIs, values, alerts and targets look on the wire (domain 2.4), from the actor's rows; shared by the
+"""How KPIs, values, alerts and targets look on the wire, from the actor's rows; shared by the
 actor's replies and events and by the services' reads."""
 
 from __future__ import annotations

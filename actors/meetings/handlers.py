@@ -1,5 +1,5 @@
-"""Tier meetings (DESIGN "meetings"): start a meeting at a board, complete it, read one and list a board's.
-Meetings are a service of plain transactions on the board's stream (DESIGN "Actors"), like audits and actions.
+"""Tier meetings (docs/templates-and-meetings.md): start a meeting at a board, complete it, read one and list a board's.
+Meetings are a service of plain transactions on the board's stream (docs/architecture.md), like audits and actions.
 
 Starting records the agenda the team stands in front of, as it is at that moment: the board's KPIs with their
 status, its open actions due today or overdue, and its open escalations (escalated actions still open). Starting
@@ -41,7 +41,7 @@ AGENDA_LIMIT = 100
 
 def _kpi_entry(row: Mapping[str, Any]) -> dict[str, Any]:
     """A KPI as the agenda shows it: `status` is its latest value's (null: no value yet, or no thresholds);
-    `latestValue` and `target` have the KPI's shapes (domain 2.4)."""
+    `latestValue` and `target` have the KPI's shapes (actors/kpi/views.py)."""
     latest = None if row["recorded_at"] is None else {"value": row["value"], "status": row["status"],
                                                       "recordedAt": iso(row["recorded_at"])}
     target = None if row["target_deadline"] is None else {"value": row["target_value"],

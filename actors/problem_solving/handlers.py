@@ -1,7 +1,7 @@
-"""Problem-solving sheets (domain 2.6, 3, 4.6): create, update, delete, read and list a board's five whys,
+"""Problem-solving sheets: create, update, delete, read and list a board's five whys,
 Ishikawa and 5W2H sheets, move them through draft, in_progress, completed and reviewed, and link one to an
 action as its root-cause analysis. A sheet belongs to a board the caller can see. Every operation, reads
-included, is written to the activity trail (spec 4.6); sheets emit no events (none is in the spec's list)."""
+included, is written to the activity trail; sheets emit no events (none is in the spec's list)."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ async def get_by_action(node: Node, caller: Caller, data: proto.ByActionInput) -
 
 @implement(proto.UPDATE_STATUS)
 async def update_status(node: Node, caller: Caller, data: proto.StatusInput) -> dict[str, Any]:
-    """Any status may be set (domain 3). The review fields describe the current review: moving to reviewed
+    """Any status may be set. The review fields describe the current review: moving to reviewed
     records the caller and the time, moving anywhere else clears them (the trail keeps the history)."""
     before = await visible_sheet(node, caller, data.id)
     reviewed = data.status == "reviewed"

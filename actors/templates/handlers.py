@@ -1,4 +1,4 @@
-"""The `templates.*` procedures (domain 4.13): vendor templates (read-only data, actors/templates/vendor.py) and
+"""The `templates.*` procedures: vendor templates (read-only data, actors/templates/vendor.py) and
 the organization's own, saved from a board; applying either builds a new board (actors/templates/build.py).
 
 Reading and using templates is for members and up; a tenant template is changed or deleted by its creator or

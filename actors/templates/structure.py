@@ -1,5 +1,5 @@
 """A template's structure, pure: taken from a board (snapshot), merged with an apply's overrides, and re-pointed
-at a new board's groups and columns (remap). Also the template views callers see (domain 2.10).
+at a new board's groups and columns (remap). Also the template views callers see.
 
 References inside column settings and automations are group and column keys; a snapshot uses the source
 board's ids as keys, so nothing needs rewriting when it is taken, except the board's own id (BOARD_KEY).

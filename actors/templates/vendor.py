@@ -1,4 +1,4 @@
-"""The vendor templates (DESIGN "Templates"): read-only lean boards every organization can apply, as data —
+"""The vendor templates (docs/templates-and-meetings.md): read-only lean boards every organization can apply, as data —
 an SQCDP tier-1 board, a 5S audit board, A3 / 8D problem solving, a gemba walk and a kaizen pipeline. Ids are
 `tpl_vendor_<name>`; group and column keys are `grp_*` / `col_*` and automations name them by these keys
 (protocol/templates.py). tests/integration/templates/test_vendor.py applies every one.

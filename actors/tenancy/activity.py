@@ -1,4 +1,4 @@
-"""Reading the activity trail (platform 4.5): the organization's entries and one entity's, newest first,
+"""Reading the activity trail: the organization's entries and one entity's, newest first,
 cursor-paged. Entries are written by other services with `uow.activity` (actors/kernel/write.py) inside their own
 transactions."""
 

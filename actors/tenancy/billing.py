@@ -1,4 +1,4 @@
-"""Billing (platform 4.9): the organization's subscription, its feature gates, and the processor's checkout and
+"""Billing (docs/billing.md): the organization's subscription, its feature gates, and the processor's checkout and
 portal sessions.
 
 The organization's plan stays where every gate already reads it (`organizations.plan`, cached per node as the

@@ -1,4 +1,4 @@
-"""The payment processor interface (DESIGN: `OBEYA_BILLING`): create a checkout session, create a portal session,
+"""The payment processor interface (docs/billing.md): create a checkout session, create a portal session,
 verify a signed callback. Two implementations: the sandbox here (the default; its pages are web/routes_billing.py)
 and Stripe (actors/tenancy/stripe_processor.py, built at start-up only when `OBEYA_BILLING=stripe`).
 
@@ -18,7 +18,7 @@ from protocol.ids import Prefix, new_id
 
 SIGNATURE_HEADER = "Stripe-Signature"
 SIGNATURE_TOLERANCE = timedelta(minutes=5)
-# Spec 8: a checkout URL lives 24 hours; the sandbox's portal session as long.
+# A checkout URL lives 24 hours; the sandbox's portal session as long.
 SESSION_LIFETIME = timedelta(hours=24)
 
 

@@ -1,4 +1,4 @@
-"""Organization settings, members, role rules and invitations (platform 4.7)."""
+"""Organization settings, members, role rules and invitations."""
 
 from __future__ import annotations
 
@@ -147,7 +147,7 @@ async def remove_member(node: Node, caller: Caller, data: spec.RemoveMemberInput
     async with node.write(caller) as uow:
         conn = uow.conn
         target = await _target(conn, caller, data.userId)
-        # Removal follows the role rule (spec 4.7: admins can only set member or guest): an admin who may
+        # Removal follows the role rule (admins can only set member or guest): an admin who may
         # not change another admin's role may not remove that admin either; only the owner can.
         if target["role"] == "admin" and caller.role is not Role.OWNER:
             raise Forbidden("only the owner can remove an admin")

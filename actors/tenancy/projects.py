@@ -1,4 +1,4 @@
-"""Projects (DESIGN.md "Projects") and `boards.list`: a service of plain transactions. Access follows the
+"""Projects and `boards.list`: a service of plain transactions. Access follows the
 workspace (404 when the caller may not see it); guests read only.
 
 Creating a project emits `project.created` to the organization's stream; deleting one deletes its boards
@@ -55,7 +55,7 @@ def project_view(row: asyncpg.Record) -> dict[str, Any]:
 
 
 def board_summary_view(row: asyncpg.Record) -> dict[str, Any]:
-    """A board as lists show it (domain 2.2 without groups and columns)."""
+    """A board as lists show it: without groups and columns."""
     return {"id": row["id"], "name": row["name"], "projectId": row["project_id"],
             "defaultView": row["default_view"], "createdAt": iso(row["created_at"]),
             "updatedAt": iso(row["updated_at"])}

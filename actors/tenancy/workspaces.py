@@ -1,4 +1,4 @@
-"""Workspaces and their members (platform 4.8): a service of plain transactions.
+"""Workspaces and their members: a service of plain transactions (docs/architecture.md, "Actors and services").
 
 Who: any member lists and reads the workspaces they may see (actors/kernel/access.py); organization
 admins and owners create and delete; workspace admins (organization admins and owners, and workspace

@@ -1,4 +1,4 @@
--- Outbound webhooks (platform 4.6, 6.1): the organization's subscriptions, one delivery row per
+-- Outbound webhooks: the organization's subscriptions, one delivery row per
 -- (webhook, event) and the fan-out watermark that lets a restarted node catch up on the event log.
 
 CREATE TABLE webhooks (

@@ -1,4 +1,4 @@
--- Automations (domain 2.3, 4.3): a board's rules and the record of each run. Execution records are
+-- Automations: a board's rules and the record of each run. Execution records are
 -- purged after 30 days.
 
 CREATE TABLE automations (

@@ -1,4 +1,4 @@
--- KPIs (domain 2.4, 4.4): definitions, recorded values, alerts raised by breaches and targets. Owned by the
+-- KPIs: definitions, recorded values, alerts raised by breaches and targets. Owned by the
 -- KPI actor (one per KPI): only it writes them, fenced by its epoch. Deleting a KPI deletes the rest.
 
 CREATE TABLE kpis (

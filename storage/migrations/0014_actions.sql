@@ -1,4 +1,4 @@
--- Corrective actions (domain 2.5, 4.5): a board's actions and the history of their escalation levels.
+-- Corrective actions: a board's actions and the history of their escalation levels.
 -- `root_cause_id` names a problem-solving sheet (no foreign key: sheets link to actions both ways and either
 -- may be deleted first). `escalation_changed_at` is when the level last moved, by hand or by the overdue
 -- scheduler, which counts its interval from it.

@@ -1,4 +1,4 @@
--- Problem-solving sheets (domain 2.6, 4.6): five whys, Ishikawa and 5W2H analyses on a board, with their
+-- Problem-solving sheets: five whys, Ishikawa and 5W2H analyses on a board, with their
 -- review lifecycle and the action whose root cause they analyse (unlinked when that action is deleted).
 
 CREATE TABLE problem_sheets (

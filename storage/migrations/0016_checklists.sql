@@ -1,4 +1,4 @@
--- Standard-work checklists (domain 2.7, 4.7): a board's recurring templates and one completion per
+-- Standard-work checklists: a board's recurring templates and one completion per
 -- template and period. Deleting a template deletes its completions.
 
 CREATE TABLE checklists (

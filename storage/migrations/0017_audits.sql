@@ -1,4 +1,4 @@
--- 5S audits (domain 2.8, 4.8): audit checklists, audit sessions and the score of each item in a session.
+-- 5S audits: audit checklists, audit sessions and the score of each item in a session.
 -- A checklist's items never change after creation (there is no update procedure), so they are kept as one
 -- jsonb array. Scores are one row per (session, item): re-scoring an item is an upsert, and concurrent
 -- submissions on one session each add their own rows under the session's row lock.

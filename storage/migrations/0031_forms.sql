@@ -1,5 +1,5 @@
--- Files, forms, submissions and the respondents of forms (domain 2.9, 4.9; DESIGN.md "Files, forms and
--- approvals"). Approval flows have their own migration. `files` describes a file; its bytes are the
+-- Files, forms, submissions and the respondents of forms (docs/forms-and-approvals.md).
+-- Approval flows have their own migration. `files` describes a file; its bytes are the
 -- FileStore's (actors/files/), kept apart so that listing and checking files never reads them.
 
 CREATE TABLE files (

@@ -1,4 +1,4 @@
--- Approval flows (domain 2.9, 4.9; DESIGN.md "Files, forms and approvals"): a form's flows, the requests its
+-- Approval flows (docs/forms-and-approvals.md): a form's flows, the requests its
 -- submissions open, the approvers' decisions, the e-mailed decision tokens and the action nodes' runs. The
 -- flow's actor (actors/approvals/) writes every row below except the flow definition itself.
 

@@ -1,4 +1,4 @@
--- Billing (platform 4.9): one subscription per organization (created on first read from the organization's
+-- Billing: one subscription per organization (created on first read from the organization's
 -- plan), the checkout and portal sessions of the payment processor, and the processor callbacks already applied
 -- (by event id: a repeated callback is applied once).
 

@@ -1,4 +1,4 @@
--- OAuth 2.0 applications (DESIGN "OAuth applications"): apps an organization registers, the grants its users
+-- OAuth 2.0 applications (docs/sign-in.md): apps an organization registers, the grants its users
 -- give them (each born as a single-use authorization code) and the access and refresh tokens of a grant. Client
 -- secrets, codes and tokens are random 32-byte values stored only as their SHA-256 digest.
 CREATE TABLE oauth_apps (

@@ -1,4 +1,4 @@
--- Per-organization OpenID Connect single sign-on (DESIGN "Single sign-on"): one provider per organization,
+-- Per-organization OpenID Connect single sign-on (docs/sign-in.md): one provider per organization,
 -- its client secret sealed (actors/kernel/sealing.py), and the sign-ins under way: state, nonce and PKCE
 -- verifier kept here for ten minutes, taken once by the callback.
 CREATE TABLE sso_configs (

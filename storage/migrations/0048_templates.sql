@@ -1,4 +1,4 @@
--- Board templates (domain 2.10, 4.13): an organization's saved board structures. Vendor templates are data in
+-- Board templates: an organization's saved board structures. Vendor templates are data in
 -- actors/templates/vendor.py, not rows. A template outlives its source board (no foreign key) and the boards
 -- built from it (they are copies).
 

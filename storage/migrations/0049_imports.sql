@@ -1,4 +1,4 @@
--- CSV import sessions (domain 4.12). The uploaded bytes live here, in PostgreSQL, so that every node serving the
+-- CSV import sessions. The uploaded bytes live here, in PostgreSQL, so that every node serving the
 -- organization sees the session; they are dropped once the import ran (the row stays as history for 90 days).
 CREATE TABLE import_sessions (
     id              text PRIMARY KEY,

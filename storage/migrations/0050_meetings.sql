@@ -1,4 +1,4 @@
--- Tier meetings (DESIGN "meetings"): one row per meeting held at a board. The agenda is the snapshot taken
+-- Tier meetings (docs/templates-and-meetings.md): one row per meeting held at a board. The agenda is the snapshot taken
 -- at the start and never changes afterwards, so it is kept as one jsonb document. `start_seq` and
 -- `completion_seq` are the board stream's seq of the meeting's own `meeting.started` and
 -- `meeting.completed` events: the board's changes made during the meeting are the events between them.

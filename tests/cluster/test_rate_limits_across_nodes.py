@@ -1,5 +1,5 @@
 """Rate limits across nodes (separate processes on one Redis): a credential's requests count against one budget
-per minute (spec platform 8) whichever node they reach, the request past it is 429 with `Retry-After` on every
+per minute whichever node they reach, the request past it is 429 with `Retry-After` on every
 node, and each node counts the refusal it answered on its own `/metrics`."""
 
 from __future__ import annotations

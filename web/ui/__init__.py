@@ -1,2 +1,2 @@
-"""The browser front end (DESIGN.md "Shape"): small self-contained pages served on the organization's host,
+"""The browser front end: small self-contained pages served on the organization's host,
 each a template next to the module that serves it."""

@@ -63,7 +63,7 @@ async def test_cursor_paging_visits_every_action_once_newest_first(board: Board)
 
 async def test_limit_and_cursor_are_checked(board: Board) -> None:
     await create(board)
-    # Spec 7.3 and 8: a page holds 1 to 200.
+    # A page holds 1 to 200.
     in_org = {"organizationId": board.org.id}
     for name, where in (("actions.list", {"boardId": board.id}), ("actions.getOverdue", in_org),
                         ("actions.getEscalated", in_org)):

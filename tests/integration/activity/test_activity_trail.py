@@ -1,4 +1,4 @@
-"""The activity trail (platform 4.5): newest first, cursor paging in both styles, the spec's limits, entity
+"""The activity trail: newest first, cursor paging in both styles, the spec's limits, entity
 filtering, entry shape with and without an actor, and tenancy."""
 
 from __future__ import annotations

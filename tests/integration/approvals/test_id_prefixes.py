@@ -1,5 +1,5 @@
 """The ids of approval flows, requests, decisions and distribution recipients begin with the spec's prefixes
-(domain 2): `flow_`, `req_`, `dec_`, `dr_`, as made through the API."""
+(protocol/ids.py): `flow_`, `req_`, `dec_`, `dr_`, as made through the API."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Audit checklists (domain 2.8, 4.8): create with server-made item ids and the default maxScore, read one,
+"""Audit checklists: create with server-made item ids and the default maxScore, read one,
 list a board's; bad input is 400 naming the field; another organization's checklist is 404; creating needs
 the member role."""
 

@@ -1,4 +1,4 @@
-"""audits.generateActions (domain 4.8): every item of a completed audit scoring below the threshold becomes an
+"""audits.generateActions: every item of a completed audit scoring below the threshold becomes an
 action (sourceType audit, sourceId the session, title "[5S Audit] <question>", priority critical for 0, high
 for 1, medium for 2, low for 3-4, assigned to the auditor, due a week later), read back through the actions
 procedures; each item becomes at most one action, also under concurrent calls; bad input is 400 naming the
@@ -143,7 +143,7 @@ async def test_bad_calls_are_refused_naming_the_field(client: TestClient, board:
 
 
 async def test_an_items_key_may_generate_actions_and_an_actions_key_may_not(board: Board) -> None:
-    """Spec 5.2: `write:items` covers actions, so it is enough; `write:actions` alone does not reach audits."""
+    """`write:items` covers actions (docs/scopes.md), so it is enough; `write:actions` alone does not reach audits."""
     checklist = await make_checklist(board, items=QUESTIONS[:1])
     session = await completed_audit(board, checklist, [1])
 

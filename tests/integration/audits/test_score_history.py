@@ -1,4 +1,4 @@
-"""Score history (domain 2.8, 4.8): completed sessions only, newest first, with the percentage of the maximum
+"""Score history: completed sessions only, newest first, with the percentage of the maximum
 (one decimal) and per category of the checklist the total, count and average (two decimals); filtered by
 checklist; limit 1-100, default 20."""
 

@@ -1,4 +1,4 @@
-"""Audit sessions (domain 2.8, 3, 4.8): start (maxScore is the sum of the item maximums, the date defaults to
+"""Audit sessions: start (maxScore is the sum of the item maximums, the date defaults to
 today on the server's clock), submit scores (merged, re-scoring replaces, total recalculated, range checked per
 item), complete (refused with the number of unscored items), list with filters and offset paging, get by id;
 events on the board's stream and entries on the activity trail; concurrent submissions keep every score;

@@ -1,4 +1,4 @@
-"""Running automations on board events (domain 4.3): triggers, conditions, actions as the rule's
+"""Running automations on board events: triggers, conditions, actions as the rule's
 creator, execution records in both views, template variables and the cascade depth limit."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The automation actions that leave the server (domain 4.3): `send_email` through the mail outbox to a real
+"""The automation actions that leave the server: `send_email` through the mail outbox to a real
 SMTP server, and `call_webhook` to a real HTTP receiver on 127.0.0.1. What the receivers get, and what the
 execution record says when it cannot be done."""
 

@@ -1,4 +1,4 @@
-"""Automation rules (domain 2.3, 4.3): create, list, update, toggle, delete; definitions checked against
+"""Automation rules: create, list, update, toggle, delete; definitions checked against
 the spec's trigger and action lists; the plan's feature gate and per-board limit."""
 
 from __future__ import annotations

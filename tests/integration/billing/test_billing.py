@@ -1,4 +1,4 @@
-"""Billing (platform 4.9): the subscription, feature gates of every plan, the sandbox processor's pages in a real
+"""Billing (docs/billing.md): the subscription, feature gates of every plan, the sandbox processor's pages in a real
 HTTP flow, the signed callback (bad signatures, repeats) and downgrades that delete nothing."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from web.keys import NODE
 
 FEATURES = ("kpis", "automations", "templates", "csv_import", "api_access", "sso", "audit_log", "custom_branding",
             "webhooks", "advanced_permissions")
-# Spec 4.9's plan table, with the features DESIGN gives each plan: plan -> feature -> (allowed, limit).
+# The plan table (docs/billing.md), with each plan's features: plan -> feature -> (allowed, limit).
 TABLE: dict[str, dict[str, tuple[bool, int | None]]] = {
     "free": {"kpis": (False, None), "automations": (False, 0), "templates": (True, None),
              "csv_import": (False, None), "api_access": (False, None), "sso": (False, None),

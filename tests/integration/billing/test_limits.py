@@ -1,4 +1,4 @@
-"""Every plan limit where it bites after a downgrade (platform 4.9, DESIGN: nothing is deleted, a create over the
+"""Every plan limit where it bites after a downgrade (nothing is deleted, a create over the
 new limit is 403 naming it): boards, KPIs, items per board, seats on invitation acceptance and for
 `obeya user create`; and each gated feature through the procedures it gates, on every plan. (Automations per
 board after a downgrade: tests/integration/billing/test_billing.py.)"""

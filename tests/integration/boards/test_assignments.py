@@ -1,4 +1,4 @@
-"""Putting someone in a people column notifies them (platform 6.2, assignments): `item_assigned`, once per
+"""Putting someone in a people column notifies them: `item_assigned`, once per
 newly added person, never the caller themself nor people already there; through items.create,
 items.setValue and items.bulkUpdate."""
 

@@ -1,4 +1,4 @@
-"""Boards, groups and columns through the board actor (domain 4.2)."""
+"""Boards, groups and columns through the board actor."""
 
 from __future__ import annotations
 

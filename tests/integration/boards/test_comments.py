@@ -1,4 +1,4 @@
-"""Comments through the board actor (domain 2.10, 4.10): the wire shape, safe HTML, mentions that notify
+"""Comments through the board actor: the wire shape, safe HTML, mentions that notify
 members (never the author, never strangers), reactions that notify nobody, who may edit and delete,
 threads, pinned-first paging, events and activity, and tenant isolation."""
 

@@ -1,4 +1,4 @@
-"""Items through the board actor (domain 4.1): values checked against their columns, versions, moves,
+"""Items through the board actor: values checked against their columns, versions, moves,
 order, trash and restore, archive, bulk operations, paging, sorting and filters, REST collection."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A write made under an Idempotency-Key whose response was lost after the board applied it (a 503 from a node
 that forwarded it, after the owner committed; such a refusal releases the key) is answered, when retried, with
-the reply the board kept then, and is not applied twice (DESIGN.md "Safe retries", docs/forwarding.md)."""
+the reply the board kept then, and is not applied twice (docs/architecture.md, "The write path"; docs/forwarding.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""API keys (platform 4.3, 5.1, 5.2): format and storage, session-only management by owners and admins,
+"""API keys (docs/scopes.md): format and storage, session-only management by owners and admins,
 scopes, plan gate, tenancy, revoke / rotate / delete taking effect at once, and the activity trail."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Spec 5.2: the items scopes of an API key cover KPIs and actions ("boards, items, KPIs, actions"); the KPI
+"""The items scopes of an API key cover KPIs and actions ("boards, items, KPIs, actions"); the KPI
 and action scopes do not cover items."""
 
 from __future__ import annotations

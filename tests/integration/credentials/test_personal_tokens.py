@@ -1,4 +1,4 @@
-"""Personal access tokens (platform 4.3, 5.1, 5.2): creation at POST /api/auth/tokens and over tRPC, token
+"""Personal access tokens (docs/scopes.md): creation at POST /api/auth/tokens and over tRPC, token
 scopes, the caller's own list, revocation taking effect at once, and session-only management."""
 
 from __future__ import annotations

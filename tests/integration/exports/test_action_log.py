@@ -1,4 +1,4 @@
-"""export.exportActionLog (domain 4.11): every action of the board, newest first, under the spec's eleven
+"""export.exportActionLog: every action of the board, newest first, under the spec's eleven
 columns; Type is the sourceType, Source the sourceId, Tier Level the escalationLevel."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""export.exportBoard (domain 4.11): Group, Item Name, Created At, then one column per board column in board
+"""export.exportBoard: Group, Item Name, Created At, then one column per board column in board
 order; top-level items that are neither archived nor trashed, group by group and by position; object cells
 as JSON; names with commas, quotes and line breaks survive csv.reader."""
 

@@ -1,4 +1,4 @@
-"""export.exportKpiData (domain 4.11): the values of a board's KPIs recorded on the UTC days from startDate to
+"""export.exportKpiData: the values of a board's KPIs recorded on the UTC days from startDate to
 endDate (both included), under KPI Name, Category, Unit, Date, Value, Source, Comment; needs the `kpis`
 plan feature."""
 

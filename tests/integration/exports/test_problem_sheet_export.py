@@ -1,4 +1,4 @@
-"""export.exportProblemSheet (domain 4.11): the sheet as a JSON document with id, type, title, status,
+"""export.exportProblemSheet: the sheet as a JSON document with id, type, title, status,
 actionId, data, createdAt, updatedAt and reviewedAt."""
 
 from __future__ import annotations

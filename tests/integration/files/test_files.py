@@ -1,4 +1,4 @@
-"""Uploading and serving files (DESIGN.md "Files, forms and approvals"): the real bytes round trip, the 25 MB
+"""Uploading and serving files (docs/forms-and-approvals.md): the real bytes round trip, the 25 MB
 limit answered before the body is read, types from the bytes and never from the claim, the download headers,
 who may upload and read, and tenant isolation."""
 

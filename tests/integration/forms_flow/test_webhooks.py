@@ -1,4 +1,4 @@
-"""Forms and approval flows reach webhook receivers (platform 6.1; DESIGN "Files, forms and approvals"):
+"""Forms and approval flows reach webhook receivers (docs/forms-and-approvals.md):
 `form.published`, `form.submitted`, `approval.requested`, `approval.decided` and `approval.completed` are
 delivered, signed, to a real receiver on 127.0.0.1 by the webhook sender."""
 

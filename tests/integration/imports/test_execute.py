@@ -1,4 +1,4 @@
-"""import.execute and import.getHistory (domain 4.12 step 4): items made in batches through the board's actor,
+"""import.execute and import.getHistory (step 4, docs/import.md): items made in batches through the board's actor,
 each an `item.created` event in the board's log, rows with errors skipped (or the whole import refused), the plan's
 items per board, one notification per person assigned, and the history."""
 

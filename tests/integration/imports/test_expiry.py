@@ -1,4 +1,4 @@
-"""Sessions live one hour after the upload, history 90 days (platform 8); the sweeper deletes what outlived them
+"""Sessions live one hour after the upload, history 90 days; the sweeper deletes what outlived them
 and records an import its node abandoned mid-way as failed. A batch the board is sent twice makes nothing twice, nor
 does an import run again after its first batch's reply was lost."""
 

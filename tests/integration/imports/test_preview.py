@@ -1,4 +1,4 @@
-"""import.mapColumns and import.preview (domain 4.12 steps 2 and 3): the mapping's checks, each named by its field,
+"""import.mapColumns and import.preview (steps 2 and 3, docs/import.md): the mapping's checks, each named by its field,
 and every cell read as its column's type: people by e-mail or name (with `resolvedUserId`), dates in the
 mapping's `dateFormat`, numbers, status and dropdown labels, checkboxes, the group by name; each bad cell an
 entry of `errors[]` naming its row, column and value."""

@@ -1,4 +1,4 @@
-"""import.uploadCsv (domain 4.12 step 1): delimiter detection for comma, semicolon, tab and pipe, a UTF-8 BOM,
+"""import.uploadCsv (step 1, docs/import.md): delimiter detection for comma, semicolon, tab and pipe, a UTF-8 BOM,
 other encodings refused naming the problem, the 10 MB cap checked while streaming, the session row in
 PostgreSQL, and who may upload."""
 

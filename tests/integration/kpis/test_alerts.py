@@ -1,4 +1,4 @@
-"""Alerts (domain 2.4, 3): a value in amber or red raises an alert, notifies the responsible user and emits
+"""Alerts: a value in amber or red raises an alert, notifies the responsible user and emits
 `kpi.target_breached`; a repeated breach does not raise another while one as bad is open; a green value
 resolves the open ones; acknowledge and resolve move them by hand; getAlerts filters and pages them."""
 

@@ -1,4 +1,4 @@
-"""KPI definitions (domain 2.4, 4.4): define, get, list, listByCategory, update, delete through the KPI actor;
+"""KPI definitions: define, get, list, listByCategory, update, delete through the KPI actor;
 their events on the KPI's and the board's streams and their activity entries; the inputs refused with the
 field named; the plan's feature gate, the roles, and other organizations' KPIs."""
 

@@ -1,4 +1,4 @@
-"""KPI values (domain 4.4): setValue with its server-computed status, getValue, getHistory's window and limit,
+"""KPI values: setValue with its server-computed status, getValue, getHistory's window and limit,
 who recorded a value and from where (`source`), batches across KPIs with an entry that fails, targets with
 milestones, and the export helper's rows."""
 
@@ -67,7 +67,7 @@ async def test_a_read_key_reads_but_does_not_record(board: Board) -> None:
 
 
 async def test_a_measurement_key_records_values_but_does_not_change_the_kpi(board: Board) -> None:
-    """Spec 5.2: `write:kpis` records measurements; changing a KPI is `write:items` ("create and modify ... KPIs")."""
+    """`write:kpis` records measurements; changing a KPI is `write:items` ("create and modify ... KPIs")."""
     kpi = await define(board)
     alert = (await set_value(board.api, kpi["id"], 50))["alert"]
     recorder, _ = await create_key(board.api, scopes=["write:kpis"])

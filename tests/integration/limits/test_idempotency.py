@@ -1,4 +1,4 @@
-"""Safe retries with `Idempotency-Key` (DESIGN.md "Safe retries"): one run per credential and key, the
+"""Safe retries with `Idempotency-Key` (docs/architecture.md, "The write path"): one run per credential and key, the
 first response replayed byte for byte from PostgreSQL (also by another node), 409 for another body or a
 request still in flight, reads untouched, records purged after 24 hours."""
 

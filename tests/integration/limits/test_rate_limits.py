@@ -1,4 +1,4 @@
-"""Rate limits at the edge (spec platform 8): per credential per minute by plan, headers on every `/api/`
+"""Rate limits at the edge: per credential per minute by plan, headers on every `/api/`
 response in both styles, 429 with Retry-After when exceeded."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A board followed live over Socket.IO: item changes committed by the board actor arrive under their event
-name with the spec's payload (platform 6.1) and consecutive seqs; a screen that was away resumes with
+name with the spec's payload and consecutive seqs; a screen that was away resumes with
 `since` and gets exactly what it missed while changes keep coming, and the state it folds from the events
 equals a fresh read; a board in a closed workspace is refused to a member who may not see it; a member
 mentioned in a comment gets `notification.created` in their private room."""

@@ -1,4 +1,4 @@
-"""Assistants over MCP (DESIGN "Assistants (MCP)"): keys made by a member's session, and the official MCP client
+"""Assistants over MCP (docs/assistants.md): keys made by a member's session, and the official MCP client
 talking Streamable HTTP to the real server on 127.0.0.1: initialize, list tools, call a read and a write, be
 refused a tool outside the key, read a resource, and a revoked key refused with 401."""
 

@@ -59,7 +59,7 @@ async def test_start_records_the_agenda_and_the_seq_of_its_event(board: Board) -
     assert listed_on_time["latestValue"]["value"] == 70 and listed_on_time["target"] == {
         "value": 95, "deadline": day(board, 30)}
     assert listed_on_time["openAlerts"] == 1 and listed_on_time["unit"] == "%"
-    # The KPI's latestValue and target have the shape kpis.get gives them (domain 2.4).
+    # The KPI's latestValue and target have the shape kpis.get gives them.
     shown = (await board.api.query("kpis.get", {"id": on_time["id"]})).data
     assert listed_on_time["latestValue"] == shown["latestValue"] and listed_on_time["target"] == {
         k: shown["target"][k] for k in ("value", "deadline")}

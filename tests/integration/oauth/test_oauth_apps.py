@@ -1,4 +1,4 @@
-"""oauthApps.* (DESIGN "OAuth applications"): registration with its checks, the secret shown once, updates,
+"""oauthApps.* (docs/sign-in.md): registration with its checks, the secret shown once, updates,
 secret rotation and deletion, for organization admins with a session only."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The OAuth 2.0 authorization-code flow with PKCE (platform 5.3, RFC 6749, RFC 7636) driven by authlib's
+"""The OAuth 2.0 authorization-code flow with PKCE (RFC 6749, RFC 7636) driven by authlib's
 AsyncOAuth2Client against the real server, the browser part by the test's own HTTP client."""
 
 from __future__ import annotations

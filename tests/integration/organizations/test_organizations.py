@@ -1,4 +1,4 @@
-"""Organization settings, the member list, invitations by e-mail, and the role rules of platform 4.7."""
+"""Organization settings, the member list, invitations by e-mail, and the role rules."""
 
 from __future__ import annotations
 

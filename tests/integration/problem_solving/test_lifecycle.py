@@ -1,4 +1,4 @@
-"""The sheet lifecycle of domain 3: submit moves draft or in_progress to completed (anything else is 400),
+"""The sheet lifecycle: submit moves draft or in_progress to completed (anything else is 400),
 review moves completed to reviewed recording who, when and the comment (anything else is 400), and
 updateStatus sets any of the four states."""
 

@@ -1,4 +1,4 @@
-"""problemSolving.linkToRootCause and getByAction (domain 4.6): the sheet names the action and the action's
+"""problemSolving.linkToRootCause and getByAction: the sheet names the action and the action's
 rootCauseId names the sheet, in one transaction; relinking and deleting keep both sides in step."""
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ async def test_get_by_action_lists_the_linked_sheets_newest_first(board: Board) 
 
     empty = await create_action(board, "Nothing linked")
     assert (await board.api.query("problemSolving.getByAction", {"actionId": empty["id"]})).data == []
-    # A read like every sheet operation (spec 4.6): on the trail of the action it was asked about.
+    # A read like every sheet operation: on the trail of the action it was asked about.
     assert await trail(board.api, "action", action["id"]) == ["action.created", "problem_sheet.listed"]
 
 

@@ -1,4 +1,4 @@
-"""problemSolving.list (domain 4.6, platform 8 offset style): a board's sheets newest first, filtered by
+"""problemSolving.list (the offset paging style): a board's sheets newest first, filtered by
 action, type and status, paged by limit (1-200, default 50) and offset (default 0) with `total` and
 `hasMore`."""
 

@@ -1,4 +1,4 @@
-"""Problem-solving sheets (domain 2.6, 4.6): create, read, update and delete; every operation in the activity
+"""Problem-solving sheets: create, read, update and delete; every operation in the activity
 trail; writes for members and up; another organization's board or sheet is 404."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The `templates.*` procedures around the round trip (domain 4.13): reading one with its structure, renaming and
+"""The `templates.*` procedures around the round trip: reading one with its structure, renaming and
 deleting by the creator or an admin only, vendor templates read-only, another organization's template a 404,
 limits on the input, the plan's KPIs and automations left out and said so."""
 

@@ -1,4 +1,4 @@
-"""A board saved as a template and applied again (domain 4.13): the new board has the same groups, columns (with
+"""A board saved as a template and applied again: the new board has the same groups, columns (with
 their settings, a formula re-pointed at the new columns), KPIs (thresholds and target) and automations (re-pointed
 at the new board's groups and columns, and firing there); no items, values or comments are copied; overrides
 replace parts of the structure; the template counts its uses."""

@@ -1,4 +1,4 @@
-"""The vendor templates (DESIGN "Templates"): listed read-only with their counts, and every one applies cleanly —
+"""The vendor templates: listed read-only with their counts, and every one applies cleanly —
 its groups, columns, KPIs (with targets) and automations are made as the template says; the SQCDP board's rule
 fires on the new board, a red value on one of its KPIs opens a corrective action there, and the kaizen pipeline's
 payback formula reads the new board's columns."""

@@ -1,4 +1,4 @@
-"""Webhook deliveries to a real receiver on 127.0.0.1 (platform 6.1): signatures, subscriptions, the retry
+"""Webhook deliveries to a real receiver on 127.0.0.1 (docs/api.md, "Webhooks"): signatures, subscriptions, the retry
 schedule on the server's clock, the failed mark, redelivery and catching up after a restart."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Where webhooks may post (DESIGN: `OBEYA_ENV=production` means HTTPS only; no private addresses in any
+"""Where webhooks may post (docs/api.md: `OBEYA_ENV=production` means HTTPS only; no private addresses in any
 environment unless OBEYA_ALLOW_PRIVATE_TARGETS=1): checked when a webhook is saved and again when the
 worker connects (tests/integration/webhooks/test_address_policy.py: the policy in every environment)."""
 

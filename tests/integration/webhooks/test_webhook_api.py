@@ -1,4 +1,4 @@
-"""Managing webhooks over REST and RPC (platform 4.6): validation, plan gate, roles, tenancy, activity."""
+"""Managing webhooks over REST and RPC: validation, plan gate, roles, tenancy, activity."""
 
 from __future__ import annotations
 

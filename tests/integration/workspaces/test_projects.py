@@ -1,4 +1,4 @@
-"""Projects (DESIGN.md) and `boards.list`: the five procedures, access following the workspace, guests
+"""Projects and `boards.list`: the five procedures, access following the workspace, guests
 reading only, paging, deletion with the project's boards and items, and the events on the organization's
 and the boards' streams, logged and published on the node's bus."""
 

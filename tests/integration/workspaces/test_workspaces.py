@@ -1,4 +1,4 @@
-"""Workspaces (platform 4.8): the nine procedures, who may see and change what, colours, counts, search,
+"""Workspaces: the nine procedures, who may see and change what, colours, counts, search,
 paging, archiving, the irreversible delete with everything in it, tenancy and credential scopes."""
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def test_api_key_scopes() -> None:
     assert key_scope_granted(None, ("read:items",), is_query=True)
     assert not key_scope_granted(None, ("read:items",), is_query=False)
     assert key_scope_granted(None, (), is_query=False)
-    # Spec 5.2: the items scopes cover KPIs and actions; the KPI and action scopes do not cover items.
+    # The items scopes cover KPIs and actions (docs/scopes.md); the KPI and action scopes do not cover items.
     assert key_scope_granted("read:kpis", ("read:items",)) and key_scope_granted("write:actions", ("write:items",))
     assert key_scope_granted("read:actions", ("write:items",))
     assert not key_scope_granted("write:kpis", ("read:items",))

@@ -70,7 +70,7 @@ def test_every_prefix_a_migration_mints_is_declared() -> None:
     assert minted - {prefix.value for prefix in ids.Prefix} == set()
 
 
-# domain 2 "Prefixes seen" (its att_ is not minted: attachments are files, file_).
+# The prefixes the spec lists (its att_ is not minted: attachments are files, file_).
 SPEC_PREFIXES = {
     "org": "ORGANIZATION", "usr": "USER", "wsp": "WORKSPACE", "prj": "PROJECT", "brd": "BOARD", "grp": "GROUP",
     "col": "COLUMN", "lbl": "LABEL", "itm": "ITEM", "cmt": "COMMENT", "aut": "AUTOMATION",

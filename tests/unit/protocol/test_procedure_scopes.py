@@ -1,5 +1,5 @@
 """Every declared procedure says what a bearer credential needs: a token scope from the spec's token
-scopes and an API-key scope that is either any-key (None) or one of the spec's key scopes (spec 5.2)."""
+scopes and an API-key scope that is either any-key (None) or one of the spec's key scopes (docs/scopes.md)."""
 
 from __future__ import annotations
 
