@@ -1,6 +1,6 @@
 """CSV import (domain 4.12): upload a file, map its columns onto the board, preview the parsed rows, execute.
 The limits are the spec's (platform 8: 10 MB, UTF-8, a session lives one hour, history is kept 90 days) and
-docs/decisions.md "Issue 15 — IMPORTS". Every procedure needs the plan's `csv_import` feature; writing needs the
+docs/decisions.md "CSV import". Every procedure needs the plan's `csv_import` feature; writing needs the
 member role and `write:items`, reading the history `read:items`.
 
 `import.uploadCsv` takes multipart/form-data, not JSON, so it is not a registry procedure (the RPC router would
