@@ -1,6 +1,6 @@
 """CSV import (docs/import.md): upload a file, map its columns onto the board, preview the parsed rows, execute.
-The limits are the spec's (10 MB, UTF-8, a session lives one hour, history is kept 90 days) and
-docs/decisions.md "Issue 15 — IMPORTS". Every procedure needs the plan's `csv_import` feature; writing needs the
+The limits: 10 MB, UTF-8, a session lives one hour, history is kept 90 days) and
+docs/decisions.md "CSV import". Every procedure needs the plan's `csv_import` feature; writing needs the
 member role and `write:items`, reading the history `read:items`.
 
 `import.uploadCsv` takes multipart/form-data, not JSON, so it is not a registry procedure (the RPC router would

@@ -15,7 +15,7 @@ class Plan:
     api_access: bool
     requests_per_minute: int
     features: frozenset[str]
-    items_per_board: int | None = None  # None: unlimited (`maxItemsPerBoard`; docs/decisions.md)
+    items_per_board: int | None = None  # None: unlimited (`maxItemsPerBoard`; docs/decisions.md "Plan limits")
 
 
 _ALL_PAID = frozenset({"kpis", "automations", "templates", "csv_import", "webhooks"})

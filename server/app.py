@@ -108,7 +108,8 @@ def runner_options(settings: Settings) -> dict[str, Any]:
     return {"keepalive_timeout": settings.header_timeout, "access_log": None,
             # SIGTERM (run_app's signal handling): the listening socket closes at once, idle connections are
             # closed, requests in flight get this long to finish, then the cleanup contexts run in reverse
-            # (workers stop, the actor system drains, Redis and the pool close). See docs/decisions.md.
+            # (workers stop, the actor system drains, Redis and the pool close). See docs/decisions.md,
+            # "Graceful shutdown".
             "shutdown_timeout": settings.shutdown_timeout}
 
 

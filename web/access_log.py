@@ -5,9 +5,9 @@ server/logging_setup.py made (JSON lines on standard error): then the edge, whic
 line, renders it with that configuration's renderer and writes it itself. Same fields in the same order
 (the request's own, `event`, `node`, `request_id`, `level`, `timestamp`), without structlog's per-call
 machinery and its walk over the context variables: about a sixth of the edge's CPU per request (issue 13,
-docs/decisions.md). The line's context is the edge's (request id, organization, user, procedure); nothing
-else is bound to a request's context. Any other configuration (a test capturing lines, structlog's
-defaults) gets the line through structlog as before.
+docs/decisions.md "One edge middleware"). The line's context is the edge's (request id, organization, user,
+procedure); nothing else is bound to a request's context. Any other configuration (a test capturing lines,
+structlog's defaults) gets the line through structlog as before.
 """
 
 from __future__ import annotations

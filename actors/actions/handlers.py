@@ -144,7 +144,7 @@ async def create_action(node: Node, caller: Caller, data: proto.CreateActionInpu
 
 
 def _status_effects(before: Mapping[str, Any], status: str, caller: Caller, now: datetime) -> dict[str, Any]:
-    """The columns a status move sets besides `status` (docs/decisions.md "Actions")."""
+    """The columns a status move sets besides `status` (docs/decisions.md "Action statuses and escalation")."""
     if status == "completed":
         return {"completed_at": now, "verified_at": None, "verified_by": None}
     if status == "verified":

@@ -124,7 +124,7 @@ def trigger_matches(trigger: dict[str, Any], data: dict[str, Any]) -> bool:
             and ("toValue" not in config or same(change.get("new"), config["toValue"])))
     if kind == KPI_TRIGGER:
         # `kpi.target_breached` is emitted when an alert of the value's colour is raised, once per breach: a
-        # second red value while the red alert is open raises none (docs/decisions.md, KPITRIGGER).
+        # second red value while the red alert is open raises none (docs/decisions.md, "KPI triggers").
         return (config.get("kpiId") in (None, (data.get("kpi") or {}).get("id"))
                 and (data.get("alert") or {}).get("threshold") == config.get("threshold", KPI_THRESHOLDS[0]))
     return True

@@ -1,6 +1,6 @@
 """Item procedures: each is routed to the actor of the item's board. A move to another board
 is two messages: the source board commits the item leaving, then the target board takes it
-(docs/decisions.md, Boards)."""
+(docs/decisions.md, "Moving an item to another board")."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ join an organization by itself (actors/identity/sso.py, allowed domains)."""
 from __future__ import annotations
 
 # Not exhaustive: the providers most addresses live at. A domain left out here is still only as safe as the
-# organization that lists it (docs/decisions.md, "Issue 14 — LEFTOVER14").
+# organization that lists it (docs/decisions.md, "Accounts made by single sign-on").
 PUBLIC_MAIL_DOMAINS = frozenset({
     "gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "hotmail.co.uk", "hotmail.fr", "hotmail.de",
     "live.com", "live.co.uk", "msn.com", "yahoo.com", "yahoo.co.uk", "yahoo.co.jp", "yahoo.fr", "yahoo.de",

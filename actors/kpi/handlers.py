@@ -1,7 +1,7 @@
 """KPI procedures: changes, and the reads answered from memory, go to the KPI's actor
 (actors/kpi/routing.py); lists, history, alerts and targets are read from PostgreSQL, where every write the
 actor answered is already committed. A batch of values is split by KPI, one message per KPI actor, and each
-entry is answered separately (docs/decisions.md, "KPIs")."""
+entry is answered separately (docs/decisions.md, "KPI values, batches and alerts")."""
 
 from __future__ import annotations
 

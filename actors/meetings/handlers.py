@@ -8,8 +8,8 @@ the stream row is locked first (after the board's row: storage/meetings.py `hold
 board takes a seq in between and the agenda's actions are exactly those of the board at that seq. Both events go
 to the board's Socket.IO room and to webhooks.
 
-Only the member who started a meeting, or an admin, completes it (docs/decisions.md "Issue 15 — MEETINGS"). On a
-plan without KPIs the agenda lists none (docs/decisions.md "Issue 15 — REVIEW-MEETINGS")."""
+Only the member who started a meeting, or an admin, completes it (docs/decisions.md "Meeting seqs and agenda"). On a
+plan without KPIs the agenda lists none (docs/decisions.md "Meeting seqs and agenda")."""
 
 from __future__ import annotations
 

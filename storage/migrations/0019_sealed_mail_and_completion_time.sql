@@ -9,5 +9,6 @@ CREATE TABLE secret_keys (
     created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 
--- Checklist history and completion rates select completions by completion time (docs/decisions.md).
+-- Checklist history and completion rates select completions by completion time (docs/decisions.md "Missed
+-- checklists and completion rate").
 CREATE INDEX checklist_completions_made ON checklist_completions (checklist_id, completed_at DESC, id DESC);

@@ -1,4 +1,4 @@
--- A request keeps the regime it opened under (docs/decisions.md "Issue 11 — APPROVALS-FOLLOWUP"): the flow's
+-- A request keeps the regime it opened under (docs/decisions.md "Signatures are a record"): the flow's
 -- `gxp_required` as it was when the request opened, by which every decision on it is judged (signature
 -- required, e-mailed links refused), whatever the flow's flag says later.
 ALTER TABLE approval_requests ADD COLUMN gxp_required boolean;

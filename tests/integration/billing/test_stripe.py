@@ -3,7 +3,8 @@ official SDK, and Stripe's callbacks signed the way the SDK's own test helpers s
 `POST /api/v1/billing/webhook`.
 
 api.stripe.com cannot be reached from here: the SDK's API base points at a local aiohttp server that records each
-request and answers in Stripe's documented response shape (the only stand-in; docs/decisions.md).
+request and answers in Stripe's documented response shape (the only stand-in; docs/decisions.md "Real paths and real
+processes").
 """
 
 from __future__ import annotations

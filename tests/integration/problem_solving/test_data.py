@@ -1,5 +1,5 @@
-"""Each methodology's data shape (docs/decisions.md), checked on create and on update; a bad
-part is 400 naming its field, and nothing is stored."""
+"""Each methodology's data shape (docs/decisions.md "Sheet shapes and states"), checked on create and on update; a
+bad part is 400 naming its field, and nothing is stored."""
 
 from __future__ import annotations
 
