@@ -1,5 +1,5 @@
 """CSV import (docs/import.md): upload a file, map its columns onto the board, preview the parsed rows, execute.
-The limits: 10 MB, UTF-8, a session lives one hour, history is kept 90 days) and
+The limits (10 MB, UTF-8, a session lives one hour, history is kept 90 days) are explained in
 docs/decisions.md "CSV import". Every procedure needs the plan's `csv_import` feature; writing needs the
 member role and `write:items`, reading the history `read:items`.
 
