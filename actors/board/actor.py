@@ -11,10 +11,11 @@ import asyncpg
 from immutables import Map
 
 from actors.board import comments, items, people, structure, trash  # noqa: F401  (register their deciders)
-from actors.board.changes import BoardChange, apply_change, index_items, persist_changes, row_from_record
+from actors.board.changes import BoardChange, apply_change, index_items, persist_changes
 from actors.board.commands import DATA_TYPES, DECIDERS, Command
 from actors.board.on_demand import NEEDS, Needs, comments_for_read, load_needed, named_files
 from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
+from actors.kernel.records import row_from_record
 from actors.runtime.actor import Actor, Decision
 from actors.runtime.codecs import ProcedureCodec
 from actors.runtime.forwarding import ActorCodec

@@ -1,18 +1,19 @@
-"""What a board decision changes: rows put or removed, and activity entries. `apply` folds a change into
-the state (pure); `persist` writes the turn's changes with one batched statement per table and kind."""
+"""What a board decision changes: rows put or removed, and its trail (activity entries, notifications).
+`apply_change` folds a change into the state (pure); `persist_changes` writes the turn's changes with one batched
+statement per table and kind."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import asyncpg
 from immutables import Map
 
 from actors.board.state import BoardRow, BoardState, ColumnRow, CommentRow, GroupRow, ItemRow, Row
+from actors.kernel.trail import ActivityEntry, NotificationEntry, activity_rows, persist_trail
 from protocol.errors import Forbidden
-from protocol.ids import Prefix, new_id
 from storage.activity import insert_entries_sql
 
 # state attribute -> (SQL table, row type); the board row lives in `board`, the others in dicts by id.
@@ -36,28 +37,6 @@ class Put:
 class Remove:
     row_type: type[Any]
     id: str
-
-
-@dataclass(frozen=True)
-class ActivityEntry:
-    entity_type: str
-    entity_id: str
-    action: str
-    actor_id: str | None
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class NotificationEntry:
-    """An in-app notification written in the turn's transaction (not part of the board's state)."""
-
-    id: str
-    user_id: str
-    type: str
-    title: str
-    body: str | None
-    entity_type: str | None
-    entity_id: str | None
 
 
 @dataclass(frozen=True)
@@ -232,17 +211,7 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
                                " AND organization_id = $3",
                                change.comments_to[0], list(change.comments_to[1]), organization_id)
     notes = [note for change in changes for note in change.notifications]
-    if notes:
-        await conn.executemany(
-            """INSERT INTO notifications (id, user_id, organization_id, type, title, body, entity_type, entity_id)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""",
-            [(n.id, n.user_id, organization_id, n.type, n.title, n.body, n.entity_type, n.entity_id) for n in notes])
-
-
-def activity_rows(entries: Sequence[ActivityEntry]) -> list[dict[str, Any]]:
-    """The entries as `storage.activity.insert_entries_sql` takes them, each with a new id."""
-    return [{"id": new_id(Prefix.ACTIVITY), "entity_type": e.entity_type, "entity_id": e.entity_id, "action": e.action,
-             "metadata": e.metadata, "actor_id": e.actor_id} for e in entries]
+    await persist_trail(conn, organization_id, notifications=notes)
 
 
 async def _check_board_limit(conn: asyncpg.Connection, organization_id: str, limit: BoardLimit) -> None:
@@ -253,7 +222,3 @@ async def _check_board_limit(conn: asyncpg.Connection, organization_id: str, lim
     if count >= limit.boards:
         raise Forbidden(f"the {limit.plan} plan allows {limit.boards} boards; this organization has {count}",
                         data={"limit": "boards", "max": limit.boards})
-
-
-def row_from_record(row_type: type[Any], record: asyncpg.Record) -> Any:
-    return row_type(**{name: record[name] for name in row_type.__struct_fields__})

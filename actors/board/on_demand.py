@@ -15,13 +15,14 @@ import asyncpg
 import msgspec
 from immutables import Map
 
-from actors.board.changes import index_items, row_from_record
+from actors.board.changes import index_items
 from actors.board.commands import Command
 from actors.board.comments import CommentCall
 from actors.board.form_items import FORM_ITEM
 from actors.board.items import TAKE_ITEM, TRASH_DAYS
 from actors.board.state import BoardState, CommentRow, FileRef, ItemRow
 from actors.board.trash import PURGE_TRASH
+from actors.kernel.records import row_from_record
 from protocol import comments as comment_spec
 from protocol import items as item_spec
 from protocol.ids import Prefix
