@@ -37,6 +37,11 @@ def insert_entries_sql(organization: str, rows: str) -> str:
                 ORDER BY e.ordinality"""
 
 
+async def insert_entries(conn: Conn, org_id: str, rows: list[dict[str, Any]]) -> None:
+    """`rows` (as `insert_entries_sql` takes them) in one statement."""
+    await conn.execute(insert_entries_sql("$1", "$2"), org_id, rows)
+
+
 _SELECT = """SELECT a.id, a.entity_type, a.entity_id, a.action, a.metadata, a.created_at,
                     u.id AS actor_id, u.name AS actor_name, u.email AS actor_email, u.image AS actor_image
                FROM activity a LEFT JOIN users u ON u.id = a.actor_id"""

@@ -1,12 +1,154 @@
-"""Reads of board structure for work that spans boards (a cross-board move reads the target board).
-Writes to boards, groups, columns, items and comments belong to the board actor alone."""
+"""Boards, their groups, columns, items and comments. The board actor reads its state and what it keeps out of
+memory here and writes every change to them here (rows are passed as structs whose fields are named like the
+columns); work that spans boards reads board structure (a cross-board move reads the target board)."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+from typing import Any
+
 import asyncpg
 
+from storage.activity import insert_entries, insert_entries_sql
 from storage.connection import Conn
 
+# --- the board actor's state -------------------------------------------------------------------------------
+
+async def board_row(conn: Conn, org_id: str, board_id: str) -> asyncpg.Record | None:
+    return await conn.fetchrow("SELECT * FROM boards WHERE id = $1 AND organization_id = $2", board_id, org_id)
+
+
+async def live_items(conn: Conn, board_id: str) -> list[asyncpg.Record]:
+    """The board's items neither in the trash nor on their way to another board."""
+    return await conn.fetch("SELECT * FROM items WHERE board_id = $1 AND deleted_at IS NULL AND moving_to IS NULL",
+                            board_id)
+
+
+async def board_groups(conn: Conn, board_id: str) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT * FROM board_groups WHERE board_id = $1", board_id)
+
+
+async def board_columns(conn: Conn, board_id: str) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT * FROM board_columns WHERE board_id = $1", board_id)
+
+
+# --- what the board actor reads on demand ------------------------------------------------------------------
+
+async def trashed_items(conn: Conn, org_id: str, board_id: str, item_ids: list[str]) -> list[asyncpg.Record]:
+    """The items among `item_ids` in the board's trash, with their sub-items there."""
+    return await conn.fetch(
+        """SELECT * FROM items WHERE board_id = $1 AND organization_id = $3 AND deleted_at IS NOT NULL
+           AND moving_to IS NULL AND (id = ANY($2::text[]) OR parent_id = ANY($2::text[]))""",
+        board_id, item_ids, org_id)
+
+
+async def expired_items(conn: Conn, org_id: str, board_id: str, before: object) -> list[asyncpg.Record]:
+    """The board's items put in the trash at or before `before`."""
+    return await conn.fetch(
+        """SELECT * FROM items WHERE board_id = $1 AND organization_id = $3 AND moving_to IS NULL
+           AND deleted_at <= $2""", board_id, before, org_id)
+
+
+async def arriving_items(conn: Conn, org_id: str, board_id: str, item_ids: list[str]) -> list[asyncpg.Record]:
+    """The items among `item_ids` on their way to the board, with their sub-items."""
+    return await conn.fetch(
+        """SELECT * FROM items WHERE moving_to = $1 AND organization_id = $3
+           AND (id = ANY($2::text[]) OR parent_id = ANY($2::text[]))""",
+        board_id, item_ids, org_id)
+
+
+async def items_commented(conn: Conn, org_id: str, board_id: str, comment_ids: list[str]) -> set[str]:
+    """The ids of the items the board's comments among `comment_ids` are on."""
+    return {r["item_id"] for r in await conn.fetch(
+        "SELECT item_id FROM comments WHERE board_id = $1 AND organization_id = $3 AND id = ANY($2::text[])",
+        board_id, comment_ids, org_id)}
+
+
+async def comments_on(conn: Conn, org_id: str, board_id: str, item_ids: list[str]) -> list[asyncpg.Record]:
+    """The board's comments on the items `item_ids`."""
+    return await conn.fetch(
+        "SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3 AND item_id = ANY($2::text[])",
+        board_id, item_ids, org_id)
+
+
+async def comments_on_item(conn: Conn, org_id: str, board_id: str, item_id: str) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3 AND item_id = $2",
+                            board_id, item_id, org_id)
+
+
+async def comments_beside(conn: Conn, org_id: str, board_id: str, comment_id: str) -> list[asyncpg.Record]:
+    """The board's comments on the item the comment `comment_id` is on (that one included)."""
+    return await conn.fetch(
+        """SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3
+            AND item_id = (SELECT item_id FROM comments WHERE id = $2 AND board_id = $1)""",
+        board_id, comment_id, org_id)
+
+
+async def made_items(conn: Conn, org_id: str, item_ids: list[str]) -> set[str]:
+    """The ids among `item_ids` that were made already: their row (in any board, in the trash) or, once
+    purged, their activity says so."""
+    return {r["id"] for r in await conn.fetch(
+        """SELECT id FROM unnest($2::text[]) AS made (id)
+            WHERE EXISTS (SELECT FROM items i WHERE i.id = made.id AND i.organization_id = $1)
+               OR EXISTS (SELECT FROM activity a WHERE a.organization_id = $1 AND a.entity_type = 'item'
+                                                  AND a.entity_id = made.id)""",
+        org_id, item_ids)}
+
+
+# --- what a board turn writes ------------------------------------------------------------------------------
+
+# SQL column names that differ from the row's field names (`values` is a reserved word).
+_QUOTED = {"values": '"values"'}
+
+# One batch of a turn: the table, the columns of the rows it puts (None: it removes rows), and the rows (the ids
+# of the rows removed).
+RowBatch = tuple[str, Sequence[str] | None, Sequence[Any]]
+
+
+@functools.cache
+def _upsert_sql(table: str, fields: tuple[str, ...]) -> str:
+    """One statement for any number of rows: they travel as one jsonb array (msgspec encodes the row structs
+    in C), read back as the table's own row type, so each column keeps its type without listing any."""
+    columns = [_QUOTED.get(name, name) for name in fields]
+    listed = ", ".join(columns)
+    updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in columns if column != "id")
+    return (f"INSERT INTO {table} ({listed}) SELECT {listed} FROM jsonb_populate_recordset(NULL::{table}, $1) "
+            f"ON CONFLICT (id) DO UPDATE SET {updates}")
+
+
+async def write_rows(conn: Conn, org_id: str, batches: Sequence[RowBatch], activity: list[dict[str, Any]]) -> None:
+    """Each batch in one statement, in order; the activity entries (`storage.activity.insert_entries_sql` rows)
+    ride along with the last batch (a CTE: one round trip less)."""
+    for index, (table, fields, rows) in enumerate(batches):
+        if fields is not None:
+            # One statement may not upsert a row twice: a row put twice in the turn goes once, as last put.
+            sql, args = _upsert_sql(table, tuple(fields)), list({row.id: row for row in rows}.values())
+        else:
+            sql, args = f"DELETE FROM {table} WHERE id = ANY($1::text[])", list(rows)
+        if activity and index == len(batches) - 1:
+            await conn.execute(f"WITH trail AS ({insert_entries_sql('$2', '$3')}) {sql}", args, org_id, activity)
+        else:
+            await conn.execute(sql, args)
+    if activity and not batches:
+        await insert_entries(conn, org_id, activity)
+
+
+async def count_boards_locked(conn: Conn, org_id: str) -> int:
+    """The organization's boards, counted under a lock held until the transaction ends: concurrent creations in
+    one organization queue on it until the first commits, so the count each sees includes the others' boards."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtext('boards:' || $1))", org_id)
+    count: int = await conn.fetchval("SELECT count(*) FROM boards WHERE organization_id = $1", org_id)
+    return count
+
+
+async def move_comments(conn: Conn, org_id: str, board_id: str, item_ids: list[str]) -> None:
+    """The comments of the items `item_ids` (taken from another board) become the board's."""
+    await conn.execute("UPDATE comments SET board_id = $1 WHERE item_id = ANY($2::text[]) AND organization_id = $3",
+                       board_id, item_ids, org_id)
+
+
+# --- reads for work that spans boards ----------------------------------------------------------------------
 
 async def item_place(conn: Conn, org_id: str, item_id: str) -> asyncpg.Record | None:
     """An item's board and the board it is on its way to (`moving_to`: a cross-board move not yet taken)."""

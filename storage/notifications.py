@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import asyncpg
 
 from protocol.ids import Prefix, new_id
@@ -17,6 +20,15 @@ async def insert(conn: Conn, user_id: str, org_id: str | None, type: str, title:
         f"""INSERT INTO notifications (id, user_id, organization_id, type, title, body, entity_type, entity_id)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {COLUMNS}""",
         new_id(Prefix.NOTIFICATION), user_id, org_id, type, title, body, entity_type, entity_id)
+
+
+async def insert_entries(conn: Conn, org_id: str, notes: Sequence[Any]) -> None:
+    """Notifications of one organization in one batch, each given as an object whose attributes are named like
+    the columns (`id` included)."""
+    await conn.executemany(
+        """INSERT INTO notifications (id, user_id, organization_id, type, title, body, entity_type, entity_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""",
+        [(n.id, n.user_id, org_id, n.type, n.title, n.body, n.entity_type, n.entity_id) for n in notes])
 
 
 # Every organization's when the parameter is null; that organization's only otherwise.

@@ -16,11 +16,11 @@ from typing import Any
 import asyncpg
 
 from actors.kernel.access import on_visible_board, require_board_access
-from actors.kernel.events import changes
+from actors.kernel.events import board_stream, changes
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from actors.kernel.partial_update import given_fields
 from actors.kernel.write import UnitOfWork
-from actors.tenancy.projects import board_stream, given_fields
 from protocol import actions as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed

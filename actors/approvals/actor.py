@@ -14,7 +14,7 @@ from actors.approvals import deciders
 from actors.approvals.changes import FlowChange, apply_change, persist_changes
 from actors.approvals.commands import Command, Decide, Departed, Expire, Open, Refresh, Return, Revise
 from actors.approvals.state import DecisionRow, FlowRow, FlowState, RequestRow, TokenRow
-from actors.board.changes import row_from_record
+from actors.kernel.records import row_from_record
 from actors.runtime.actor import Actor, Decision
 from actors.runtime.forwarding import ActorCodec, MsgspecCodec
 from protocol.errors import NotFound

@@ -13,9 +13,8 @@ from typing import Any
 import asyncpg
 
 from actors.approvals.state import DecisionRow, FlowState, RequestRow, TokenRow
-from actors.board.changes import ActivityEntry, BoardChange
-from actors.board.changes import persist_changes as persist_trail
 from actors.kernel.mailer import queue_mail
+from actors.kernel.trail import ActivityEntry, persist_trail
 from protocol.errors import Conflict
 from storage import approvals as repo
 
@@ -93,6 +92,4 @@ async def persist_changes(conn: asyncpg.Connection, org_id: str, flow_id: str, c
         for mail in change.mails:
             await queue_mail(conn, org_id=org_id, kind=mail.kind, to=mail.to, subject=mail.subject, body=mail.body,
                              smtp_configured=mail.smtp_configured, secrets=mail.secrets, secret_key=secret_key)
-    activity = [entry for change in changes for entry in change.activity]
-    if activity:
-        await persist_trail(conn, org_id, [BoardChange((), activity, ())])
+    await persist_trail(conn, org_id, activity=[entry for change in changes for entry in change.activity])

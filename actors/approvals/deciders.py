@@ -23,8 +23,8 @@ from actors.approvals.commands import Command, Decide, Departed, Expire, Open, R
 from actors.approvals.link_rules import SPENT, LinkFacts, link_refusal
 from actors.approvals.state import FlowRow, FlowState, RequestRow, TokenRow
 from actors.approvals.views import record_hash, request_view
-from actors.board.changes import ActivityEntry
 from actors.kernel.events import event_payload
+from actors.kernel.trail import ActivityEntry
 from actors.runtime.actor import Decision, Event
 from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFound, Unauthorized
 from protocol.ids import Prefix, iso, new_id

@@ -17,8 +17,8 @@ import structlog
 
 from actors.approvals.commands import Expire
 from actors.approvals.routing import ask_flow
-from actors.automations import outbound
 from actors.automations.run import Run
+from actors.delivery.outbound_http import open_session
 from actors.kernel.leadership import leads
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
@@ -97,7 +97,7 @@ async def run_next_action(node: Node, session: aiohttp.ClientSession) -> bool:
 
 
 async def run_actions_forever(node: Node) -> None:
-    session = outbound.open_session(node)
+    session = open_session(node)
     try:
         while True:
             while await run_next_action(node, session):

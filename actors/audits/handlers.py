@@ -18,10 +18,10 @@ import asyncpg
 
 from actors.actions.handlers import create_action, today
 from actors.kernel.access import require_board_access, sees_board
+from actors.kernel.events import board_stream
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
-from actors.tenancy.projects import board_stream
 from protocol import audits as proto
 from protocol.actions import CreateActionInput, Priority
 from protocol.caller import Caller

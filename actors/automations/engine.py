@@ -22,9 +22,9 @@ from datetime import timedelta
 import asyncpg
 import structlog
 
-from actors.automations import outbound
 from actors.automations.run import INTERRUPTED, Run, completed_parent, trigger_matches
 from actors.automations.schedule import schedule_due
+from actors.delivery.outbound_http import open_session
 from actors.kernel.invalidation import RulesChanged
 from actors.kernel.node import Node
 from actors.kernel.wake import BusNotes, pause, woken_by_notify
@@ -169,7 +169,7 @@ class AutomationEngine:
 
     async def run(self) -> None:
         clock = self.node.clock
-        self.session = outbound.open_session(self.node)
+        self.session = open_session(self.node)
         self.node.bus.subscribe("automations", self.on_events, read=self.node.events.read)
         periodic = {"poll": (POLL_SECONDS, self.poll), "sweep": (SWEEP_SECONDS, self.sweep),
                     "schedule": (SCHEDULE_SECONDS, self.schedule), "purge": (PURGE_SECONDS, self.purge)}

@@ -16,7 +16,6 @@ from typing import Any
 import aiohttp
 import msgspec
 
-from actors.delivery.addresses import outbound_connector
 from actors.delivery.webhooks import check_url
 from actors.kernel.mailer import queue_mail
 from actors.kernel.node import Node
@@ -59,12 +58,6 @@ async def send_email(node: Node, org_id: str, to: Any, subject: Any, body: Any) 
     async with node.pool.acquire() as conn, conn.transaction():
         return [await queue_mail(conn, org_id=org_id, kind="automation", to=address, subject=subject,
                                  body=body, smtp_configured=node.smtp is not None) for address in addresses]
-
-
-def open_session(node: Node) -> aiohttp.ClientSession:
-    """The engine's session for call_webhook: its connector refuses the addresses the policy refuses."""
-    connector = outbound_connector(node.allow_private_targets)
-    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=node.http_timeout), connector=connector)
 
 
 async def call_webhook(node: Node, session: aiohttp.ClientSession, *, url: str, method: str,

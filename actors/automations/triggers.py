@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from actors.delivery.webhook_sender import sign_hex
+from actors.kernel.events import board_stream
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, PayloadTooLarge, Unauthorized
@@ -105,6 +106,6 @@ def form_submitted(uow: UnitOfWork, *, board_id: str, form_id: str, submission_i
     """The hook for the forms module: `form.submitted` on the board's stream, in the unit of work that
     stores the submission (published once it commits). Rules with a `form.submitted` trigger for `form_id`
     then run, on `item` (the item the submission made) if any."""
-    uow.emit(f"board:{board_id}", "form.submitted",
+    uow.emit(board_stream(board_id), "form.submitted",
              {"formId": form_id, "submissionId": submission_id, "boardId": board_id, "item": item,
               "answers": answers})

@@ -11,14 +11,16 @@ import asyncpg
 from immutables import Map
 
 from actors.board import comments, items, people, structure, trash  # noqa: F401  (register their deciders)
-from actors.board.changes import BoardChange, apply_change, index_items, persist_changes, row_from_record
+from actors.board.changes import BoardChange, apply_change, index_items, persist_changes
 from actors.board.commands import DATA_TYPES, DECIDERS, Command
 from actors.board.on_demand import NEEDS, Needs, comments_for_read, load_needed, named_files
 from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
+from actors.kernel.records import row_from_record
 from actors.runtime.actor import Actor, Decision
 from actors.runtime.codecs import ProcedureCodec
 from actors.runtime.forwarding import ActorCodec
 from protocol.errors import NotFound
+from storage import boards as repo
 
 CREATE_BOARD = "boards.create"
 
@@ -28,23 +30,21 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
     codec: ClassVar[ActorCodec] = ProcedureCodec(Command, DATA_TYPES)
 
     async def load(self, conn: asyncpg.Connection) -> BoardState:
-        board = await conn.fetchrow("SELECT * FROM boards WHERE id = $1 AND organization_id = $2",
-                                    self.actor_id, self.organization_id)
+        board = await repo.board_row(conn, self.organization_id, self.actor_id)
         if board is None:
             return BoardState()  # only `boards.create` is accepted by an empty board
 
-        async def rows(row_type: type, sql: str) -> Map[str, Any]:
-            return Map({r["id"]: row_from_record(row_type, r) for r in await conn.fetch(sql, self.actor_id)})
+        def rows(row_type: type, records: list[asyncpg.Record]) -> Map[str, Any]:
+            return Map({r["id"]: row_from_record(row_type, r) for r in records})
 
         # Live state only: items in the trash, items on their way to another board and every comment
         # stay in the database until a message needs them (`prepare`).
-        live = await rows(ItemRow, "SELECT * FROM items WHERE board_id = $1 AND deleted_at IS NULL"
-                                   " AND moving_to IS NULL")
+        live = rows(ItemRow, await repo.live_items(conn, self.actor_id))
         ends, children = index_items(live.values())
         return BoardState(
             board=row_from_record(BoardRow, board),
-            groups=await rows(GroupRow, "SELECT * FROM board_groups WHERE board_id = $1"),
-            columns=await rows(ColumnRow, "SELECT * FROM board_columns WHERE board_id = $1"),
+            groups=rows(GroupRow, await repo.board_groups(conn, self.actor_id)),
+            columns=rows(ColumnRow, await repo.board_columns(conn, self.actor_id)),
             items=live, ends=ends, children=children)
 
     async def prepare(self, pool: asyncpg.Pool, state: BoardState, messages: list[Command]) -> BoardState:

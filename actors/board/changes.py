@@ -1,21 +1,23 @@
-"""What a board decision changes: rows put or removed, and activity entries. `apply` folds a change into
-the state (pure); `persist` writes the turn's changes with one batched statement per table and kind."""
+"""What a board decision changes: rows put or removed, and its trail (activity entries, notifications).
+`apply_change` folds a change into the state (pure); `persist_changes` writes the turn's changes with one batched
+statement per table and kind (storage/boards.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import asyncpg
 from immutables import Map
 
 from actors.board.state import BoardRow, BoardState, ColumnRow, CommentRow, GroupRow, ItemRow, Row
+from actors.kernel.trail import ActivityEntry, NotificationEntry, activity_rows, persist_trail
 from protocol.errors import Forbidden
-from protocol.ids import Prefix, new_id
-from storage.activity import insert_entries_sql
+from storage import boards as repo
+from storage.boards import RowBatch
 
-# state attribute -> (SQL table, row type); the board row lives in `board`, the others in dicts by id.
+# row type -> (state attribute, SQL table); the board row lives in `board`, the others in dicts by id.
 TABLES: dict[type[Any], tuple[str, str]] = {
     BoardRow: ("board", "boards"),
     GroupRow: ("groups", "board_groups"),
@@ -23,8 +25,6 @@ TABLES: dict[type[Any], tuple[str, str]] = {
     ItemRow: ("items", "items"),
     CommentRow: ("comments", "comments"),
 }
-# SQL column names that differ from the row's field names (`values` is a reserved word).
-_QUOTED = {"values": '"values"'}
 
 
 @dataclass(frozen=True)
@@ -36,28 +36,6 @@ class Put:
 class Remove:
     row_type: type[Any]
     id: str
-
-
-@dataclass(frozen=True)
-class ActivityEntry:
-    entity_type: str
-    entity_id: str
-    action: str
-    actor_id: str | None
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class NotificationEntry:
-    """An in-app notification written in the turn's transaction (not part of the board's state)."""
-
-    id: str
-    user_id: str
-    type: str
-    title: str
-    body: str | None
-    entity_type: str | None
-    entity_id: str | None
 
 
 @dataclass(frozen=True)
@@ -186,21 +164,9 @@ def index_items(items: Any) -> tuple[Map[Any, float], Map[str, frozenset[str]]]:
     return Map(ends), Map({k: frozenset(v) for k, v in children.items()})
 
 
-def _upsert_sql(row_type: type[Any], table: str) -> str:
-    """One statement for any number of rows: they travel as one jsonb array (msgspec encodes the row structs
-    in C), read back as the table's own row type, so each column keeps its type without listing any."""
-    columns = ", ".join(_QUOTED.get(name, name) for name in row_type.__struct_fields__)
-    updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in columns.split(", ") if column != "id")
-    return (f"INSERT INTO {table} ({columns}) SELECT {columns} FROM jsonb_populate_recordset(NULL::{table}, $1) "
-            f"ON CONFLICT (id) DO UPDATE SET {updates}")
-
-
-_UPSERTS = {row_type: _upsert_sql(row_type, table) for row_type, (_, table) in TABLES.items()}
-
-
 async def persist_changes(conn: asyncpg.Connection, organization_id: str, changes: Sequence[BoardChange]) -> None:
     """Write the turn's changes in order; consecutive ops of one kind on one table go as one batch, and the turn's
-    activity entries ride along with the last batch (a CTE: one round trip less)."""
+    activity entries ride along with the last batch."""
     for change in changes:
         if change.board_limit is not None:
             await _check_board_limit(conn, organization_id, change.board_limit)
@@ -211,49 +177,23 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
             if not batches or batches[-1][0] != key:
                 batches.append((key, []))
             batches[-1][1].append(op.row if isinstance(op, Put) else op.id)
-    entries = [entry for change in changes for entry in change.activity]
-    trail = activity_rows(entries)
-    for index, ((kind, row_type), batch) in enumerate(batches):
-        if kind == "put":
-            # One statement may not upsert a row twice: a row put twice in the turn goes once, as last put.
-            sql, rows = _UPSERTS[row_type], list({row.id: row for row in batch}.values())
-        else:
-            sql, rows = f"DELETE FROM {TABLES[row_type][1]} WHERE id = ANY($1::text[])", batch
-        if trail and index == len(batches) - 1:
-            await conn.execute(f"WITH trail AS ({insert_entries_sql('$2', '$3')}) {sql}", rows, organization_id,
-                               trail)
-        else:
-            await conn.execute(sql, rows)
-    if trail and not batches:
-        await conn.execute(insert_entries_sql("$1", "$2"), organization_id, trail)
+    trail = activity_rows([entry for change in changes for entry in change.activity])
+    await repo.write_rows(conn, organization_id, [_row_batch(kind, row_type, rows)
+                                                  for (kind, row_type), rows in batches], trail)
     for change in changes:
         if change.comments_to is not None:
-            await conn.execute("UPDATE comments SET board_id = $1 WHERE item_id = ANY($2::text[])"
-                               " AND organization_id = $3",
-                               change.comments_to[0], list(change.comments_to[1]), organization_id)
+            await repo.move_comments(conn, organization_id, change.comments_to[0], list(change.comments_to[1]))
     notes = [note for change in changes for note in change.notifications]
-    if notes:
-        await conn.executemany(
-            """INSERT INTO notifications (id, user_id, organization_id, type, title, body, entity_type, entity_id)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""",
-            [(n.id, n.user_id, organization_id, n.type, n.title, n.body, n.entity_type, n.entity_id) for n in notes])
+    await persist_trail(conn, organization_id, notifications=notes)
 
 
-def activity_rows(entries: Sequence[ActivityEntry]) -> list[dict[str, Any]]:
-    """The entries as `storage.activity.insert_entries_sql` takes them, each with a new id."""
-    return [{"id": new_id(Prefix.ACTIVITY), "entity_type": e.entity_type, "entity_id": e.entity_id, "action": e.action,
-             "metadata": e.metadata, "actor_id": e.actor_id} for e in entries]
+def _row_batch(kind: str, row_type: type[Any], rows: list[Any]) -> RowBatch:
+    """A batch as storage takes it: rows put with their columns (the row type's fields), or the ids removed."""
+    return TABLES[row_type][1], row_type.__struct_fields__ if kind == "put" else None, rows
 
 
 async def _check_board_limit(conn: asyncpg.Connection, organization_id: str, limit: BoardLimit) -> None:
-    # Concurrent creations in one organization queue on this lock until the first commits, so the count
-    # each sees includes the others' boards.
-    await conn.execute("SELECT pg_advisory_xact_lock(hashtext('boards:' || $1))", organization_id)
-    count = await conn.fetchval("SELECT count(*) FROM boards WHERE organization_id = $1", organization_id)
+    count = await repo.count_boards_locked(conn, organization_id)
     if count >= limit.boards:
         raise Forbidden(f"the {limit.plan} plan allows {limit.boards} boards; this organization has {count}",
                         data={"limit": "boards", "max": limit.boards})
-
-
-def row_from_record(row_type: type[Any], record: asyncpg.Record) -> Any:
-    return row_type(**{name: record[name] for name in row_type.__struct_fields__})

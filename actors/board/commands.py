@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar, overload
 
-from actors.board.changes import ActivityEntry, BoardChange, BoardLimit, NotificationEntry, Put, Remove
+from actors.board.changes import BoardChange, BoardLimit, Put, Remove
 from actors.board.state import BoardState, Row
 from actors.kernel.events import event_payload, user_stream
+from actors.kernel.trail import ActivityEntry, NotificationEntry
 from actors.runtime.actor import Decision, Event
 from protocol.caller import Caller
 from protocol.ids import Prefix, iso, new_id

@@ -15,16 +15,19 @@ import asyncpg
 import msgspec
 from immutables import Map
 
-from actors.board.changes import index_items, row_from_record
+from actors.board.changes import index_items
 from actors.board.commands import Command
 from actors.board.comments import CommentCall
 from actors.board.form_items import FORM_ITEM
 from actors.board.items import TAKE_ITEM, TRASH_DAYS
 from actors.board.state import BoardState, CommentRow, FileRef, ItemRow
 from actors.board.trash import PURGE_TRASH
+from actors.kernel.records import row_from_record
 from protocol import comments as comment_spec
 from protocol import items as item_spec
 from protocol.ids import Prefix
+from storage import boards as repo
+from storage import files as file_repo
 
 
 @dataclass
@@ -138,42 +141,22 @@ async def load_needed(pool: asyncpg.Pool, state: BoardState, needs: Needs) -> Bo
     async with pool.acquire() as conn:
         items: list[asyncpg.Record] = []
         if needs.trashed:
-            items += await conn.fetch(
-                """SELECT * FROM items WHERE board_id = $1 AND organization_id = $3 AND deleted_at IS NOT NULL
-                   AND moving_to IS NULL AND (id = ANY($2::text[]) OR parent_id = ANY($2::text[]))""",
-                board_id, list(needs.trashed), org_id)
+            items += await repo.trashed_items(conn, org_id, board_id, list(needs.trashed))
         if needs.expired_before is not None:
-            items += await conn.fetch(
-                """SELECT * FROM items WHERE board_id = $1 AND organization_id = $3 AND moving_to IS NULL
-                   AND deleted_at <= $2""", board_id, needs.expired_before, org_id)
+            items += await repo.expired_items(conn, org_id, board_id, needs.expired_before)
         arriving = []
         if needs.arriving:
-            arriving = await conn.fetch(
-                """SELECT * FROM items WHERE moving_to = $1 AND organization_id = $3
-                   AND (id = ANY($2::text[]) OR parent_id = ANY($2::text[]))""",
-                board_id, list(needs.arriving), org_id)
+            arriving = await repo.arriving_items(conn, org_id, board_id, list(needs.arriving))
         comment_items = set(needs.comments_of_items)
         if needs.comments_by_id:
-            comment_items |= {r["item_id"] for r in await conn.fetch(
-                "SELECT item_id FROM comments WHERE board_id = $1 AND organization_id = $3 AND id = ANY($2::text[])",
-                board_id, list(needs.comments_by_id), org_id)}
+            comment_items |= await repo.items_commented(conn, org_id, board_id, list(needs.comments_by_id))
         if needs.expired_before is not None:
             comment_items |= {r["id"] for r in items}
         comment_items -= state.comments_of
-        comments = await conn.fetch(
-            "SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3 AND item_id = ANY($2::text[])",
-            board_id, list(comment_items), org_id) if comment_items else []
-        # An item id is made once: its row (in any board, in the trash) or, once purged, its activity says so.
-        made = {r["id"] for r in await conn.fetch(
-            """SELECT id FROM unnest($2::text[]) AS made (id)
-                WHERE EXISTS (SELECT FROM items i WHERE i.id = made.id AND i.organization_id = $1)
-                   OR EXISTS (SELECT FROM activity a WHERE a.organization_id = $1 AND a.entity_type = 'item'
-                                                      AND a.entity_id = made.id)""",
-            org_id, list(needs.made))} if needs.made else set()
+        comments = await repo.comments_on(conn, org_id, board_id, list(comment_items)) if comment_items else []
+        made = await repo.made_items(conn, org_id, list(needs.made)) if needs.made else set()
         unknown = [i for i in needs.files if i not in state.files]
-        files = await conn.fetch(
-            "SELECT id, name, size, content_type FROM files WHERE organization_id = $1 AND id = ANY($2::text[])",
-            org_id, unknown) if unknown else []
+        files = await file_repo.files_by_ids(conn, org_id, unknown) if unknown else []
     found = {i.id: i for i in (row_from_record(ItemRow, r) for r in items) if i.id not in state.items}
     fields: dict[str, Any] = {}
     if made:
@@ -200,11 +183,8 @@ async def comments_for_read(pool: asyncpg.Pool, org_id: str, board_id: str, *, i
     """An item's comments for a read outside the mailbox (named by the item, or by one of its comments).
     Read after the write it may follow was committed, so a reader sees its own comment."""
     if comment_id is not None:
-        rows = await pool.fetch(
-            """SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3
-                AND item_id = (SELECT item_id FROM comments WHERE id = $2 AND board_id = $1)""",
-            board_id, comment_id, org_id)
+        rows = await repo.comments_beside(pool, org_id, board_id, comment_id)
     else:
-        rows = await pool.fetch("SELECT * FROM comments WHERE board_id = $1 AND organization_id = $3 AND item_id = $2",
-                                board_id, item_id, org_id)
+        assert item_id is not None
+        rows = await repo.comments_on_item(pool, org_id, board_id, item_id)
     return Map({r["id"]: row_from_record(CommentRow, r) for r in rows})

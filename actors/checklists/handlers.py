@@ -19,10 +19,10 @@ from typing import Any
 import asyncpg
 
 from actors.kernel.access import on_visible_board, require_board_access
+from actors.kernel.events import board_stream
 from actors.kernel.events import changes as changed_fields
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
-from actors.tenancy.projects import board_stream
 from protocol import checklists as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFound, ValidationFailed

@@ -29,7 +29,7 @@ import asyncpg
 import msgspec
 import structlog
 
-from actors.delivery.addresses import outbound_connector
+from actors.delivery.outbound_http import open_session
 from actors.kernel.events import wire_payload
 from actors.kernel.invalidation import WebhooksChanged
 from actors.kernel.node import Node
@@ -161,9 +161,7 @@ class WebhookWorker:
 
     async def run(self) -> None:
         clock = self.node.clock
-        connector = outbound_connector(self.node.allow_private_targets)
-        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.node.http_timeout),
-                                              connector=connector)
+        self._session = open_session(self.node)
         self.node.bus.subscribe("webhooks", self.on_events, read=self.node.events.read)
         last_sweep: float | None = None
         try:

@@ -20,12 +20,12 @@ from typing import Any
 import msgspec
 from immutables import Map
 
-from actors.board.changes import row_from_record
 from actors.board.state import BoardState, ColumnRow, GroupRow, ItemRow
 from actors.board.views import item_values
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from actors.kernel.records import row_from_record
 from actors.problem_solving.handlers import ENTITY as SHEET_ENTITY
 from actors.problem_solving.handlers import visible_sheet
 from protocol import exports as proto

@@ -16,10 +16,11 @@ from actors.approvals.intake import blocks_form_deletion
 from actors.forms.access import visible_form
 from actors.forms.views import form_summary, form_view, submission_view, version_view
 from actors.kernel.access import require_board_access
+from actors.kernel.events import board_stream
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from actors.kernel.partial_update import given_fields
 from actors.kernel.write import UnitOfWork
-from actors.tenancy.projects import board_stream, given_fields
 from protocol import forms as proto
 from protocol.caller import Caller
 from protocol.errors import BadRequest, Conflict, FieldError, NotFound, ValidationFailed

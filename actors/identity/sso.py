@@ -21,7 +21,7 @@ import aiohttp
 import asyncpg
 import structlog
 
-from actors.automations.outbound import open_session
+from actors.delivery.outbound_http import open_session
 from actors.identity import accounts
 from actors.identity.passwords import hash_secret
 from actors.identity.public_mail import is_public

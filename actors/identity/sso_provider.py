@@ -18,7 +18,7 @@ import aiohttp
 import jwt
 import structlog
 
-from actors.automations.outbound import open_session
+from actors.delivery.outbound_http import open_session
 from actors.kernel.node import Node
 from protocol.errors import ServiceUnavailable, Unauthorized
 

@@ -25,10 +25,10 @@ from actors.imports import csv_file
 from actors.imports.batch import IMPORT_ITEMS, ImportBatch, ImportRow, encode_rows, fingerprint
 from actors.imports.cells import IMPORTABLE, BoardColumn, Member, ParsedRow, RowReader
 from actors.kernel.access import require_board_access, sees_board
+from actors.kernel.events import board_stream
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
-from actors.tenancy.projects import board_stream
 from protocol import imports as proto
 from protocol.caller import Caller
 from protocol.columns import COMPUTED_TYPES

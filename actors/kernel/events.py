@@ -25,6 +25,10 @@ def org_stream(org_id: str) -> str:
     return f"org:{org_id}"
 
 
+def board_stream(board_id: str) -> str:
+    return f"board:{board_id}"
+
+
 def user_stream(org_id: str, user_id: str) -> str:
     """A user's private stream in one organization: their `notification.created` events there. Per
     organization, so that a member of two organizations has a seq that counts from 1 in each (the stream's

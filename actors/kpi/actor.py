@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import asyncpg
 
-from actors.board.changes import row_from_record
+from actors.kernel.records import row_from_record
 from actors.kpi.changes import KpiChange, apply_change, persist_changes
 from actors.kpi.commands import Command
 from actors.kpi.deciders import DATA_TYPES, DECIDERS, define

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from actors.board.changes import ActivityEntry, BoardChange, NotificationEntry, activity_rows
-from actors.board.changes import persist_changes as persist_trail
+from actors.kernel.trail import ActivityEntry, NotificationEntry, activity_rows, persist_trail
 from actors.kpi.state import AlertRow, KpiRow, KpiState, TargetRow, ValueRow
 from storage import kpis as repo
 
@@ -55,7 +54,7 @@ def merge(changes: Sequence[KpiChange]) -> KpiChange:
 
 async def persist_changes(conn: asyncpg.Connection, organization_id: str, changes: Sequence[KpiChange]) -> None:
     """The turn's definition, values, alerts, targets and activity entries in one statement, deletion after it
-    (a turn decides nothing after a delete); notifications as the board actor writes them."""
+    (a turn decides nothing after a delete); notifications after them (actors/kernel/trail.py)."""
     turn = merge(changes)
     await repo.write_turn(
         conn, organization_id, kpis=[turn.kpi] if turn.kpi is not None else [], values=turn.values,
@@ -64,5 +63,4 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
         targets=[c.target for c in changes if c.target is not None], activity=activity_rows(turn.activity))
     if turn.deleted and turn.kpi is not None:
         await repo.delete_kpis(conn, organization_id, [turn.kpi.id])
-    if turn.notifications:
-        await persist_trail(conn, organization_id, [BoardChange((), (), turn.notifications)])
+    await persist_trail(conn, organization_id, notifications=turn.notifications)

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from actors.board.changes import ActivityEntry, NotificationEntry
-from actors.kernel.events import event_payload, user_stream
+from actors.kernel.events import board_stream, event_payload, user_stream
+from actors.kernel.trail import ActivityEntry, NotificationEntry
 from actors.kpi.changes import KpiChange, apply_change, merge
 from actors.kpi.state import KpiRow, KpiState
 from actors.runtime.actor import Decision, Event
@@ -25,10 +25,6 @@ class Command:
     data: Any
     now: datetime
     members: frozenset[str] = frozenset()  # the organization's active members, for commands that notify
-
-
-def board_stream(board_id: str) -> str:
-    return f"board:{board_id}"
 
 
 @dataclass

@@ -12,10 +12,10 @@ from typing import Any
 import asyncpg
 import msgspec
 
-from actors.board.changes import row_from_record
 from actors.kernel.access import require_board_access
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from actors.kernel.records import row_from_record
 from actors.kpi.routing import ask_kpi, kpi_board, read_kpi, writable_kpi_board
 from actors.kpi.state import AlertRow, KpiRow, TargetRow, ValueRow
 from actors.kpi.views import alert_view, kpi_view, target_view, value_view

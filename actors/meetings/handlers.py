@@ -21,9 +21,9 @@ import asyncpg
 
 from actors.actions.handlers import person, today
 from actors.kernel.access import on_visible_board, require_board_access
+from actors.kernel.events import board_stream
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
-from actors.tenancy.projects import board_stream
 from protocol import meetings as proto
 from protocol.caller import Caller
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, ValidationFailed

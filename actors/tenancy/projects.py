@@ -10,18 +10,18 @@ a board that no longer exists.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
-import msgspec
 import structlog
 
 from actors.approvals.intake import blocks_boards_deletion
 from actors.kernel.access import forget_board_access, require_project_access, require_workspace_access
-from actors.kernel.events import org_stream
+from actors.kernel.events import board_stream, org_stream
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
+from actors.kernel.partial_update import given_fields
 from actors.kernel.write import UnitOfWork
 from protocol import projects as spec
 from protocol.caller import Caller
@@ -31,21 +31,6 @@ from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from storage import projects as repo
 
 log = structlog.get_logger(__name__)
-
-
-def given_fields(data: msgspec.Struct, names: Iterable[str], clearable: Iterable[str] = ()) -> dict[str, Any]:
-    """The fields an update names: absent ones are left out, null only counts for the `clearable` ones."""
-    fields = {}
-    for name in names:
-        value = getattr(data, name)
-        if value is msgspec.UNSET or (value is None and name not in clearable):
-            continue
-        fields[name] = value
-    return fields
-
-
-def board_stream(board_id: str) -> str:
-    return f"board:{board_id}"
 
 
 def project_view(row: asyncpg.Record) -> dict[str, Any]:

@@ -21,7 +21,8 @@ from actors.kernel.access import (
 )
 from actors.kernel.handlers import implement
 from actors.kernel.node import Node
-from actors.tenancy.projects import board_removed, emit_deleted, given_fields
+from actors.kernel.partial_update import given_fields
+from actors.tenancy.projects import board_removed, emit_deleted
 from protocol import workspaces as spec
 from protocol.caller import Caller
 from protocol.errors import FieldError, NotFound, ValidationFailed
