@@ -25,7 +25,6 @@ from actors.forms.otp import send_codes_forever
 from actors.forms.sweeper import sweep_submissions_forever
 from actors.identity.last_used import flush_forever
 from actors.imports.sweeper import sweep_imports_forever
-from actors.kernel.handlers import unimplemented
 from actors.kernel.leadership import Leadership
 from actors.kernel.mailer import smtp_target
 from actors.kernel.node import Node
@@ -36,6 +35,7 @@ from actors.tenancy.billing_processors import Processor, SandboxProcessor
 from actors.tenancy.billing_sweeper import cancel_at_period_end_forever
 from server.cluster import clustered, node_runs, redis_client
 from server.config import WORKERS, Settings
+from server.domains import HANDLERS
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from web.app import build_web_app
@@ -114,10 +114,10 @@ def runner_options(settings: Settings) -> dict[str, Any]:
 
 
 def create_app(settings: Settings, database_url: str, *, clock: Clock | None = None) -> web.Application:
-    missing = unimplemented()
+    missing = HANDLERS.unimplemented()
     if missing:
         raise RuntimeError(f"procedures declared but not implemented: {', '.join(missing)}")
-    app = build_web_app(body_timeout=settings.body_timeout)
+    app = build_web_app(body_timeout=settings.body_timeout, handlers=HANDLERS)
     metrics = Metrics(MetricsSettings(production=settings.production, token=settings.metrics_token))
     app[METRICS] = metrics
     app[ANONYMOUS_RATE_LIMIT] = settings.anonymous_rate_limit

@@ -34,6 +34,7 @@ from protocol.ids import Prefix, new_id
 from protocol.registry import REGISTRY, Role
 from server.app import create_app
 from server.config import Settings
+from server.domains import HANDLERS
 from storage import accounts as account_repo
 from web.dispatch import run_procedure
 from web.inputs import decode_input
@@ -217,7 +218,7 @@ class DemoOrganization:
     async def call(self, who: str, procedure_name: str, raw: dict[str, Any]) -> Any:
         """Run a procedure as `who` the way the web edge does: authorize, decode the input, implementation."""
         caller = dataclasses.replace(self.callers[who], request_id=new_id(Prefix.HTTP_REQUEST))
-        return await run_procedure(self.node, caller, REGISTRY[procedure_name], raw)
+        return await run_procedure(HANDLERS, self.node, caller, REGISTRY[procedure_name], raw)
 
     def user_id(self, who: str) -> str:
         return self.callers[who].uid

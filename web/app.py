@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from aiohttp import web
 
-import actors.domains  # noqa: F401  (registers every procedure implementation)
+from actors.kernel.handlers import HandlerTable
 from web.auth_routes import add_auth_routes
 from web.edge import edge
 from web.health import healthz, readyz
+from web.keys import HANDLER_TABLE
 from web.mcp import add_mcp_routes
 from web.metrics import metrics_endpoint
 from web.openapi import add_openapi_route
@@ -36,10 +37,11 @@ from web.ui.form_page import add_form_page_routes
 MAX_BODY_BYTES = 11 * 1024 * 1024
 
 
-def build_web_app(*, body_timeout: float) -> web.Application:
-    """Every route behind the edge middleware (web/edge.py); request bodies are due `body_timeout` seconds
-    after their headers."""
+def build_web_app(*, body_timeout: float, handlers: HandlerTable) -> web.Application:
+    """Every route behind the edge middleware (web/edge.py), calling the procedures' implementations in
+    `handlers`; request bodies are due `body_timeout` seconds after their headers."""
     app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[edge(body_timeout)])
+    app[HANDLER_TABLE] = handlers
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics_endpoint)

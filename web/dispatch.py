@@ -9,20 +9,21 @@ import structlog
 from aiohttp import web
 
 from actors.kernel.authorization import authorize
-from actors.kernel.handlers import HANDLERS
+from actors.kernel.handlers import HandlerTable
 from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.registry import Procedure
 from web.inputs import decode_input
-from web.keys import CALLER, CALLS, NODE, PROCEDURE, RETURNS_SECRET
+from web.keys import CALLER, CALLS, HANDLER_TABLE, NODE, PROCEDURE, RETURNS_SECRET
 
 
-async def run_procedure(node: Node, caller: Caller, procedure: Procedure, raw_input: Any, *,
+async def run_procedure(handlers: HandlerTable, node: Node, caller: Caller, procedure: Procedure, raw_input: Any, *,
                         from_query: bool = False) -> Any:
-    """Authorize, decode the input, run the implementation: every call, from the web or from the CLI."""
+    """Authorize, decode the input, run the implementation in `handlers`: every call, from the web or from the
+    CLI."""
     authorize(procedure, caller)
     data = decode_input(procedure.input, raw_input, from_query=from_query)
-    return await HANDLERS[procedure.name](node, caller, data)
+    return await handlers[procedure.name](node, caller, data)
 
 
 async def call_procedure(request: web.Request, procedure: Procedure, raw_input: Any, *,
@@ -36,4 +37,5 @@ async def call_procedure(request: web.Request, procedure: Procedure, raw_input: 
         number = request.get(CALLS, 0)
         request[CALLS] = number + 1
         caller = replace(caller, idempotency=f"{caller.idempotency}.{number}")
-    return await run_procedure(request.app[NODE], caller, procedure, raw_input, from_query=from_query)
+    return await run_procedure(request.app[HANDLER_TABLE], request.app[NODE], caller, procedure, raw_input,
+                               from_query=from_query)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from actors.kernel.handlers import HandlerTable
 from actors.kernel.node import Node
 from protocol.caller import Caller
 
 NODE = web.AppKey("node", Node)
+# Every procedure's implementation, given by the server (server/domains.py) to `build_web_app`.
+HANDLER_TABLE = web.AppKey("handler_table", HandlerTable)
 CALLER = web.RequestKey("caller", Caller)
 STYLE = web.RequestKey("style", str)            # "rpc" or "rest": how errors are rendered
 PROCEDURE = web.RequestKey("procedure", str)

@@ -17,7 +17,7 @@ import asyncpg
 
 from actors.kernel.access import on_visible_board, require_board_access
 from actors.kernel.events import board_stream, changes
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from actors.kernel.partial_update import given_fields
 from actors.kernel.write import UnitOfWork
@@ -29,6 +29,8 @@ from protocol.pagination import Page, decode_cursor, decode_time_cursor, encode_
 from protocol.registry import Role
 from storage import actions as repo
 from storage import organizations as members
+
+procedures = Implementations()
 
 # The spec's field of actions.update and the column it sets.
 _UPDATABLE = {"title": "title", "description": "description", "status": "status", "priority": "priority",
@@ -119,7 +121,7 @@ def _audit(row: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
     return {"boardId": row["board_id"], "title": row["title"], **extra}
 
 
-@implement(proto.CREATE)
+@procedures.implement(proto.CREATE)
 async def create_action(node: Node, caller: Caller, data: proto.CreateActionInput) -> dict[str, Any]:
     """Open an action on a board the caller sees: the row, its activity entry, `action.created` and the
     `action_assigned` notification (not when assigning oneself), in one transaction."""
@@ -176,7 +178,7 @@ def _wire_changes(before: Mapping[str, Any], after: dict[str, Any]) -> dict[str,
     return changes(old, new)
 
 
-@implement(proto.UPDATE)
+@procedures.implement(proto.UPDATE)
 async def update_action(node: Node, caller: Caller, data: proto.UpdateActionInput) -> dict[str, Any]:
     given = given_fields(data, _UPDATABLE, clearable=("description",))
     if not given:
@@ -211,7 +213,7 @@ async def update_action(node: Node, caller: Caller, data: proto.UpdateActionInpu
     return view
 
 
-@implement(proto.DELETE)
+@procedures.implement(proto.DELETE)
 async def delete_action(node: Node, caller: Caller, data: proto.ActionIdInput) -> dict[str, Any]:
     await _action(node, caller, data.id)
     async with node.write(caller) as uow:
@@ -222,14 +224,14 @@ async def delete_action(node: Node, caller: Caller, data: proto.ActionIdInput) -
     return {"success": True, "id": data.id}
 
 
-@implement(proto.GET)
+@procedures.implement(proto.GET)
 async def get_action(node: Node, caller: Caller, data: proto.ActionIdInput) -> dict[str, Any]:
     row = await _action(node, caller, data.id)
     history = await repo.escalations(node.pool, caller.org_id, data.id)
     return action_view(row, today(node)) | {"escalations": [_escalation_view(entry) for entry in history]}
 
 
-@implement(proto.LIST)
+@procedures.implement(proto.LIST)
 async def list_actions(node: Node, caller: Caller, data: proto.ListActionsInput) -> Page:
     limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)
@@ -267,7 +269,7 @@ async def escalate_locked(uow: UnitOfWork, row: asyncpg.Record, *, target_id: st
     return view
 
 
-@implement(proto.ESCALATE)
+@procedures.implement(proto.ESCALATE)
 async def escalate(node: Node, caller: Caller, data: proto.EscalateInput) -> dict[str, Any]:
     await _action(node, caller, data.id)
     async with node.write(caller) as uow:
@@ -277,7 +279,7 @@ async def escalate(node: Node, caller: Caller, data: proto.EscalateInput) -> dic
     return view
 
 
-@implement(proto.DEESCALATE)
+@procedures.implement(proto.DEESCALATE)
 async def deescalate(node: Node, caller: Caller, data: proto.DeescalateInput) -> dict[str, Any]:
     """Back one level; the person it is escalated to becomes who it was escalated to at that level."""
     await _action(node, caller, data.id)
@@ -303,7 +305,7 @@ async def deescalate(node: Node, caller: Caller, data: proto.DeescalateInput) ->
     return view
 
 
-@implement(proto.VERIFY)
+@procedures.implement(proto.VERIFY)
 async def verify(node: Node, caller: Caller, data: proto.VerifyInput) -> dict[str, Any]:
     """A completed action becomes verified, or (`verified: false`) goes back to in_progress with the note
     kept and its assignee told."""
@@ -357,17 +359,17 @@ async def _across_boards(node: Node, caller: Caller, data: proto.OrganizationAct
     return Page([action_view(row, on) for row in rows[:limit]], next_cursor, limit, key="actions")
 
 
-@implement(proto.ESCALATED)
+@procedures.implement(proto.ESCALATED)
 async def escalated(node: Node, caller: Caller, data: proto.OrganizationActionsInput) -> Page:
     return await _across_boards(node, caller, data, "escalated")
 
 
-@implement(proto.OVERDUE)
+@procedures.implement(proto.OVERDUE)
 async def overdue(node: Node, caller: Caller, data: proto.OrganizationActionsInput) -> Page:
     return await _across_boards(node, caller, data, "overdue")
 
 
-@implement(proto.STATS)
+@procedures.implement(proto.STATS)
 async def stats(node: Node, caller: Caller, data: proto.BoardInput) -> dict[str, Any]:
     await require_board_access(node, caller, data.boardId)
     row = await repo.stats(node.pool, caller.org_id, data.boardId, today(node))

@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from actors.automations.run import plain
+from actors.automations.conditions import plain
 from protocol import approvals as spec
 from protocol.automations import ACTION_REQUIRES
 from protocol.errors import BadRequest, FieldError

@@ -24,7 +24,7 @@ from actors.forms.access import visible_form
 from actors.forms.answers import file_ids, validate_answers
 from actors.identity import throttle
 from actors.identity.passwords import verify_secret
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.membership_cache import member_role, org_members
 from actors.kernel.node import Node
 from protocol import approvals as spec
@@ -42,6 +42,8 @@ from protocol.ids import Prefix, new_id
 from storage import accounts
 from storage import approvals as repo
 from storage import forms as form_repo
+
+procedures = Implementations()
 
 _COLUMNS = {"name": "name", "description": "description", "gxpRequired": "gxp_required", "nodes": "nodes",
             "edges": "edges"}
@@ -85,7 +87,7 @@ async def _view(node: Node, caller: Caller, row: asyncpg.Record) -> dict[str, An
     return flow_view(row, counts[row["id"]])
 
 
-@implement(spec.CREATE)
+@procedures.implement(spec.CREATE)
 async def create(node: Node, caller: Caller, data: spec.CreateFlowInput) -> dict[str, Any]:
     form = await visible_form(node, caller, data.formId)
     if data.nodes is None and data.edges is None:
@@ -103,7 +105,7 @@ async def create(node: Node, caller: Caller, data: spec.CreateFlowInput) -> dict
     return flow_view(row, {})
 
 
-@implement(spec.UPDATE)
+@procedures.implement(spec.UPDATE)
 async def update(node: Node, caller: Caller, data: spec.UpdateFlowInput) -> dict[str, Any]:
     given = {column: getattr(data, name) for name, column in _COLUMNS.items()
              if getattr(data, name) is not msgspec.UNSET}
@@ -129,7 +131,7 @@ async def update(node: Node, caller: Caller, data: spec.UpdateFlowInput) -> dict
     return await _view(node, caller, row)
 
 
-@implement(spec.ACTIVATE)
+@procedures.implement(spec.ACTIVATE)
 async def activate(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
     flow, form = await visible_flow(node, caller, data.id)
     await _checked(node, caller, form, flow["nodes"], flow["edges"], integrity=True)
@@ -149,7 +151,7 @@ async def activate(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, 
     return await _view(node, caller, row)
 
 
-@implement(spec.DEACTIVATE)
+@procedures.implement(spec.DEACTIVATE)
 async def deactivate(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
     await visible_flow(node, caller, data.id)
     async with node.write(caller) as uow:
@@ -163,7 +165,7 @@ async def deactivate(node: Node, caller: Caller, data: spec.IdInput) -> dict[str
     return await _view(node, caller, row)
 
 
-@implement(spec.DELETE)
+@procedures.implement(spec.DELETE)
 async def delete(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
     await visible_flow(node, caller, data.id)
     async with node.write(caller) as uow:
@@ -180,13 +182,13 @@ async def delete(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, An
     return {"success": True, "id": data.id}
 
 
-@implement(spec.GET)
+@procedures.implement(spec.GET)
 async def get(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
     flow, _ = await visible_flow(node, caller, data.id)
     return await _view(node, caller, flow)
 
 
-@implement(spec.LIST)
+@procedures.implement(spec.LIST)
 async def list_by_form(node: Node, caller: Caller, data: spec.FormInput) -> dict[str, Any]:
     await visible_form(node, caller, data.formId)
     rows = await repo.flows_of_form(node.pool, caller.org_id, data.formId)
@@ -194,7 +196,7 @@ async def list_by_form(node: Node, caller: Caller, data: spec.FormInput) -> dict
     return {"flows": [flow_view(row, counts[row["id"]]) for row in rows]}
 
 
-@implement(spec.REQUESTS)
+@procedures.implement(spec.REQUESTS)
 async def get_requests(node: Node, caller: Caller, data: spec.RequestsInput) -> dict[str, Any]:
     await visible_flow(node, caller, data.flowId, deleted=True)
     rows, total = await repo.list_requests(node.pool, caller.org_id, data.flowId, data.status, data.pageSize,
@@ -215,7 +217,7 @@ async def _visible_request(node: Node, caller: Caller, request_id: str) -> tuple
     return request, flow, form
 
 
-@implement(spec.REQUEST)
+@procedures.implement(spec.REQUEST)
 async def get_request(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
     request, flow, _ = await _visible_request(node, caller, data.id)
     decisions = await repo.decisions(node.pool, caller.org_id, request["id"])
@@ -273,7 +275,7 @@ async def _signed(node: Node, caller: Caller, data: spec.DecisionInput) -> bool:
     return True
 
 
-@implement(spec.DECIDE)
+@procedures.implement(spec.DECIDE)
 async def decide(node: Node, caller: Caller, data: spec.DecisionInput) -> dict[str, Any]:
     request, _, form = await _visible_request(node, caller, data.requestId)
     changes = await modifications(node, caller.org_id, form, data.fieldModifications)
@@ -381,14 +383,14 @@ async def decide_by_token(node: Node, org_id: str, data: spec.TokenDecisionInput
     return reply
 
 
-@implement(spec.DECIDE_BY_TOKEN)
+@procedures.implement(spec.DECIDE_BY_TOKEN)
 async def submit_decision_by_token(node: Node, caller: Caller, data: spec.TokenDecisionInput) -> dict[str, Any]:
     if caller.organization is None:
         raise NotFound("decision link not found")
     return await decide_by_token(node, caller.organization.id, data)
 
 
-@implement(spec.RETURN)
+@procedures.implement(spec.RETURN)
 async def return_for_revision(node: Node, caller: Caller, data: spec.ReturnInput) -> dict[str, Any]:
     request, _, form = await _visible_request(node, caller, data.requestId)
     ctx = await context(node, caller.org_id, form)

@@ -19,7 +19,7 @@ import asyncpg
 from actors.actions.handlers import create_action, today
 from actors.kernel.access import require_board_access, sees_board
 from actors.kernel.events import board_stream
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
 from protocol import audits as proto
@@ -30,6 +30,8 @@ from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import page_limit, page_offset
 from storage import audits as repo
 from storage import organizations as members
+
+procedures = Implementations()
 
 HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT = 20, 100
 # generateActions: the priority of an action by the item's score; a 3 or 4 below the threshold is "low".
@@ -144,7 +146,7 @@ async def _commit_event(uow: UnitOfWork, session_id: str, name: str,
     return view
 
 
-@implement(proto.CREATE_CHECKLIST)
+@procedures.implement(proto.CREATE_CHECKLIST)
 async def create_checklist(node: Node, caller: Caller, data: proto.CreateChecklistInput) -> dict[str, Any]:
     questions = [(f"items.{index}.question", item.question) for index, item in enumerate(data.items)]
     _not_blank([("name", data.name), ("type", data.type), *questions])
@@ -162,19 +164,19 @@ async def create_checklist(node: Node, caller: Caller, data: proto.CreateCheckli
     return checklist_view(row)
 
 
-@implement(proto.GET_CHECKLIST)
+@procedures.implement(proto.GET_CHECKLIST)
 async def get_checklist(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     return checklist_view(await _checklist(node, caller, data.id))
 
 
-@implement(proto.LIST_CHECKLISTS)
+@procedures.implement(proto.LIST_CHECKLISTS)
 async def list_checklists(node: Node, caller: Caller, data: proto.BoardInput) -> list[dict[str, Any]]:
     await require_board_access(node, caller, data.boardId)
     rows = await repo.checklists_for_board(node.pool, caller.org_id, data.boardId)
     return [checklist_view(row) for row in rows]
 
 
-@implement(proto.START_AUDIT)
+@procedures.implement(proto.START_AUDIT)
 async def start_audit(node: Node, caller: Caller, data: proto.StartAuditInput) -> dict[str, Any]:
     await require_board_access(node, caller, data.boardId)
     checklist = await repo.checklist(node.pool, caller.org_id, data.checklistId)
@@ -210,7 +212,7 @@ def _check_scores(checklist_items: list[dict[str, Any]], scores: list[proto.Scor
         raise ValidationFailed.naming(details)
 
 
-@implement(proto.SUBMIT_SCORE)
+@procedures.implement(proto.SUBMIT_SCORE)
 async def submit_score(node: Node, caller: Caller, data: proto.SubmitScoreInput) -> dict[str, Any]:
     session = await _session(node, caller, data.sessionId)
     _check_scores(session["checklist_items"], data.scores)
@@ -228,7 +230,7 @@ def _unscored_message(count: int) -> str:
     return "1 item is not scored" if count == 1 else f"{count} items are not scored"
 
 
-@implement(proto.COMPLETE_AUDIT)
+@procedures.implement(proto.COMPLETE_AUDIT)
 async def complete_audit(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     session = await _session(node, caller, data.id)
     async with node.write(caller) as uow:
@@ -245,7 +247,7 @@ async def complete_audit(node: Node, caller: Caller, data: proto.IdInput) -> dic
     return view
 
 
-@implement(proto.LIST_AUDITS)
+@procedures.implement(proto.LIST_AUDITS)
 async def list_audits(node: Node, caller: Caller, data: proto.ListAuditsInput) -> dict[str, Any]:
     limit = page_limit(data.limit)
     offset = page_offset(data.offset)
@@ -258,13 +260,13 @@ async def list_audits(node: Node, caller: Caller, data: proto.ListAuditsInput) -
             "hasMore": offset + len(rows) < total}
 
 
-@implement(proto.GET_AUDIT)
+@procedures.implement(proto.GET_AUDIT)
 async def get_audit(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     row = await _session(node, caller, data.id)
     return session_view(row, await repo.scores(node.pool, caller.org_id, [data.id]))
 
 
-@implement(proto.SCORE_HISTORY)
+@procedures.implement(proto.SCORE_HISTORY)
 async def score_history(node: Node, caller: Caller, data: proto.ScoreHistoryInput) -> list[dict[str, Any]]:
     limit = page_limit(data.limit, default=HISTORY_DEFAULT_LIMIT, maximum=HISTORY_MAX_LIMIT)
     await require_board_access(node, caller, data.boardId)
@@ -294,7 +296,7 @@ def _finding(session: Mapping[str, Any], item: Mapping[str, Any], score: Mapping
     return "\n\n".join(lines)
 
 
-@implement(proto.GENERATE_ACTIONS)
+@procedures.implement(proto.GENERATE_ACTIONS)
 async def generate_actions(node: Node, caller: Caller, data: proto.GenerateActionsInput) -> dict[str, Any]:
     """One action per item of a completed audit scoring below the threshold, each item at most once: a second
     call makes actions only for items not yet turned into one (say, with a higher threshold). Items are claimed

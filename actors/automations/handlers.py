@@ -21,7 +21,7 @@ from actors.automations.outbound import METHODS
 from actors.automations.schedule import next_fire
 from actors.delivery.webhooks import check_url
 from actors.kernel.access import on_visible_board, require_board_access
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from protocol import actions as action_spec
 from protocol import automations as proto
@@ -34,6 +34,8 @@ from protocol.registry import Role
 from storage import automation_jobs as jobs
 from storage import automations as repo
 from storage import kpis as kpi_repo
+
+procedures = Implementations()
 
 HISTORY_MAX_LIMIT = 100
 MAX_OFFSET_DAYS = 365
@@ -211,14 +213,14 @@ def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
             "trigger": row["trigger"]["type"]}
 
 
-@implement(proto.LIST)
+@procedures.implement(proto.LIST)
 async def list_automations(node: Node, caller: Caller, data: proto.BoardInput) -> dict[str, Any]:
     await require_board_access(node, caller, data.boardId)
     rows = await repo.list_for_board(node.pool, caller.org_id, data.boardId)
     return {"automations": [automation_view(node, caller, row) for row in rows]}
 
 
-@implement(proto.CREATE)
+@procedures.implement(proto.CREATE)
 async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[str, Any]:
     await _check_definition(node, data.trigger, data.actions)
     trigger = msgspec.to_builtins(data.trigger)
@@ -263,7 +265,7 @@ async def _change(node: Node, caller: Caller, automation_id: str, changes: dict[
     return automation_view(node, caller, row)
 
 
-@implement(proto.UPDATE)
+@procedures.implement(proto.UPDATE)
 async def update(node: Node, caller: Caller, data: proto.UpdateInput) -> dict[str, Any]:
     await _check_definition(node, data.trigger, data.actions)
     changes = {key: msgspec.to_builtins(value) for key in proto.RULE_FIELDS
@@ -279,12 +281,12 @@ async def update(node: Node, caller: Caller, data: proto.UpdateInput) -> dict[st
     return await _change(node, caller, data.id, changes)
 
 
-@implement(proto.TOGGLE)
+@procedures.implement(proto.TOGGLE)
 async def toggle(node: Node, caller: Caller, data: proto.ToggleInput) -> dict[str, Any]:
     return await _change(node, caller, data.id, {"enabled": data.enabled})
 
 
-@implement(proto.DELETE)
+@procedures.implement(proto.DELETE)
 async def delete(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     row = await _rule(node, caller, data.id)
     async with node.write(caller) as uow:
@@ -297,7 +299,7 @@ async def delete(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, A
     return {"success": True, "id": data.id}
 
 
-@implement(proto.RUN_NOW)
+@procedures.implement(proto.RUN_NOW)
 async def run_now(node: Node, caller: Caller, data: proto.RunNowInput) -> dict[str, Any]:
     """Queue one run per top-level item of the rule's board that is neither archived nor trashed (disabled
     rules too: running by hand is deliberate); the engine runs them in the background."""
@@ -346,7 +348,7 @@ def _page(rows: list[asyncpg.Record], limit: int, view: Any, key: str) -> Page:
     return Page([view(row) for row in rows], cursor, limit, key=key)
 
 
-@implement(proto.HISTORY)
+@procedures.implement(proto.HISTORY)
 async def history(node: Node, caller: Caller, data: proto.HistoryInput) -> Page:
     limit = page_limit(data.limit, maximum=HISTORY_MAX_LIMIT)
     before = _time_cursor(data.cursor)
@@ -356,7 +358,7 @@ async def history(node: Node, caller: Caller, data: proto.HistoryInput) -> Page:
     return _page(rows, limit, execution_view, "items")
 
 
-@implement(proto.LOG)
+@procedures.implement(proto.LOG)
 async def log(node: Node, caller: Caller, data: proto.LogInput) -> Page:
     limit = page_limit(data.limit, maximum=HISTORY_MAX_LIMIT)
     before = _time_cursor(data.cursor)
@@ -366,7 +368,7 @@ async def log(node: Node, caller: Caller, data: proto.LogInput) -> Page:
     return _page(rows, limit, log_view, "executions")
 
 
-@implement(proto.EXECUTION)
+@procedures.implement(proto.EXECUTION)
 async def execution(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     row = await on_visible_board(node, caller, await repo.execution(node.pool, caller.org_id, data.id),
                                  "execution not found")

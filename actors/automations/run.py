@@ -22,8 +22,11 @@ import asyncpg
 import msgspec
 import structlog
 
+from actors.actions.handlers import create_action
 from actors.automations import outbound
-from actors.kernel.handlers import HANDLERS
+from actors.automations.conditions import condition_passes, plain, same
+from actors.board.item_handlers import archive_item, create_item, get_item, move_item, set_value
+from actors.kernel.handlers import Handler
 from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
 from protocol import actions as action_spec
@@ -67,44 +70,6 @@ def _input(input_type: type[T], **fields: Any) -> T:
         return msgspec.convert(fields, input_type)
     except msgspec.ValidationError as error:
         raise ActionFailed(str(error)) from None
-
-
-def plain(value: Any) -> Any:
-    """A value as rules compare it: a status is its label."""
-    return value.get("label") if isinstance(value, dict) and "label" in value else value
-
-
-def same(value: Any, expected: Any) -> bool:
-    return bool(value == expected or plain(value) == expected)
-
-
-def _number(value: Any) -> float | None:
-    try:
-        return float(plain(value))
-    except (TypeError, ValueError):
-        return None
-
-
-def condition_passes(operator: str, actual: Any, expected: Any) -> bool:
-    """The operators of docs/decisions.md "Automation conditions"."""
-    value = plain(actual)
-    if operator in ("is", "equals"):
-        return same(actual, expected)
-    if operator == "is_not":
-        return not same(actual, expected)
-    if operator in ("contains", "not_contains"):
-        if isinstance(value, list):
-            found = expected in value
-        else:
-            found = value is not None and str(expected).lower() in str(value).lower()
-        return found if operator == "contains" else not found
-    if operator in ("gt", "lt"):
-        left, right = _number(actual), _number(expected)
-        if left is None or right is None:
-            return False
-        return left > right if operator == "gt" else left < right
-    empty = value in (None, "", [], {})
-    return empty if operator == "is_empty" else not empty
 
 
 def trigger_matches(trigger: dict[str, Any], data: dict[str, Any]) -> bool:
@@ -189,7 +154,7 @@ class Run:
         self.slug = member["slug"]
         if self.item_id is not None:
             try:
-                self.item = await self._call(item_spec.GET, item_spec.ItemIdInput(id=self.item_id))
+                self.item = await self._call(get_item, item_spec.ItemIdInput(id=self.item_id))
             except ActionFailed as error:
                 await self._record("failure", f"the item could not be read: {error}")
                 return
@@ -232,9 +197,9 @@ class Run:
                 duration_ms=round((time.monotonic() - self.started) * 1000), executed_at=self.node.clock.now())
             await jobs.finish(conn, self.job["id"])
 
-    async def _call(self, procedure: Any, data: msgspec.Struct) -> Any:
+    async def _call(self, handler: Handler, data: msgspec.Struct) -> Any:
         try:
-            return await HANDLERS[procedure.name](self.node, self.caller, data)
+            return await handler(self.node, self.caller, data)
         except ApiError as error:
             raise ActionFailed(error.message) from None
 
@@ -268,13 +233,13 @@ class Run:
             raise ActionFailed("this run has no item to act on")
         if kind in ("set_value", "assign_person"):
             value = self.text(config.get("value")) if kind == "set_value" else config.get("userIds")
-            await self._call(item_spec.SET_VALUE, _input(item_spec.SetValueInput, itemId=self._item_id,
-                                                         columnId=config["columnId"], value=value))
+            await self._call(set_value, _input(item_spec.SetValueInput, itemId=self._item_id,
+                                               columnId=config["columnId"], value=value))
         elif kind == "move_item":
-            await self._call(item_spec.MOVE, _input(item_spec.MoveItemInput, id=self._item_id,
-                                                    groupId=config["groupId"], boardId=config.get("boardId")))
+            await self._call(move_item, _input(item_spec.MoveItemInput, id=self._item_id,
+                                               groupId=config["groupId"], boardId=config.get("boardId")))
         elif kind == "archive_item":
-            await self._call(item_spec.ARCHIVE, item_spec.ItemIdInput(id=self._item_id))
+            await self._call(archive_item, item_spec.ItemIdInput(id=self._item_id))
         elif kind in ("create_item", "create_subitem"):
             await self._create(kind == "create_subitem", config)
         elif kind == "send_notification":
@@ -294,7 +259,7 @@ class Run:
 
     async def _create(self, subitem: bool, config: dict[str, Any]) -> None:
         assert self.item is not None or not subitem
-        await self._call(item_spec.CREATE, _input(
+        await self._call(create_item, _input(
             item_spec.CreateItemInput, boardId=self.board_id if subitem else config["boardId"],
             groupId=self.item["groupId"] if subitem and self.item else config["groupId"],
             name=self.text(config["name"]), values=config.get("values") or {},
@@ -336,7 +301,7 @@ class Run:
         kpi = self.kpi or {}
         assignee = config.get("assigneeId") or await self._kpi_owner(kpi.get("id")) or self.caller.uid
         due = self.node.clock.now().astimezone(UTC).date() + timedelta(days=days)
-        await self._call(action_spec.CREATE, _input(
+        await self._call(create_action, _input(
             action_spec.CreateActionInput, boardId=self.board_id, title=str(self.text(config["title"]))[:500],
             priority=config.get("priority") or ACTION_PRIORITY, assigneeId=assignee, dueDate=due.isoformat(),
             description=self._breach(),

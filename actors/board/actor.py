@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import asyncpg
 from immutables import Map
 
-from actors.board import comments, items, people, structure, trash  # noqa: F401  (register their deciders)
+from actors.board import comments, form_items, items, people, structure, trash  # noqa: F401  (register their deciders)
 from actors.board.changes import BoardChange, apply_change, index_items, persist_changes
 from actors.board.commands import DATA_TYPES, DECIDERS, Command
 from actors.board.on_demand import NEEDS, Needs, comments_for_read, load_needed, named_files

@@ -8,9 +8,9 @@ from actors.approvals.intake import blocks_boards_deletion
 from actors.board.routing import ask_board, board_for, read_board
 from actors.board.values import normalize_config
 from actors.kernel.access import require_board_access, require_project_access
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Handler, Implementations
 from actors.kernel.node import Node
-from actors.templates.handlers import apply_template
+from actors.templates import handlers as templates
 from protocol import boards as spec
 from protocol.caller import Caller
 from protocol.errors import Forbidden
@@ -18,8 +18,10 @@ from protocol.ids import Prefix, new_id
 from protocol.plans import plan
 from protocol.templates import Overrides, TemplateColumn, TemplateGroup
 
+procedures = Implementations()
 
-@implement(spec.CREATE)
+
+@procedures.implement(spec.CREATE)
 async def create_board(node: Node, caller: Caller, data: spec.CreateBoardInput) -> Any:
     async with node.pool.acquire() as conn:
         await require_project_access(conn, caller, data.projectId)
@@ -32,8 +34,9 @@ async def create_board(node: Node, caller: Caller, data: spec.CreateBoardInput) 
         overrides = None
         if data.groups is not None or data.columns is not None:
             overrides = Overrides(groups=_keyed_groups(data.groups), columns=_keyed_columns(data.columns))
-        return await apply_template(node, caller, data.templateId, project_id=data.projectId, name=data.name,
-                                    overrides=overrides, field="templateId", overrides_field="templateId")
+        return await templates.apply_template(node, caller, data.templateId, project_id=data.projectId,
+                                              name=data.name, overrides=overrides, field="templateId",
+                                              overrides_field="templateId")
     return await ask_board(node, caller, new_id(Prefix.BOARD), spec.CREATE.name, data, with_members=True,
                            check_access=False)
 
@@ -48,28 +51,31 @@ def _keyed_columns(columns: list[spec.NewColumn] | None) -> list[TemplateColumn]
                                                         config=c.config) for n, c in enumerate(columns)]
 
 
-def _by_board(procedure: Any, *, members: bool = False) -> None:
-    @implement(procedure)
+def _by_board(procedure: Any, *, members: bool = False) -> Handler:
+    @procedures.implement(procedure)
     async def handler(node: Node, caller: Caller, data: Any) -> Any:
         board_id = data.boardId if hasattr(data, "boardId") else data.id
         return await ask_board(node, caller, board_id, procedure.name, data, with_members=members)
+    return handler
 
 
-def _read_board(procedure: Any) -> None:
-    @implement(procedure)
+def _read_board(procedure: Any) -> Handler:
+    @procedures.implement(procedure)
     async def handler(node: Node, caller: Caller, data: Any) -> Any:
         board_id = data.boardId if hasattr(data, "boardId") else data.id
         return await read_board(node, caller, board_id, procedure.name, data)
+    return handler
 
 
-def _by_row(procedure: Any, what: str, *, members: bool = False) -> None:
-    @implement(procedure)
+def _by_row(procedure: Any, what: str, *, members: bool = False) -> Handler:
+    @procedures.implement(procedure)
     async def handler(node: Node, caller: Caller, data: Any) -> Any:
         board_id = await board_for(node, caller, data.id, what)
         return await ask_board(node, caller, board_id, procedure.name, data, with_members=members)
+    return handler
 
 
-@implement(spec.DELETE)
+@procedures.implement(spec.DELETE)
 async def delete_board(node: Node, caller: Caller, data: spec.BoardIdInput) -> Any:
     # Before the actor: a form on the board with signed (GxP) decisions keeps it (a clear 409).
     await require_board_access(node, caller, data.id)
@@ -79,11 +85,11 @@ async def delete_board(node: Node, caller: Caller, data: spec.BoardIdInput) -> A
 
 for _procedure in (spec.UPDATE, spec.GROUPS_CREATE, spec.GROUPS_REORDER, spec.COLUMNS_REORDER):
     _by_board(_procedure)
-for _procedure in (spec.GET, spec.COLUMNS_LIST):
-    _read_board(_procedure)
+get_board = _read_board(spec.GET)
+_read_board(spec.COLUMNS_LIST)
 _by_board(spec.COLUMNS_CREATE, members=True)
 for _procedure in (spec.GROUPS_UPDATE, spec.GROUPS_DELETE):
     _by_row(_procedure, "group")
-_by_row(spec.COLUMNS_UPDATE, "column", members=True)
+update_column = _by_row(spec.COLUMNS_UPDATE, "column", members=True)
 for _procedure in (spec.COLUMNS_DELETE, spec.COLUMNS_DUPLICATE):
     _by_row(_procedure, "column")

@@ -1,5 +1,7 @@
 """The one message a board actor takes: a procedure call with its caller, decoded input and the time,
-and the table of decide functions, one per procedure, that area modules register with `@decides`."""
+and the table of decide functions, one per procedure: the board's own area modules register theirs with
+`@decides` (actors/board/actor.py imports each), and a command another domain decides is added by the server
+with `add_command` (server/domains.py)."""
 
 from __future__ import annotations
 
@@ -61,10 +63,15 @@ def decides(procedure: Procedure | str, data: Any = _INPUT) -> Callable[[D], D]:
         name, data = procedure.name, procedure.input if data is _INPUT else data
 
     def register(decider: D) -> D:
-        DECIDERS[name] = decider
-        DATA_TYPES[name] = data
+        add_command(name, decider, data)
         return decider
     return register
+
+
+def add_command(name: str, decider: Decider, data: Any) -> None:
+    """Add the decider of the command `name`, whose `data` is of type `data`."""
+    DECIDERS[name] = decider
+    DATA_TYPES[name] = data
 
 
 @dataclass

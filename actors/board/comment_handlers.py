@@ -10,13 +10,15 @@ from typing import Any
 from actors.board.comments import CommentCall, Profile
 from actors.board.markdown import mention_candidates
 from actors.board.routing import ask_board, board_for, read_board
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from protocol import comments as spec
 from protocol.caller import Caller
 from protocol.pagination import Page
 from protocol.registry import Procedure
 from storage import profiles as repo
+
+procedures = Implementations()
 
 
 async def member_profiles(node: Node, org_id: str, needed: Iterable[str]) -> dict[str, Profile]:
@@ -50,17 +52,17 @@ async def _read(node: Node, caller: Caller, board_id: str, procedure: Procedure,
     return Page(**await read_board(node, caller, board_id, procedure.name, call, comments_of_item=data.itemId))
 
 
-@implement(spec.LIST)
+@procedures.implement(spec.LIST)
 async def list_comments(node: Node, caller: Caller, data: spec.ListCommentsInput) -> Any:
     return await _read(node, caller, await board_for(node, caller, data.itemId), spec.LIST, data)
 
 
-@implement(spec.REPLIES)
+@procedures.implement(spec.REPLIES)
 async def list_replies(node: Node, caller: Caller, data: spec.RepliesInput) -> Any:
     return await _read(node, caller, await board_for(node, caller, data.commentId, "comment"), spec.REPLIES, data)
 
 
-@implement(spec.CREATE)
+@procedures.implement(spec.CREATE)
 async def create_comment(node: Node, caller: Caller, data: spec.CreateCommentInput) -> Any:
     board_id = await board_for(node, caller, data.itemId)
     comment = await _ask(node, caller, board_id, spec.CREATE, data, data.body)
@@ -68,21 +70,21 @@ async def create_comment(node: Node, caller: Caller, data: spec.CreateCommentInp
     return comment
 
 
-@implement(spec.UPDATE)
+@procedures.implement(spec.UPDATE)
 async def update_comment(node: Node, caller: Caller, data: spec.UpdateCommentInput) -> Any:
     return await _ask(node, caller, await board_for(node, caller, data.id, "comment"), spec.UPDATE, data, data.body)
 
 
-@implement(spec.DELETE)
+@procedures.implement(spec.DELETE)
 async def delete_comment(node: Node, caller: Caller, data: spec.CommentIdInput) -> Any:
     return await _ask(node, caller, await board_for(node, caller, data.id, "comment"), spec.DELETE, data)
 
 
-@implement(spec.PIN)
+@procedures.implement(spec.PIN)
 async def pin_comment(node: Node, caller: Caller, data: spec.PinCommentInput) -> Any:
     return await _ask(node, caller, await board_for(node, caller, data.id, "comment"), spec.PIN, data)
 
 
-@implement(spec.REACT)
+@procedures.implement(spec.REACT)
 async def react(node: Node, caller: Caller, data: spec.ReactInput) -> Any:
     return await _ask(node, caller, await board_for(node, caller, data.commentId, "comment"), spec.REACT, data)

@@ -11,7 +11,7 @@ import msgspec
 from actors.board.items import MOVE_COLUMNS, TAKE_ITEM, MoveAcross, MoveTarget, TakeItem
 from actors.board.routing import ask_board, board_for, read_board
 from actors.kernel.access import require_board_access
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Handler, Implementations
 from actors.kernel.invalidation import RowsMoved
 from actors.kernel.node import Node
 from protocol import items as spec
@@ -20,38 +20,42 @@ from protocol.errors import Conflict, FieldError, NotFound
 from protocol.pagination import Page
 from storage import boards as board_repo
 
+procedures = Implementations()
 
-@implement(spec.LIST)
+
+@procedures.implement(spec.LIST)
 async def list_items(node: Node, caller: Caller, data: spec.ListItemsInput) -> Any:
     return Page(**await read_board(node, caller, data.boardId, spec.LIST.name, data))
 
 
-@implement(spec.CREATE)
+@procedures.implement(spec.CREATE)
 async def create_item(node: Node, caller: Caller, data: spec.CreateItemInput) -> Any:
     item = await ask_board(node, caller, data.boardId, spec.CREATE.name, data, with_members=True)
     node.remember_board(item["id"], data.boardId)
     return item
 
 
-def _by_item(procedure: Any, field: str = "id", *, members: bool = False) -> None:
-    @implement(procedure)
+def _by_item(procedure: Any, field: str = "id", *, members: bool = False) -> Handler:
+    @procedures.implement(procedure)
     async def handler(node: Node, caller: Caller, data: Any) -> Any:
         board_id = await board_for(node, caller, getattr(data, field))
         return await ask_board(node, caller, board_id, procedure.name, data, with_members=members)
+    return handler
 
 
-for _procedure in (spec.UPDATE, spec.DELETE, spec.RESTORE, spec.ARCHIVE):
+for _procedure in (spec.UPDATE, spec.DELETE, spec.RESTORE):
     _by_item(_procedure)
+archive_item = _by_item(spec.ARCHIVE)
 
 
-@implement(spec.GET)
+@procedures.implement(spec.GET)
 async def get_item(node: Node, caller: Caller, data: spec.ItemIdInput) -> Any:
     return await read_board(node, caller, await board_for(node, caller, data.id), spec.GET.name, data,
                             comments_of_item=data.id)
-_by_item(spec.SET_VALUE, "itemId", members=True)
+set_value = _by_item(spec.SET_VALUE, "itemId", members=True)
 
 
-@implement(spec.REORDER)
+@procedures.implement(spec.REORDER)
 async def reorder_items(node: Node, caller: Caller, data: spec.ReorderItemsInput) -> Any:
     board_id = await board_for(node, caller, data.groupId, "group")
     return await ask_board(node, caller, board_id, spec.REORDER.name, data)
@@ -62,19 +66,19 @@ async def _board_of_all(node: Node, caller: Caller, item_ids: list[str]) -> str:
     return await board_for(node, caller, item_ids[0])
 
 
-@implement(spec.BULK_UPDATE)
+@procedures.implement(spec.BULK_UPDATE)
 async def bulk_update(node: Node, caller: Caller, data: spec.BulkUpdateInput) -> Any:
     board_id = await _board_of_all(node, caller, data.itemIds)
     return await ask_board(node, caller, board_id, spec.BULK_UPDATE.name, data, with_members=True)
 
 
-@implement(spec.BULK_DELETE)
+@procedures.implement(spec.BULK_DELETE)
 async def bulk_delete(node: Node, caller: Caller, data: spec.BulkDeleteInput) -> Any:
     board_id = await _board_of_all(node, caller, data.itemIds)
     return await ask_board(node, caller, board_id, spec.BULK_DELETE.name, data)
 
 
-@implement(spec.MOVE)
+@procedures.implement(spec.MOVE)
 async def move_item(node: Node, caller: Caller, data: spec.MoveItemInput) -> Any:
     source = await board_for(node, caller, data.id)
     if data.boardId is None or data.boardId == source:

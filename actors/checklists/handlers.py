@@ -21,7 +21,7 @@ import asyncpg
 from actors.kernel.access import on_visible_board, require_board_access
 from actors.kernel.events import board_stream
 from actors.kernel.events import changes as changed_fields
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from protocol import checklists as proto
 from protocol.caller import Caller
@@ -30,6 +30,8 @@ from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import page_limit, page_offset
 from storage import access as access_repo
 from storage import checklists as repo
+
+procedures = Implementations()
 
 DAY_SHIFT_HOUR = 6
 NIGHT_SHIFT_HOUR = 18
@@ -137,7 +139,7 @@ async def _checklist(node: Node, caller: Caller, checklist_id: str) -> asyncpg.R
                                   "checklist not found")
 
 
-@implement(proto.CREATE)
+@procedures.implement(proto.CREATE)
 async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[str, Any]:
     items = _items(data.items, [])
     await require_board_access(node, caller, data.boardId)
@@ -153,7 +155,7 @@ async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[st
     return checklist_view(row)
 
 
-@implement(proto.UPDATE)
+@procedures.implement(proto.UPDATE)
 async def update(node: Node, caller: Caller, data: proto.UpdateInput) -> dict[str, Any]:
     changes: dict[str, Any] = {key: value for key in proto.TEMPLATE_FIELDS if (value := getattr(data, key)) is not None}
     if not changes:
@@ -174,7 +176,7 @@ async def update(node: Node, caller: Caller, data: proto.UpdateInput) -> dict[st
     return new
 
 
-@implement(proto.DELETE)
+@procedures.implement(proto.DELETE)
 async def delete(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     row = await _checklist(node, caller, data.id)
     async with node.write(caller) as uow:
@@ -186,7 +188,7 @@ async def delete(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, A
     return {"success": True, "id": data.id}
 
 
-@implement(proto.LIST)
+@procedures.implement(proto.LIST)
 async def list_checklists(node: Node, caller: Caller, data: proto.ListInput) -> list[dict[str, Any]]:
     await require_board_access(node, caller, data.boardId)
     rows = await repo.list_for_board(node.pool, caller.org_id, data.boardId, is_active=data.isActive)
@@ -207,14 +209,14 @@ async def _current(node: Node, caller: Caller, board_id: str) -> list[tuple[asyn
     return sorted(current, key=lambda entry: (entry[0]["deadline_hour"], entry[0]["name"], entry[0]["id"]))
 
 
-@implement(proto.TODAY)
+@procedures.implement(proto.TODAY)
 async def today(node: Node, caller: Caller, data: proto.BoardInput) -> list[dict[str, Any]]:
     return [{**_period_view(row, period), "description": row["description"], "items": row["items"],
              "isCompleted": completed}
             for row, period, completed in await _current(node, caller, data.boardId) if _applies(row, caller)]
 
 
-@implement(proto.MISSED)
+@procedures.implement(proto.MISSED)
 async def missed(node: Node, caller: Caller, data: proto.BoardInput) -> list[dict[str, Any]]:
     """Every active template of the board (whoever it applies to) whose deadline hour the current UTC hour is
     beyond and whose current period has no completion."""
@@ -245,7 +247,7 @@ def _responses(row: Mapping[str, Any], responses: Sequence[proto.Response]) -> l
     return [{"itemId": r.itemId, "checked": r.checked, "comment": r.comment} for r in responses]
 
 
-@implement(proto.COMPLETE)
+@procedures.implement(proto.COMPLETE)
 async def complete(node: Node, caller: Caller, data: proto.CompleteInput) -> dict[str, Any]:
     await _checklist(node, caller, data.checklistId)
     async with node.write(caller) as uow:
@@ -277,7 +279,7 @@ async def complete(node: Node, caller: Caller, data: proto.CompleteInput) -> dic
     return view
 
 
-@implement(proto.HISTORY)
+@procedures.implement(proto.HISTORY)
 async def history(node: Node, caller: Caller, data: proto.HistoryInput) -> dict[str, Any]:
     limit = page_limit(data.limit)
     offset = page_offset(data.offset)
@@ -292,7 +294,7 @@ async def history(node: Node, caller: Caller, data: proto.HistoryInput) -> dict[
             "hasMore": offset + len(rows) < total}
 
 
-@implement(proto.RATE)
+@procedures.implement(proto.RATE)
 async def completion_rate(node: Node, caller: Caller, data: proto.RateInput) -> dict[str, Any]:
     """Completions made in the range (UTC days, both ends inclusive) against the count the frequency expects."""
     _check_range(data.startDate, data.endDate)

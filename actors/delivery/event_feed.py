@@ -12,7 +12,7 @@ from __future__ import annotations
 from actors.approvals.routing import visible_flow
 from actors.kernel.access import require_board_access
 from actors.kernel.events import org_stream, user_stream, wire_payload
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from actors.kpi.routing import kpi_board
 from protocol import events as spec
@@ -21,6 +21,8 @@ from protocol.errors import BadRequest, FieldError, Forbidden, NotFound
 from protocol.pagination import Page, decode_seq_cursor, page_limit
 from protocol.registry import Role
 from storage import events as event_log
+
+procedures = Implementations()
 
 
 async def stream_of(node: Node, caller: Caller, name: str, field: str = "stream") -> str:
@@ -55,7 +57,7 @@ def _since(data: spec.ListEventsInput) -> int:
     return data.since if after is None else after
 
 
-@implement(spec.LIST)
+@procedures.implement(spec.LIST)
 async def list_events(node: Node, caller: Caller, data: spec.ListEventsInput) -> Page:
     limit = page_limit(data.limit)
     stream = await stream_of(node, caller, data.stream)

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from actors.delivery.addresses import literal_address, refusal
 from actors.delivery.webhook_sender import forget_webhook_orgs
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from protocol import webhooks as proto
 from protocol.caller import Caller
@@ -28,6 +28,8 @@ from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.registry import EmptyInput
 from storage import webhooks as repo
+
+procedures = Implementations()
 
 
 def _refuse(message: str, field: str) -> ValidationFailed:
@@ -84,7 +86,7 @@ def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
     return {"url": row["url"], "events": list(row["events"]), "active": row["active"]}
 
 
-@implement(proto.CREATE)
+@procedures.implement(proto.CREATE)
 async def create(node: Node, caller: Caller, data: proto.CreateWebhookInput) -> dict[str, Any]:
     url = await check_url(node, data.url)
     async with node.write(caller) as uow:
@@ -98,12 +100,12 @@ async def create(node: Node, caller: Caller, data: proto.CreateWebhookInput) -> 
     return webhook_view(row)
 
 
-@implement(proto.LIST)
+@procedures.implement(proto.LIST)
 async def list_webhooks(node: Node, caller: Caller, data: EmptyInput) -> list[dict[str, Any]]:
     return [webhook_view(row) for row in await repo.list_for_org(node.pool, caller.org_id)]
 
 
-@implement(proto.UPDATE)
+@procedures.implement(proto.UPDATE)
 async def update(node: Node, caller: Caller, data: proto.UpdateWebhookInput) -> dict[str, Any]:
     changes: dict[str, Any] = {}
     if data.url is not None:
@@ -125,7 +127,7 @@ async def update(node: Node, caller: Caller, data: proto.UpdateWebhookInput) -> 
     return webhook_view(row)
 
 
-@implement(proto.DELETE)
+@procedures.implement(proto.DELETE)
 async def delete(node: Node, caller: Caller, data: proto.WebhookIdInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         conn = uow.conn
@@ -137,7 +139,7 @@ async def delete(node: Node, caller: Caller, data: proto.WebhookIdInput) -> dict
     return {"success": True, "id": data.id}
 
 
-@implement(proto.DELIVERIES)
+@procedures.implement(proto.DELIVERIES)
 async def deliveries(node: Node, caller: Caller, data: proto.DeliveriesInput) -> Page:
     limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)
@@ -147,7 +149,7 @@ async def deliveries(node: Node, caller: Caller, data: proto.DeliveriesInput) ->
     return time_page(rows, limit, delivery_view, "deliveries")
 
 
-@implement(proto.REDELIVER)
+@procedures.implement(proto.REDELIVER)
 async def redeliver(node: Node, caller: Caller, data: proto.WebhookIdInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         conn = uow.conn

@@ -23,7 +23,7 @@ from immutables import Map
 from actors.board.state import BoardState, ColumnRow, GroupRow, ItemRow
 from actors.board.views import item_values
 from actors.kernel.access import require_board_access
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from actors.kernel.records import row_from_record
 from actors.problem_solving.handlers import ENTITY as SHEET_ENTITY
@@ -34,6 +34,8 @@ from protocol.errors import FieldError, ValidationFailed
 from protocol.ids import iso
 from storage import actions as actions_repo
 from storage import activity, board_export, kpis
+
+procedures = Implementations()
 
 # What makes a spreadsheet read a cell as a formula (OWASP "CSV Injection").
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -68,7 +70,7 @@ def _csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return buffer.getvalue()
 
 
-@implement(proto.EXPORT_BOARD)
+@procedures.implement(proto.EXPORT_BOARD)
 async def export_board(node: Node, caller: Caller, data: proto.BoardInput) -> str:
     """One row per top-level item that is neither archived nor in the trash, group by group in board order and
     by position within a group; then one column per board column in board order (computed columns included)."""
@@ -88,7 +90,7 @@ async def export_board(node: Node, caller: Caller, data: proto.BoardInput) -> st
     return _csv([*proto.BOARD_HEADER, *(column.name for column in ordered)], rows)
 
 
-@implement(proto.EXPORT_ACTION_LOG)
+@procedures.implement(proto.EXPORT_ACTION_LOG)
 async def export_action_log(node: Node, caller: Caller, data: proto.BoardInput) -> str:
     """Type is the action's sourceType, Source its sourceId, Tier Level its escalationLevel."""
     await require_board_access(node, caller, data.boardId)
@@ -98,7 +100,7 @@ async def export_action_log(node: Node, caller: Caller, data: proto.BoardInput) 
         r["escalation_level"], r["due_date"], r["created_at"], r["updated_at"]] for r in rows))
 
 
-@implement(proto.EXPORT_KPI_DATA)
+@procedures.implement(proto.EXPORT_KPI_DATA)
 async def export_kpi_data(node: Node, caller: Caller, data: proto.KpiDataInput) -> str:
     """The values recorded on UTC days startDate to endDate (both included), oldest first; Date is the moment
     the value was recorded (ISO 8601 UTC)."""
@@ -114,7 +116,7 @@ async def export_kpi_data(node: Node, caller: Caller, data: proto.KpiDataInput) 
                                     r["comment"]] for r in rows))
 
 
-@implement(proto.EXPORT_PROBLEM_SHEET)
+@procedures.implement(proto.EXPORT_PROBLEM_SHEET)
 async def export_problem_sheet(node: Node, caller: Caller, data: proto.SheetInput) -> str:
     """The sheet as an indented JSON document. Written to the trail like every sheet operation."""
     row = await visible_sheet(node, caller, data.id)

@@ -17,7 +17,7 @@ from actors.forms import keyed
 from actors.forms.access import visible_form
 from actors.forms.respondents import token_hash
 from actors.forms.views import public_url
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.mailer import queue_mail
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
@@ -26,6 +26,8 @@ from protocol.caller import Caller
 from protocol.errors import BadRequest, NotFound
 from protocol.ids import Prefix, iso, new_id
 from storage import form_respondents as repo
+
+procedures = Implementations()
 
 
 def _require_published(form: asyncpg.Record) -> None:
@@ -50,7 +52,7 @@ async def _mail_link(node: Node, uow: UnitOfWork, caller: Caller, form: asyncpg.
     return token_hash(token)
 
 
-@implement(proto.CREATE_DISTRIBUTION)
+@procedures.implement(proto.CREATE_DISTRIBUTION)
 async def create_distribution(node: Node, caller: Caller, data: proto.CreateDistributionInput) -> dict[str, Any]:
     """One recipient row and one e-mail per new address (repeats in the call collapse, case-insensitively;
     an address that already is a recipient of the form is not sent a second first e-mail — reminders do
@@ -99,14 +101,14 @@ def distribution_stats(rows: list[asyncpg.Record]) -> dict[str, Any]:
             "responseRate": round(completed * 100 / total, 1) if total else 0.0}
 
 
-@implement(proto.DISTRIBUTION_STATUS)
+@procedures.implement(proto.DISTRIBUTION_STATUS)
 async def distribution_status(node: Node, caller: Caller, data: proto.FormIdInput) -> dict[str, Any]:
     form = await visible_form(node, caller, data.formId)
     rows = await repo.recipients(node.pool, caller.org_id, form["id"])
     return {"recipients": [_recipient_view(row) for row in rows], "stats": distribution_stats(rows)}
 
 
-@implement(proto.SEND_REMINDERS)
+@procedures.implement(proto.SEND_REMINDERS)
 async def send_reminders(node: Node, caller: Caller, data: proto.FormIdInput) -> dict[str, Any]:
     """Every recipient not completed gets their link again and `reminderCount` + 1, in one transaction."""
     form = await visible_form(node, caller, data.formId)

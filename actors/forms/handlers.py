@@ -17,7 +17,7 @@ from actors.forms.access import visible_form
 from actors.forms.views import form_summary, form_view, submission_view, version_view
 from actors.kernel.access import require_board_access
 from actors.kernel.events import board_stream
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from actors.kernel.partial_update import given_fields
 from actors.kernel.write import UnitOfWork
@@ -32,6 +32,8 @@ from storage import form_definitions as repo
 from storage import form_submissions as submissions
 from storage.connection import Conn
 from storage.forms import get_submission
+
+procedures = Implementations()
 
 _UPDATABLE = ("name", "description", "slug", "status", "schema", "mappings", "settings")
 _CHOICE_TYPES = ("select", "radio")
@@ -122,7 +124,7 @@ def _published(uow: UnitOfWork, row: asyncpg.Record, view: dict[str, Any]) -> No
     uow.emit(board_stream(row["board_id"]), "form.published", {"form": view})
 
 
-@implement(proto.LIST)
+@procedures.implement(proto.LIST)
 async def list_forms(node: Node, caller: Caller, data: proto.ListFormsInput) -> dict[str, Any]:
     await require_board_access(node, caller, data.boardId)
     async with node.pool.acquire() as conn:
@@ -142,13 +144,13 @@ async def _full_view(node: Node, caller: Caller, conn: Conn, row: asyncpg.Record
     return form_view(row, _base_url(node, caller), counts.get(row["id"], 0))
 
 
-@implement(proto.GET)
+@procedures.implement(proto.GET)
 async def get_form_view(node: Node, caller: Caller, data: proto.FormIdInput) -> dict[str, Any]:
     row = await visible_form(node, caller, data.id)
     return await _full_view(node, caller, node.pool, row)
 
 
-@implement(proto.CREATE)
+@procedures.implement(proto.CREATE)
 async def create_form(node: Node, caller: Caller, data: proto.CreateFormInput) -> dict[str, Any]:
     _check_schema(data.schema)
     await require_board_access(node, caller, data.boardId)
@@ -169,7 +171,7 @@ async def create_form(node: Node, caller: Caller, data: proto.CreateFormInput) -
     return view
 
 
-@implement(proto.UPDATE)
+@procedures.implement(proto.UPDATE)
 async def update_form(node: Node, caller: Caller, data: proto.UpdateFormInput) -> dict[str, Any]:
     given = given_fields(data, _UPDATABLE, clearable=("description",))
     if not given:
@@ -215,7 +217,7 @@ async def update_form(node: Node, caller: Caller, data: proto.UpdateFormInput) -
     return view
 
 
-@implement(proto.DELETE)
+@procedures.implement(proto.DELETE)
 async def delete_form(node: Node, caller: Caller, data: proto.FormIdInput) -> dict[str, Any]:
     row = await visible_form(node, caller, data.id)
     async with node.write(caller) as uow:
@@ -240,7 +242,7 @@ async def _submission(node: Node, caller: Caller, submission_id: str) -> asyncpg
     return row
 
 
-@implement(proto.SUBMISSIONS_LIST)
+@procedures.implement(proto.SUBMISSIONS_LIST)
 async def list_submissions(node: Node, caller: Caller, data: proto.ListSubmissionsInput) -> Page:
     limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)
@@ -250,14 +252,14 @@ async def list_submissions(node: Node, caller: Caller, data: proto.ListSubmissio
     return time_page(rows, limit, submission_view, "submissions", at="submitted_at")
 
 
-@implement(proto.SUBMISSIONS_GET)
+@procedures.implement(proto.SUBMISSIONS_GET)
 async def get_submission_view(node: Node, caller: Caller, data: proto.SubmissionIdInput) -> dict[str, Any]:
     row = await _submission(node, caller, data.id)
     versions = await submissions.versions(node.pool, caller.org_id, data.id)
     return {**submission_view(row), "versions": [version_view(version) for version in versions]}
 
 
-@implement(proto.SUBMISSIONS_UPDATE)
+@procedures.implement(proto.SUBMISSIONS_UPDATE)
 async def update_submission(node: Node, caller: Caller, data: proto.UpdateSubmissionInput) -> dict[str, Any]:
     before = await _submission(node, caller, data.id)
     if before["status"] == data.status:

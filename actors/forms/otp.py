@@ -21,7 +21,7 @@ import structlog
 from actors.forms import keyed
 from actors.forms.otp_queue import OtpRequest
 from actors.forms.respondents import recipient_stage, token_hash
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.mailer import queue_mail
 from actors.kernel.node import Node
 from protocol import form_distribution as proto
@@ -29,6 +29,8 @@ from protocol.caller import Caller
 from protocol.ids import Prefix, new_id
 from storage import form_respondents as repo
 from storage.forms import form_by_slug, get_form
+
+procedures = Implementations()
 
 log = structlog.get_logger("obeya.forms.otp")
 
@@ -39,7 +41,7 @@ SESSION_LIFETIME = timedelta(hours=24)
 SESSION_PREFIX = "svc_fst_"
 
 
-@implement(proto.REQUEST_OTP)
+@procedures.implement(proto.REQUEST_OTP)
 async def request_otp(node: Node, caller: Caller, data: proto.RequestOtpInput) -> dict[str, Any]:
     """The organization is the host's; `organizationSlug` must name it, else nothing is queued."""
     org = caller.organization
@@ -92,7 +94,7 @@ def _invalid(error: str) -> dict[str, Any]:
     return {"valid": False, "error": error}
 
 
-@implement(proto.VERIFY_OTP)
+@procedures.implement(proto.VERIFY_OTP)
 async def verify_otp(node: Node, caller: Caller, data: proto.VerifyOtpInput) -> dict[str, Any]:
     """Check the newest code of the form and e-mail (compared in constant time); each wrong guess counts, the
     5th voids the code. A right one is used up and opens a session."""

@@ -16,7 +16,7 @@ import msgspec
 
 from actors.identity import device_cookies, throttle
 from actors.identity.passwords import dummy_hash, hash_secret, verify_secret
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.invalidation import SessionEnded
 from actors.kernel.membership_cache import forget_member
 from actors.kernel.node import Node
@@ -30,6 +30,8 @@ from protocol.registry import EmptyInput
 from protocol.slugs import check_organization_slug
 from storage import accounts as repo
 from storage import sso as sso_repo
+
+procedures = Implementations()
 
 SESSION_DAYS = 30
 SSO_PROFILE = ("a single sign-on session cannot change a profile the user's other organizations also see: "
@@ -179,7 +181,7 @@ async def logout(node: Node, token: str) -> None:
     node.invalidate(SessionEnded(digest))
 
 
-@implement(auth.CHECK_EMAIL)
+@procedures.implement(auth.CHECK_EMAIL)
 async def check_email(node: Node, caller: Caller, data: auth.CheckEmailInput) -> dict[str, bool]:
     if await repo.email_taken(node.pool, data.email):
         raise Conflict("e-mail is already registered", data={"available": False},
@@ -187,7 +189,7 @@ async def check_email(node: Node, caller: Caller, data: auth.CheckEmailInput) ->
     return {"available": True}
 
 
-@implement(auth.ME)
+@procedures.implement(auth.ME)
 async def me(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
     async with node.pool.acquire() as conn:
         user = await repo.user_by_id(conn, caller.uid)
@@ -225,7 +227,7 @@ def check_image(image: str) -> str:
     return image
 
 
-@implement(auth.UPDATE_PROFILE)
+@procedures.implement(auth.UPDATE_PROFILE)
 async def update_profile(node: Node, caller: Caller, data: auth.UpdateProfileInput) -> dict[str, Any]:
     image = check_image(data.image) if data.image is not None else None
     changes = {name: value for name, value in (("name", data.name), ("image", image)) if value is not None}

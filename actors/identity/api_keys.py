@@ -15,7 +15,7 @@ from typing import Any
 from actors.identity.callers import API_KEY_PREFIX, LOOKUP_LENGTH
 from actors.identity.last_used import last_used_at
 from actors.identity.passwords import hash_secret
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
@@ -25,6 +25,8 @@ from protocol.errors import Conflict, FieldError, Forbidden, NotFound, Validatio
 from protocol.ids import Prefix, iso, new_id
 from protocol.registry import EmptyInput
 from storage import credentials as repo
+
+procedures = Implementations()
 
 KIND = "api_key"
 # 20 random bytes: 40 hex characters.
@@ -76,7 +78,7 @@ def future_expiry(moment: datetime | None, now: datetime) -> datetime | None:
     return moment
 
 
-@implement(proto.CREATE_API_KEY)
+@procedures.implement(proto.CREATE_API_KEY)
 async def create(node: Node, caller: Caller, data: proto.CreateApiKeyInput) -> dict[str, Any]:
     expires_at = future_expiry(data.expiresAt, node.clock.now())
     secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX, node.bcrypt_rounds)
@@ -92,7 +94,7 @@ async def create(node: Node, caller: Caller, data: proto.CreateApiKeyInput) -> d
     return {"key": secret, "apiKey": credential_view(node, row)}
 
 
-@implement(proto.LIST_API_KEYS)
+@procedures.implement(proto.LIST_API_KEYS)
 async def list_keys(node: Node, caller: Caller, data: EmptyInput) -> list[dict[str, Any]]:
     async with node.write(caller) as uow:
         conn = uow.conn
@@ -103,7 +105,7 @@ async def list_keys(node: Node, caller: Caller, data: EmptyInput) -> list[dict[s
     return [credential_view(node, row) for row in rows]
 
 
-@implement(proto.REVOKE_API_KEY)
+@procedures.implement(proto.REVOKE_API_KEY)
 async def revoke(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         conn = uow.conn
@@ -129,7 +131,7 @@ async def revoke_member_keys(uow: UnitOfWork, user_id: str) -> list[str]:
     return [row["id"] for row in rows]
 
 
-@implement(proto.ROTATE_API_KEY)
+@procedures.implement(proto.ROTATE_API_KEY)
 async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[str, Any]:
     now = node.clock.now()
     # Hashed before the transaction: bcrypt takes tens of milliseconds and must not hold row locks.
@@ -156,7 +158,7 @@ async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[
     return {"key": secret, "apiKey": credential_view(node, new), "revokedKeyId": old["id"]}
 
 
-@implement(proto.DELETE_API_KEY)
+@procedures.implement(proto.DELETE_API_KEY)
 async def delete(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         conn = uow.conn

@@ -15,7 +15,7 @@ from typing import Any
 
 from actors.identity.api_keys import NOT_A_MEMBER, future_expiry, mint_secret, status_of
 from actors.identity.last_used import last_used_at
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
@@ -25,6 +25,8 @@ from protocol.errors import FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import Prefix, iso, new_id
 from protocol.registry import REGISTRY, Access, EmptyInput, Procedure, Role
 from storage import mcp_keys as repo
+
+procedures = Implementations()
 
 RESOURCE_SCHEME = "obeya://"
 
@@ -81,7 +83,7 @@ def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
             "allowedResources": list(row["allowed_resources"])}
 
 
-@implement(proto.CREATE_MCP_KEY)
+@procedures.implement(proto.CREATE_MCP_KEY)
 async def create(node: Node, caller: Caller, data: proto.CreateMcpKeyInput) -> dict[str, Any]:
     tools = _procedure_names(data.allowedTools)
     expires_at = future_expiry(data.expiresAt, node.clock.now())
@@ -96,14 +98,14 @@ async def create(node: Node, caller: Caller, data: proto.CreateMcpKeyInput) -> d
     return {"key": secret, "mcpKey": key_view(node, row)}
 
 
-@implement(proto.LIST_MCP_KEYS)
+@procedures.implement(proto.LIST_MCP_KEYS)
 async def list_keys(node: Node, caller: Caller, data: EmptyInput) -> list[dict[str, Any]]:
     async with node.pool.acquire() as conn:
         rows = await repo.list_for_user(conn, caller.org_id, caller.uid)
     return [key_view(node, row) for row in rows]
 
 
-@implement(proto.REVOKE_MCP_KEY)
+@procedures.implement(proto.REVOKE_MCP_KEY)
 async def revoke(node: Node, caller: Caller, data: proto.McpKeyIdInput) -> dict[str, Any]:
     owner = None if caller.role is not None and caller.role >= Role.ADMIN else caller.uid
     async with node.write(caller) as uow:

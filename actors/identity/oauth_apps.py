@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from actors.kernel.credential_cache import secret_digest
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
 from protocol import oauth as proto
@@ -24,6 +24,8 @@ from protocol.errors import FieldError, NotFound, ValidationFailed
 from protocol.ids import Prefix, iso, new_id
 from protocol.registry import EmptyInput
 from storage import oauth as repo
+
+procedures = Implementations()
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1"})
 # A DNS name or an IPv4 address: what may follow `https://` in a redirect URI (and in the consent page's policy).
@@ -72,13 +74,13 @@ def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
             "scopes": list(row["scopes"]), "public": row["public"]}
 
 
-@implement(proto.LIST_OAUTH_APPS)
+@procedures.implement(proto.LIST_OAUTH_APPS)
 async def list_apps(node: Node, caller: Caller, data: EmptyInput) -> list[dict[str, Any]]:
     async with node.pool.acquire() as conn:
         return [app_view(row) for row in await repo.list_apps(conn, caller.org_id)]
 
 
-@implement(proto.CREATE_OAUTH_APP)
+@procedures.implement(proto.CREATE_OAUTH_APP)
 async def create(node: Node, caller: Caller, data: proto.CreateOAuthAppInput) -> dict[str, Any]:
     uris = check_redirect_uris(data.redirectUris)
     secret = None if data.public else new_client_secret()
@@ -93,7 +95,7 @@ async def create(node: Node, caller: Caller, data: proto.CreateOAuthAppInput) ->
     return view if secret is None else {**view, "clientSecret": secret}
 
 
-@implement(proto.UPDATE_OAUTH_APP)
+@procedures.implement(proto.UPDATE_OAUTH_APP)
 async def update(node: Node, caller: Caller, data: proto.UpdateOAuthAppInput) -> dict[str, Any]:
     uris = check_redirect_uris(data.redirectUris) if data.redirectUris is not None else None
     scopes = list(dict.fromkeys(data.scopes)) if data.scopes is not None else None
@@ -110,7 +112,7 @@ async def update(node: Node, caller: Caller, data: proto.UpdateOAuthAppInput) ->
     return app_view(row)
 
 
-@implement(proto.ROTATE_OAUTH_APP_SECRET)
+@procedures.implement(proto.ROTATE_OAUTH_APP_SECRET)
 async def rotate_secret(node: Node, caller: Caller, data: proto.OAuthAppIdInput) -> dict[str, Any]:
     secret = new_client_secret()
     async with node.write(caller) as uow:
@@ -124,7 +126,7 @@ async def rotate_secret(node: Node, caller: Caller, data: proto.OAuthAppIdInput)
     return {**app_view(row), "clientSecret": secret}
 
 
-@implement(proto.DELETE_OAUTH_APP)
+@procedures.implement(proto.DELETE_OAUTH_APP)
 async def delete(node: Node, caller: Caller, data: proto.OAuthAppIdInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         row = await repo.get_app(uow.conn, caller.org_id, data.id, lock=True)

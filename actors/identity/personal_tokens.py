@@ -12,7 +12,7 @@ from typing import Any
 
 from actors.identity.api_keys import NOT_A_MEMBER, credential_view, mint_secret
 from actors.identity.callers import PERSONAL_TOKEN_PREFIX
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.invalidation import CredentialRevoked
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
@@ -22,6 +22,8 @@ from protocol.errors import FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import Prefix, iso, new_id
 from protocol.registry import EmptyInput
 from storage import credentials as repo
+
+procedures = Implementations()
 
 KIND = "personal_token"
 # Lifetime when `expiresIn` is omitted, and the longest allowed: a token always expires, so a forgotten
@@ -38,7 +40,7 @@ def _lifetime(expires_in: str | None) -> timedelta:
     return timedelta(days=days)
 
 
-@implement(proto.CREATE_TOKEN)
+@procedures.implement(proto.CREATE_TOKEN)
 async def create(node: Node, caller: Caller, data: proto.CreateTokenInput) -> dict[str, Any]:
     expires_at = node.clock.now() + _lifetime(data.expiresIn)
     secret, prefix, secret_hash = await mint_secret(PERSONAL_TOKEN_PREFIX, node.bcrypt_rounds)
@@ -56,13 +58,13 @@ async def create(node: Node, caller: Caller, data: proto.CreateTokenInput) -> di
             "expiresAt": iso(row["expires_at"]), "createdAt": iso(row["created_at"])}
 
 
-@implement(proto.LIST_TOKENS)
+@procedures.implement(proto.LIST_TOKENS)
 async def list_tokens(node: Node, caller: Caller, data: EmptyInput) -> list[dict[str, Any]]:
     rows = await repo.list_of_kind(node.pool, caller.org_id, KIND, user_id=caller.uid)
     return [credential_view(node, row) for row in rows]
 
 
-@implement(proto.REVOKE_TOKEN)
+@procedures.implement(proto.REVOKE_TOKEN)
 async def revoke(node: Node, caller: Caller, data: proto.RevokeTokenInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         conn = uow.conn

@@ -28,7 +28,7 @@ from actors.identity.public_mail import is_public
 from actors.identity.sso_provider import ProviderInfo, provider, userinfo, validate_id_token
 from actors.kernel import sealing
 from actors.kernel.events import org_stream
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.membership_cache import forget_member
 from actors.kernel.node import Node
 from actors.tenancy.billing import check_seat_to_join
@@ -40,6 +40,8 @@ from protocol.plans import allows
 from protocol.registry import EmptyInput
 from storage import accounts as account_repo
 from storage import sso as repo
+
+procedures = Implementations()
 
 log = structlog.get_logger(__name__)
 
@@ -96,13 +98,13 @@ def config_view(row: asyncpg.Record | None, plan: str) -> dict[str, Any]:
             "enabled": allows(plan, "sso"), "updatedAt": iso(row["updated_at"])}
 
 
-@implement(proto.GET_CONFIG)
+@procedures.implement(proto.GET_CONFIG)
 async def get_config(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
     assert caller.organization is not None
     return config_view(await repo.config(node.pool, caller.org_id), caller.organization.plan)
 
 
-@implement(proto.UPDATE_CONFIG)
+@procedures.implement(proto.UPDATE_CONFIG)
 async def update_config(node: Node, caller: Caller, data: proto.UpdateSsoConfigInput) -> dict[str, Any]:
     assert caller.organization is not None
     issuer = check_issuer(node, data.issuer)

@@ -1,8 +1,9 @@
 """The board command an import sends its rows in: `board.importItems`, an internal command (not a procedure) that
-creates one batch of items in one turn of the board's actor. The batch is decided against the board as it is
-then, each row's values checked again by their columns' rules (the board may have changed since the preview); a
-row the board refuses is answered, not created. Each created item is an `item.created` event like any other, so
-live screens see the rows arrive batch by batch and webhooks and automations see each item.
+creates one batch of items in one turn of the board's actor (server/domains.py adds `import_items` to the board's
+commands). The batch is decided against the board as it is then, each row's values checked again by their columns'
+rules (the board may have changed since the preview); a row the board refuses is answered, not created. Each created
+item is an `item.created` event like any other, so live screens see the rows arrive batch by batch and webhooks and
+automations see each item.
 
 The item ids are chosen by the import before it sends the batch, so a batch sent again (its reply was lost) makes
 nothing twice: rows whose item is already on the board are counted as made.
@@ -23,7 +24,7 @@ import msgspec
 from immutables import Map
 
 from actors.board.changes import BoardChange, Put
-from actors.board.commands import Command, Outcome, decides
+from actors.board.commands import Command, Outcome
 from actors.board.items import check_item_room, column_value, with_defaults
 from actors.board.state import BoardState, ItemRow
 from actors.board.views import item_view
@@ -124,7 +125,6 @@ def _assigned(people_columns: frozenset[str], item: ItemRow, caller_id: str | No
         counts[user_id] = counts.get(user_id, 0) + 1
 
 
-@decides(IMPORT_ITEMS, ImportBatch)
 def import_items(state: BoardState, command: Command) -> Decision[BoardChange]:
     data: ImportBatch = command.data
     board = state.board

@@ -26,7 +26,7 @@ from actors.imports.batch import IMPORT_ITEMS, ImportBatch, ImportRow, encode_ro
 from actors.imports.cells import IMPORTABLE, BoardColumn, Member, ParsedRow, RowReader
 from actors.kernel.access import require_board_access, sees_board
 from actors.kernel.events import board_stream
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
 from protocol import imports as proto
@@ -46,6 +46,8 @@ from protocol.errors import (
 from protocol.ids import Prefix, derived_id, iso, new_id
 from protocol.plans import plan
 from storage import imports as repo
+
+procedures = Implementations()
 
 log = structlog.get_logger("obeya.imports")
 T = TypeVar("T")
@@ -168,7 +170,7 @@ def _check_mappings(data: proto.MapColumnsInput, width: int, columns: dict[str, 
         raise ValidationFailed.naming(faults)
 
 
-@implement(proto.MAP_COLUMNS)
+@procedures.implement(proto.MAP_COLUMNS)
 async def map_columns(node: Node, caller: Caller, data: proto.MapColumnsInput) -> dict[str, Any]:
     row = await _session(node, caller, data.importId)
     if row["status"] not in ("uploaded", "mapped"):
@@ -239,7 +241,7 @@ async def _content(node: Node, caller: Caller, row: asyncpg.Record) -> bytes:
     return content
 
 
-@implement(proto.PREVIEW)
+@procedures.implement(proto.PREVIEW)
 async def preview(node: Node, caller: Caller, data: proto.ImportIdInput) -> dict[str, Any]:
     row = await _session(node, caller, data.importId)
     if row["status"] != "mapped":
@@ -376,7 +378,7 @@ async def _finish(node: Node, caller: Caller, row: asyncpg.Record, run: _Run, st
     return done
 
 
-@implement(proto.EXECUTE)
+@procedures.implement(proto.EXECUTE)
 async def execute(node: Node, caller: Caller, data: proto.ExecuteInput) -> dict[str, Any]:
     row = await _session(node, caller, data.importId)
     now = node.clock.now()
@@ -410,7 +412,7 @@ async def execute(node: Node, caller: Caller, data: proto.ExecuteInput) -> dict[
             "itemsSkipped": done["items_skipped"], "duration": done["duration_ms"], "boardId": done["board_id"]}
 
 
-@implement(proto.GET_HISTORY)
+@procedures.implement(proto.GET_HISTORY)
 async def get_history(node: Node, caller: Caller, data: proto.HistoryInput) -> dict[str, Any]:
     await require_board_access(node, caller, data.boardId)
     since = node.clock.now() - timedelta(days=proto.HISTORY_DAYS)

@@ -13,7 +13,7 @@ import asyncpg
 import msgspec
 
 from actors.kernel.access import require_board_access
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from actors.kernel.records import row_from_record
 from actors.kpi.routing import ask_kpi, kpi_board, read_kpi, writable_kpi_board
@@ -26,6 +26,8 @@ from protocol.ids import Prefix, new_id, parse_iso
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.registry import Procedure
 from storage import kpis as repo
+
+procedures = Implementations()
 
 
 async def _check_responsible(node: Node, caller: Caller, user_id: str | None) -> None:
@@ -57,7 +59,7 @@ def _alert_view(record: asyncpg.Record) -> dict[str, Any]:
     return alert_view(row_from_record(AlertRow, record), record["kpi_name"])
 
 
-@implement(spec.DEFINE)
+@procedures.implement(spec.DEFINE)
 async def define(node: Node, caller: Caller, data: spec.DefineInput) -> dict[str, Any]:
     await require_board_access(node, caller, data.boardId)
     await _check_responsible(node, caller, data.responsibleUserId)
@@ -67,7 +69,7 @@ async def define(node: Node, caller: Caller, data: spec.DefineInput) -> dict[str
     return await _named(node, caller, defined)
 
 
-@implement(spec.UPDATE)
+@procedures.implement(spec.UPDATE)
 async def update(node: Node, caller: Caller, data: spec.UpdateInput) -> dict[str, Any]:
     # From the database, not the node's cache: an update that changes nothing writes no row, so no foreign key
     # would refuse it once the board is gone, and the actor would answer the deleted KPI from its memory.
@@ -78,18 +80,18 @@ async def update(node: Node, caller: Caller, data: spec.UpdateInput) -> dict[str
                                                    check_access=False))
 
 
-@implement(spec.DELETE)
+@procedures.implement(spec.DELETE)
 async def delete(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
     reply: dict[str, Any] = await ask_kpi(node, caller, data.id, spec.DELETE.name, data)
     return reply
 
 
-@implement(spec.GET)
+@procedures.implement(spec.GET)
 async def get(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
     return await _named(node, caller, await read_kpi(node, caller, data.id, spec.GET.name, data))
 
 
-@implement(spec.LIST)
+@procedures.implement(spec.LIST)
 async def list_kpis(node: Node, caller: Caller, data: spec.ListInput) -> Page:
     limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)
@@ -98,7 +100,7 @@ async def list_kpis(node: Node, caller: Caller, data: spec.ListInput) -> Page:
     return time_page(rows, limit, _listed_view, "kpis")
 
 
-@implement(spec.LIST_BY_CATEGORY)
+@procedures.implement(spec.LIST_BY_CATEGORY)
 async def list_by_category(node: Node, caller: Caller, data: spec.BoardInput) -> dict[str, list[dict[str, Any]]]:
     await require_board_access(node, caller, data.boardId)
     grouped: dict[str, list[dict[str, Any]]] = {category: [] for category in spec.CATEGORIES}
@@ -107,7 +109,7 @@ async def list_by_category(node: Node, caller: Caller, data: spec.BoardInput) ->
     return grouped
 
 
-@implement(spec.GET_VALUE)
+@procedures.implement(spec.GET_VALUE)
 async def get_value(node: Node, caller: Caller, data: spec.KpiIdInput) -> dict[str, Any] | None:
     value: dict[str, Any] | None = await read_kpi(node, caller, data.kpiId, spec.GET_VALUE.name, data)
     return value
@@ -141,7 +143,7 @@ def _moment(field: str, text: str | None, *, end: bool) -> datetime | None:
         return None
 
 
-@implement(spec.GET_HISTORY)
+@procedures.implement(spec.GET_HISTORY)
 async def get_history(node: Node, caller: Caller, data: spec.HistoryInput) -> dict[str, Any]:
     limit = page_limit(data.limit, default=spec.HISTORY_DEFAULT, maximum=spec.HISTORY_MAX)
     start, end = _moment("from", data.from_, end=False), _moment("to", data.to, end=True)
@@ -152,7 +154,7 @@ async def get_history(node: Node, caller: Caller, data: spec.HistoryInput) -> di
     return {"kpiId": data.kpiId, "history": [value_view(row_from_record(ValueRow, row)) for row in rows]}
 
 
-@implement(spec.SET_VALUE)
+@procedures.implement(spec.SET_VALUE)
 async def set_value(node: Node, caller: Caller, data: spec.SetValueInput) -> dict[str, Any]:
     value: dict[str, Any] = await ask_kpi(node, caller, data.kpiId, spec.SET_VALUE.name, data, with_members=True)
     return value
@@ -162,7 +164,7 @@ def _failed(error: ApiError) -> dict[str, Any]:
     return {"code": error.code, "message": error.message}
 
 
-@implement(spec.BATCH_SET_VALUES)
+@procedures.implement(spec.BATCH_SET_VALUES)
 async def batch_set_values(node: Node, caller: Caller, data: spec.BatchSetValuesInput) -> dict[str, Any]:
     """Each KPI's entries go to its actor in one message (recorded together, in order); KPIs are asked side by
     side, and an entry whose KPI could not record it is answered with the error while the others stand."""
@@ -188,7 +190,7 @@ async def batch_set_values(node: Node, caller: Caller, data: spec.BatchSetValues
     return {"recorded": recorded, "failed": len(results) - recorded, "results": results}
 
 
-@implement(spec.GET_ALERTS)
+@procedures.implement(spec.GET_ALERTS)
 async def get_alerts(node: Node, caller: Caller, data: spec.AlertsInput) -> Page:
     limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)
@@ -198,7 +200,7 @@ async def get_alerts(node: Node, caller: Caller, data: spec.AlertsInput) -> Page
     return time_page(rows, limit, _alert_view, "alerts", at="triggered_at")
 
 
-@implement(spec.GET_TARGETS)
+@procedures.implement(spec.GET_TARGETS)
 async def get_targets(node: Node, caller: Caller, data: spec.KpiIdInput) -> dict[str, Any]:
     await kpi_board(node, caller, data.kpiId)
     rows = [row_from_record(TargetRow, row) for row in await repo.targets(node.pool, caller.org_id, data.kpiId)]
@@ -206,7 +208,7 @@ async def get_targets(node: Node, caller: Caller, data: spec.KpiIdInput) -> dict
             "targets": [target_view(row) for row in rows]}
 
 
-@implement(spec.SET_TARGET)
+@procedures.implement(spec.SET_TARGET)
 async def set_target(node: Node, caller: Caller, data: spec.SetTargetInput) -> dict[str, Any]:
     target: dict[str, Any] = await ask_kpi(node, caller, data.kpiId, spec.SET_TARGET.name, data)
     return {"kpiId": data.kpiId, **target}
@@ -235,11 +237,11 @@ async def _move_alert(node: Node, caller: Caller, data: spec.AlertIdInput, proce
     return _alert_view(resolved)
 
 
-@implement(spec.ACKNOWLEDGE_ALERT)
+@procedures.implement(spec.ACKNOWLEDGE_ALERT)
 async def acknowledge_alert(node: Node, caller: Caller, data: spec.AlertIdInput) -> dict[str, Any]:
     return await _move_alert(node, caller, data, spec.ACKNOWLEDGE_ALERT)
 
 
-@implement(spec.RESOLVE_ALERT)
+@procedures.implement(spec.RESOLVE_ALERT)
 async def resolve_alert(node: Node, caller: Caller, data: spec.AlertIdInput) -> dict[str, Any]:
     return await _move_alert(node, caller, data, spec.RESOLVE_ALERT)

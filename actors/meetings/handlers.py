@@ -22,7 +22,7 @@ import asyncpg
 from actors.actions.handlers import person, today
 from actors.kernel.access import on_visible_board, require_board_access
 from actors.kernel.events import board_stream
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from protocol import meetings as proto
 from protocol.caller import Caller
@@ -32,6 +32,8 @@ from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from protocol.plans import allows
 from protocol.registry import Role
 from storage import meetings as repo
+
+procedures = Implementations()
 
 # Entries of each agenda list kept in the snapshot (the list's `totals` entry still counts them all). A tier
 # board holds a few dozen KPIs and actions; the cap keeps a meeting's row and its two events small (each
@@ -100,7 +102,7 @@ async def _meeting(node: Node, caller: Caller, meeting_id: str) -> asyncpg.Recor
                                   "meeting not found")
 
 
-@implement(proto.START)
+@procedures.implement(proto.START)
 async def start_meeting(node: Node, caller: Caller, data: proto.StartInput) -> dict[str, Any]:
     _distinct_attendees(data.attendeeIds)
     await require_board_access(node, caller, data.boardId)
@@ -137,7 +139,7 @@ def _may_complete(caller: Caller, row: Mapping[str, Any]) -> None:
         raise Forbidden("only the member who started the meeting or an admin can complete it")
 
 
-@implement(proto.COMPLETE)
+@procedures.implement(proto.COMPLETE)
 async def complete_meeting(node: Node, caller: Caller, data: proto.CompleteInput) -> dict[str, Any]:
     found = await _meeting(node, caller, data.id)
     _may_complete(caller, found)
@@ -163,12 +165,12 @@ async def complete_meeting(node: Node, caller: Caller, data: proto.CompleteInput
     return view
 
 
-@implement(proto.GET)
+@procedures.implement(proto.GET)
 async def get_meeting(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     return meeting_view(await _meeting(node, caller, data.id))
 
 
-@implement(proto.LIST)
+@procedures.implement(proto.LIST)
 async def list_meetings(node: Node, caller: Caller, data: proto.ListInput) -> Page:
     limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)

@@ -12,7 +12,7 @@ from typing import Any
 import asyncpg
 
 from actors.kernel.access import on_visible_board, require_board_access, sees_board
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from protocol import problem_solving as proto
 from protocol.caller import Caller
@@ -21,6 +21,8 @@ from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import page_limit, page_offset
 from storage import actions as actions_repo
 from storage import problem_sheets as repo
+
+procedures = Implementations()
 
 ENTITY = "problem_sheet"
 
@@ -71,7 +73,7 @@ async def _change(node: Node, caller: Caller, before: Mapping[str, Any], changes
     return sheet_view(row)
 
 
-@implement(proto.CREATE)
+@procedures.implement(proto.CREATE)
 async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[str, Any]:
     shaped = proto.check_data(data.type, data.data)
     await require_board_access(node, caller, data.boardId)
@@ -84,7 +86,7 @@ async def create(node: Node, caller: Caller, data: proto.CreateInput) -> dict[st
     return sheet_view(row)
 
 
-@implement(proto.UPDATE)
+@procedures.implement(proto.UPDATE)
 async def update(node: Node, caller: Caller, data: proto.UpdateInput) -> dict[str, Any]:
     before = await visible_sheet(node, caller, data.id)
     changes: dict[str, Any] = {}
@@ -97,7 +99,7 @@ async def update(node: Node, caller: Caller, data: proto.UpdateInput) -> dict[st
     return await _change(node, caller, before, changes, "updated", changed=sorted(changes))
 
 
-@implement(proto.DELETE)
+@procedures.implement(proto.DELETE)
 async def delete(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     await visible_sheet(node, caller, data.id)
     async with node.write(caller) as uow:
@@ -112,7 +114,7 @@ async def delete(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, A
     return {"success": True, "id": data.id}
 
 
-@implement(proto.GET)
+@procedures.implement(proto.GET)
 async def get_by_id(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     row = await visible_sheet(node, caller, data.id)
     async with node.write(caller) as uow:
@@ -121,7 +123,7 @@ async def get_by_id(node: Node, caller: Caller, data: proto.IdInput) -> dict[str
     return sheet_view(row)
 
 
-@implement(proto.LIST)
+@procedures.implement(proto.LIST)
 async def list_sheets(node: Node, caller: Caller, data: proto.ListInput) -> dict[str, Any]:
     limit = page_limit(data.limit)
     offset = page_offset(data.offset)
@@ -135,7 +137,7 @@ async def list_sheets(node: Node, caller: Caller, data: proto.ListInput) -> dict
     return {"items": [sheet_view(row) for row in rows], "total": total, "hasMore": offset + len(rows) < total}
 
 
-@implement(proto.BY_ACTION)
+@procedures.implement(proto.BY_ACTION)
 async def get_by_action(node: Node, caller: Caller, data: proto.ByActionInput) -> list[dict[str, Any]]:
     """The linked sheets the caller may see (a sheet may sit on another board than its action)."""
     await _visible_action(node, caller, data.actionId)
@@ -147,7 +149,7 @@ async def get_by_action(node: Node, caller: Caller, data: proto.ByActionInput) -
     return visible
 
 
-@implement(proto.UPDATE_STATUS)
+@procedures.implement(proto.UPDATE_STATUS)
 async def update_status(node: Node, caller: Caller, data: proto.StatusInput) -> dict[str, Any]:
     """Any status may be set. The review fields describe the current review: moving to reviewed
     records the caller and the time, moving anywhere else clears them (the trail keeps the history)."""
@@ -160,14 +162,14 @@ async def update_status(node: Node, caller: Caller, data: proto.StatusInput) -> 
     return await _change(node, caller, before, changes, "status_changed", **{"from": before["status"]})
 
 
-@implement(proto.SUBMIT)
+@procedures.implement(proto.SUBMIT)
 async def submit(node: Node, caller: Caller, data: proto.IdInput) -> dict[str, Any]:
     before = await visible_sheet(node, caller, data.id)
     return await _change(node, caller, before, {"status": "completed"}, "submitted",
                          from_statuses=proto.SUBMITTABLE)
 
 
-@implement(proto.REVIEW)
+@procedures.implement(proto.REVIEW)
 async def review(node: Node, caller: Caller, data: proto.ReviewInput) -> dict[str, Any]:
     before = await visible_sheet(node, caller, data.id)
     changes = {"status": "reviewed", "reviewed_by_id": caller.uid, "reviewed_at": node.clock.now(),
@@ -186,7 +188,7 @@ async def _unlink_action(conn: asyncpg.Connection, caller: Caller, action_id: st
         await actions_repo.set_root_cause(conn, caller.org_id, action_id, None, now=now)
 
 
-@implement(proto.LINK)
+@procedures.implement(proto.LINK)
 async def link_to_root_cause(node: Node, caller: Caller, data: proto.LinkInput) -> dict[str, Any]:
     """The sheet names the action and the action's rootCauseId names the sheet, both or neither. An action the
     sheet was linked to before stops naming it."""

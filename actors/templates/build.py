@@ -19,11 +19,14 @@ from typing import Any
 
 import msgspec
 
+from actors.automations import handlers as automation_handlers
 from actors.automations.handlers import check_fit
+from actors.board import board_handlers
 from actors.board.values import normalize_config
 from actors.kernel.authorization import authorize
-from actors.kernel.handlers import HANDLERS
+from actors.kernel.handlers import Handler
 from actors.kernel.node import Node
+from actors.kpi import handlers as kpi_handlers
 from actors.templates import structure as shape
 from protocol import automations as rules
 from protocol import boards
@@ -37,19 +40,20 @@ from protocol.registry import Procedure
 
 @dataclasses.dataclass
 class _Calls:
-    """The procedures one apply runs, as its caller; under an Idempotency-Key each gets a key of its own."""
+    """The procedures one apply runs, as its caller, each through its implementation; under an Idempotency-Key
+    each gets a key of its own."""
 
     node: Node
     caller: Caller
     count: int = 0
 
-    async def run(self, procedure: Procedure, data: msgspec.Struct) -> Any:
+    async def run(self, procedure: Procedure, handler: Handler, data: msgspec.Struct) -> Any:
         caller = self.caller
         if caller.idempotency is not None:
             caller = dataclasses.replace(caller, idempotency=f"{caller.idempotency}.t{self.count}")
         self.count += 1
         authorize(procedure, caller)
-        return await HANDLERS[procedure.name](self.node, caller, data)
+        return await handler(self.node, caller, data)
 
     def allows(self, procedure: Procedure) -> bool:
         organization = self.caller.organization
@@ -93,7 +97,7 @@ async def build_board(node: Node, caller: Caller, structure: spec.Structure, *, 
     calls = _Calls(node, caller)
     columns = [boards.NewColumn(c.name, c.type, None if c.type in shape.REFERRING_TYPES else c.config)
                for c in structure.columns]
-    board = await calls.run(boards.CREATE, boards.CreateBoardInput(
+    board = await calls.run(boards.CREATE, board_handlers.create_board, boards.CreateBoardInput(
         projectId=project_id, name=name, defaultView=structure.defaultView,
         groups=[boards.NewGroup(g.name, g.color) for g in structure.groups], columns=columns))
     ids = {spec.BOARD_KEY: board["id"],
@@ -102,14 +106,14 @@ async def build_board(node: Node, caller: Caller, structure: spec.Structure, *, 
     for column in structure.columns:
         settings = column.config if column.type in shape.REFERRING_TYPES else None
         if settings is not None or column.width != 150 or column.required:
-            await calls.run(boards.COLUMNS_UPDATE, boards.UpdateColumnInput(
+            await calls.run(boards.COLUMNS_UPDATE, board_handlers.update_column, boards.UpdateColumnInput(
                 id=ids[column.key], config=None if settings is None else shape.remap(settings, ids),
                 width=column.width, required=column.required))
     skipped: list[dict[str, Any]] = []
     kpis = await _kpis(calls, structure, board["id"], skipped)
     kpi_ids = {f"{shape.KPI_KEY}{index}": kpi["id"] for index, kpi in kpis.items()}
     automations = await _automations(calls, structure, ids, kpi_ids, skipped)
-    view = await calls.run(boards.GET, boards.BoardIdInput(board["id"]))
+    view = await calls.run(boards.GET, board_handlers.get_board, boards.BoardIdInput(board["id"]))
     return {**view, "templateId": template_id, "kpis": list(kpis.values()), "automations": automations,
             "skipped": skipped}
 
@@ -124,11 +128,11 @@ async def _kpis(calls: _Calls, structure: spec.Structure, board_id: str,
             skipped.append(_skip("kpis", index, kpi.name, "the organization's plan does not include kpis"))
             continue
         try:
-            defined = await calls.run(kpi_spec.DEFINE, kpi_spec.DefineInput(
+            defined = await calls.run(kpi_spec.DEFINE, kpi_handlers.define, kpi_spec.DefineInput(
                 boardId=board_id, name=kpi.name, category=kpi.category, direction=kpi.direction,
                 frequency=kpi.frequency, unit=kpi.unit, thresholds=kpi.thresholds))
             if kpi.target is not None:
-                await calls.run(kpi_spec.SET_TARGET, kpi_spec.SetTargetInput(
+                await calls.run(kpi_spec.SET_TARGET, kpi_handlers.set_target, kpi_spec.SetTargetInput(
                     kpiId=defined["id"], value=kpi.target.value, deadline=today + timedelta(days=kpi.target.days)))
         except ApiError as error:  # a plan limit, say: the board stands, the reply says what is missing
             skipped.append(_skip("kpis", index, kpi.name, error.message))
@@ -155,7 +159,7 @@ async def _automations(calls: _Calls, structure: spec.Structure, ids: dict[str, 
         data = msgspec.convert({**shape.remap_rule(msgspec.to_builtins(rule), ids), "boardId": ids[spec.BOARD_KEY]},
                                rules.CreateInput)
         try:
-            made = await calls.run(rules.CREATE, data)
+            made = await calls.run(rules.CREATE, automation_handlers.create, data)
         except ApiError as error:
             skipped.append(_skip("automations", index, rule.name, error.message))
             continue

@@ -11,13 +11,13 @@ from typing import Any
 
 import msgspec
 
+from actors.board import board_handlers
 from actors.kernel.access import require_board_access
 from actors.kernel.authorization import authorize
-from actors.kernel.handlers import HANDLERS, implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
+from actors.templates import build, vendor
 from actors.templates import structure as shape
-from actors.templates import vendor
-from actors.templates.build import build_board, validate
 from protocol import boards
 from protocol import templates as spec
 from protocol.caller import Caller
@@ -27,6 +27,8 @@ from protocol.registry import EmptyInput, Role
 from storage import automations as automation_repo
 from storage import kpis as kpi_repo
 from storage import templates as repo
+
+procedures = Implementations()
 
 
 class Found(msgspec.Struct, frozen=True):
@@ -67,8 +69,8 @@ async def apply_template(node: Node, caller: Caller, template_id: str, *, projec
     overrides in the caller's input, for errors."""
     found = await find(node, caller, template_id, field)
     structure = shape.merged(found.structure, overrides)
-    validate(structure, overrides_field if overrides is not None else field)
-    board = await build_board(node, caller, structure, project_id=project_id, name=name, template_id=template_id)
+    build.validate(structure, overrides_field if overrides is not None else field)
+    board = await build.build_board(node, caller, structure, project_id=project_id, name=name, template_id=template_id)
     async with node.write(caller) as uow:
         if not found.vendor:
             await repo.count_use(uow.conn, caller.org_id, template_id)
@@ -76,28 +78,28 @@ async def apply_template(node: Node, caller: Caller, template_id: str, *, projec
     return board
 
 
-@implement(spec.LIST_VENDOR)
+@procedures.implement(spec.LIST_VENDOR)
 async def list_vendor(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
     return {"templates": [vendor.view(template) for template in vendor.TEMPLATES]}
 
 
-@implement(spec.LIST_TENANT)
+@procedures.implement(spec.LIST_TENANT)
 async def list_tenant(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
     rows = await repo.list_for_organization(node.pool, caller.org_id)
     return {"templates": [shape.tenant_view(row) for row in rows]}
 
 
-@implement(spec.GET)
+@procedures.implement(spec.GET)
 async def get(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
     found = await find(node, caller, data.id)
     return shape.detail(found.view, found.structure)
 
 
-@implement(spec.CREATE)
+@procedures.implement(spec.CREATE)
 async def create(node: Node, caller: Caller, data: spec.CreateInput) -> dict[str, Any]:
     await require_board_access(node, caller, data.sourceBoardId)
     authorize(boards.GET, caller)
-    board = await HANDLERS[boards.GET.name](node, caller, boards.BoardIdInput(data.sourceBoardId))
+    board = await board_handlers.get_board(node, caller, boards.BoardIdInput(data.sourceBoardId))
     async with node.pool.acquire() as conn:
         kpis = await kpi_repo.list_for_board(conn, caller.org_id, board["id"]) if data.includeKpis else []
         rules = (await automation_repo.list_for_board(conn, caller.org_id, board["id"])
@@ -108,7 +110,7 @@ async def create(node: Node, caller: Caller, data: spec.CreateInput) -> dict[str
             raise ValidationFailed.of("sourceBoardId", f"the board has {count} {part}; a template holds at most "
                                       f"{spec.LIMITS[part]}")
     # A rule or formula still naming a deleted group or column would make a template no one can apply.
-    validate(structure, "sourceBoardId")
+    build.validate(structure, "sourceBoardId")
     async with node.write(caller) as uow:
         row = await repo.insert(uow.conn, template_id=new_id(Prefix.TEMPLATE), org_id=caller.org_id, name=data.name,
                                 description=data.description, category=data.category, tags=data.tags,
@@ -119,13 +121,13 @@ async def create(node: Node, caller: Caller, data: spec.CreateInput) -> dict[str
     return shape.detail(shape.tenant_view(row), structure)
 
 
-@implement(spec.APPLY)
+@procedures.implement(spec.APPLY)
 async def apply(node: Node, caller: Caller, data: spec.ApplyInput) -> dict[str, Any]:
     return await apply_template(node, caller, data.templateId, project_id=data.projectId, name=data.boardName,
                                 overrides=data.overrides, field="templateId")
 
 
-@implement(spec.UPDATE)
+@procedures.implement(spec.UPDATE)
 async def update(node: Node, caller: Caller, data: spec.UpdateInput) -> dict[str, Any]:
     changes = {key: value for key in ("name", "description") if (value := getattr(data, key)) is not None}
     if not changes:
@@ -139,7 +141,7 @@ async def update(node: Node, caller: Caller, data: spec.UpdateInput) -> dict[str
     return shape.tenant_view(row)
 
 
-@implement(spec.DELETE)
+@procedures.implement(spec.DELETE)
 async def delete(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
     view = await _own(node, caller, data.id)
     async with node.write(caller) as uow:

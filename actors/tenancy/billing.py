@@ -17,7 +17,7 @@ from typing import Any
 
 import asyncpg
 
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from actors.tenancy.billing_processors import CheckoutRequest, PortalRequest
 from protocol import billing as spec
@@ -27,6 +27,8 @@ from protocol.ids import Prefix, iso, new_id
 from protocol.plans import allows, plan
 from protocol.registry import EmptyInput
 from storage import billing as repo
+
+procedures = Implementations()
 
 
 def add_interval(start: datetime, interval: str) -> datetime:
@@ -100,7 +102,7 @@ def subscription_view(row: asyncpg.Record, used: int) -> dict[str, Any]:
             "stripeSubscriptionId": row["processor_subscription_id"]}
 
 
-@implement(spec.GET_SUBSCRIPTION)
+@procedures.implement(spec.GET_SUBSCRIPTION)
 async def get_subscription(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
     async with node.pool.acquire() as conn:
         row = await current(conn, node, caller.org_id)
@@ -108,7 +110,7 @@ async def get_subscription(node: Node, caller: Caller, data: EmptyInput) -> dict
     return {"subscription": subscription_view(row, used)}
 
 
-@implement(spec.CHECK_FEATURE_GATE)
+@procedures.implement(spec.CHECK_FEATURE_GATE)
 async def check_feature_gate(node: Node, caller: Caller, data: spec.FeatureGateInput) -> dict[str, Any]:
     """Read from the database, not the cached organization: right after a plan change this answers the new plan
     on every node, as the gates do once the organization change has reached them."""
@@ -135,7 +137,7 @@ async def check_feature_gate(node: Node, caller: Caller, data: spec.FeatureGateI
     return {"feature": feature, "allowed": allowed, "plan": plan_name, "limit": limit, "usage": usage}
 
 
-@implement(spec.CREATE_CHECKOUT)
+@procedures.implement(spec.CREATE_CHECKOUT)
 async def create_checkout_session(node: Node, caller: Caller, data: spec.CheckoutInput) -> dict[str, Any]:
     assert caller.organization is not None
     row = await current(node.pool, node, caller.org_id)
@@ -161,7 +163,7 @@ async def create_checkout_session(node: Node, caller: Caller, data: spec.Checkou
     return {"checkoutUrl": made.url, "sessionId": made.id, "expiresAt": iso(made.expires_at)}
 
 
-@implement(spec.CREATE_PORTAL)
+@procedures.implement(spec.CREATE_PORTAL)
 async def create_portal_session(node: Node, caller: Caller, data: spec.PortalInput) -> dict[str, Any]:
     assert caller.organization is not None
     row = await current(node.pool, node, caller.org_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from actors.kernel.events import notification_view
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from protocol import notifications as spec
 from protocol.caller import Caller
@@ -16,13 +16,15 @@ from protocol.pagination import Page, page_limit
 from protocol.registry import EmptyInput
 from storage import notifications as repo
 
+procedures = Implementations()
+
 
 def _only(caller: Caller) -> str | None:
     """The organization a single sign-on session is limited to (its notifications only); None: every one."""
     return caller.org_id if caller.single_sign_on else None
 
 
-@implement(spec.LIST)
+@procedures.implement(spec.LIST)
 async def list_notifications(node: Node, caller: Caller, data: spec.ListNotificationsInput) -> Page:
     limit = page_limit(data.limit, default=spec.DEFAULT_PAGE, maximum=spec.MAX_PAGE)
     async with node.pool.acquire() as conn:
@@ -34,12 +36,12 @@ async def list_notifications(node: Node, caller: Caller, data: spec.ListNotifica
     return Page(items, next_cursor, limit, key="notifications")
 
 
-@implement(spec.UNREAD_COUNT)
+@procedures.implement(spec.UNREAD_COUNT)
 async def unread_count(node: Node, caller: Caller, data: EmptyInput) -> dict[str, int]:
     return {"count": await repo.unread_count(node.pool, caller.uid, _only(caller))}
 
 
-@implement(spec.MARK_AS_READ)
+@procedures.implement(spec.MARK_AS_READ)
 async def mark_as_read(node: Node, caller: Caller, data: spec.NotificationIdInput) -> dict[str, Any]:
     row = await repo.mark_read(node.pool, caller.uid, data.id, _only(caller))
     if row is None:
@@ -47,12 +49,12 @@ async def mark_as_read(node: Node, caller: Caller, data: spec.NotificationIdInpu
     return notification_view(row)
 
 
-@implement(spec.MARK_ALL_AS_READ)
+@procedures.implement(spec.MARK_ALL_AS_READ)
 async def mark_all_as_read(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
     return {"success": True, "count": await repo.mark_all_read(node.pool, caller.uid, _only(caller))}
 
 
-@implement(spec.REGISTER_DEVICE_TOKEN)
+@procedures.implement(spec.REGISTER_DEVICE_TOKEN)
 async def register_device_token(node: Node, caller: Caller, data: spec.DeviceTokenInput) -> dict[str, Any]:
     row = await repo.upsert_device_token(node.pool, caller.uid, caller.org_id, data.platform, data.token)
     return {"platform": row["platform"], "token": row["token"], "updatedAt": iso(row["updated_at"])}

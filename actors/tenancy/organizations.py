@@ -14,7 +14,7 @@ from actors.identity import accounts, api_keys, mcp_keys, oauth_grants, personal
 from actors.identity.callers import forget_organization
 from actors.identity.passwords import hash_secret, verify_secret
 from actors.kernel.events import org_stream
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.mailer import queue_mail
 from actors.kernel.membership_cache import forget_member
 from actors.kernel.node import Node
@@ -30,6 +30,8 @@ from storage import accounts as account_repo
 from storage import billing as billing_repo
 from storage import organizations as repo
 from storage import workspaces as workspace_repo
+
+procedures = Implementations()
 
 INVITATION_DAYS = 7
 
@@ -47,7 +49,7 @@ def member_view(row: asyncpg.Record) -> dict[str, Any]:
             "lastActiveAt": iso(row["last_active_at"])}
 
 
-@implement(spec.GET)
+@procedures.implement(spec.GET)
 async def get_organization(node: Node, caller: Caller, data: EmptyInput) -> dict[str, Any]:
     row = await account_repo.organization_by_id(node.pool, caller.org_id)
     if row is None:
@@ -55,7 +57,7 @@ async def get_organization(node: Node, caller: Caller, data: EmptyInput) -> dict
     return organization_view(row)
 
 
-@implement(spec.UPDATE)
+@procedures.implement(spec.UPDATE)
 async def update_organization(node: Node, caller: Caller, data: spec.UpdateOrganizationInput) -> dict[str, Any]:
     if data.timezone is not None:
         try:
@@ -78,7 +80,7 @@ async def update_organization(node: Node, caller: Caller, data: spec.UpdateOrgan
         "changes": {name: {"old": old[name], "new": view[name]} for name in fields if old[name] != view[name]}}
 
 
-@implement(spec.MEMBERS_LIST)
+@procedures.implement(spec.MEMBERS_LIST)
 async def list_members(node: Node, caller: Caller, data: spec.ListMembersInput) -> Page:
     limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)
@@ -100,7 +102,7 @@ async def _seat_check(conn: asyncpg.Connection, caller: Caller, node: Node) -> N
         raise seats_refused(caller.organization.plan, seats)
 
 
-@implement(spec.MEMBERS_INVITE)
+@procedures.implement(spec.MEMBERS_INVITE)
 async def invite(node: Node, caller: Caller, data: spec.InviteInput) -> dict[str, Any]:
     if data.role == "admin" and caller.role is not Role.OWNER:
         raise Forbidden("only the owner can make someone an admin")
@@ -142,7 +144,7 @@ async def _target(conn: asyncpg.Connection, caller: Caller, user_id: str) -> asy
     return target
 
 
-@implement(spec.MEMBERS_REMOVE)
+@procedures.implement(spec.MEMBERS_REMOVE)
 async def remove_member(node: Node, caller: Caller, data: spec.RemoveMemberInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         conn = uow.conn
@@ -175,7 +177,7 @@ async def remove_member(node: Node, caller: Caller, data: spec.RemoveMemberInput
     return {"success": True, "id": data.userId, "reassignedItems": reassigned}
 
 
-@implement(spec.MEMBERS_UPDATE_ROLE)
+@procedures.implement(spec.MEMBERS_UPDATE_ROLE)
 async def update_role(node: Node, caller: Caller, data: spec.UpdateRoleInput) -> dict[str, Any]:
     if data.role == "owner":
         raise Forbidden("ownership cannot be given by a role change")

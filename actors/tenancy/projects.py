@@ -19,7 +19,7 @@ import structlog
 from actors.approvals.intake import blocks_boards_deletion
 from actors.kernel.access import forget_board_access, require_project_access, require_workspace_access
 from actors.kernel.events import board_stream, org_stream
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from actors.kernel.partial_update import given_fields
 from actors.kernel.write import UnitOfWork
@@ -29,6 +29,8 @@ from protocol.errors import NotFound
 from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from storage import projects as repo
+
+procedures = Implementations()
 
 log = structlog.get_logger(__name__)
 
@@ -74,7 +76,7 @@ async def board_removed(node: Node, board_ids: Sequence[str]) -> None:
             log.warning("board.evict_failed", board=board_id, error=repr(outcome))
 
 
-@implement(spec.LIST)
+@procedures.implement(spec.LIST)
 async def list_projects(node: Node, caller: Caller, data: spec.ListProjectsInput) -> Page:
     limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)
@@ -84,7 +86,7 @@ async def list_projects(node: Node, caller: Caller, data: spec.ListProjectsInput
     return time_page(rows, limit, project_view, "projects")
 
 
-@implement(spec.GET)
+@procedures.implement(spec.GET)
 async def get_project(node: Node, caller: Caller, data: spec.ProjectIdInput) -> dict[str, Any]:
     async with node.pool.acquire() as conn:
         await require_project_access(conn, caller, data.id)
@@ -95,7 +97,7 @@ async def get_project(node: Node, caller: Caller, data: spec.ProjectIdInput) -> 
     return project_view(row) | {"boards": [board_summary_view(board) for board in boards]}
 
 
-@implement(spec.CREATE)
+@procedures.implement(spec.CREATE)
 async def create_project(node: Node, caller: Caller, data: spec.CreateProjectInput) -> dict[str, Any]:
     # A foreign-key violation: the workspace was deleted between the access check and the insert.
     async with node.write(caller, missing=NotFound("workspace not found")) as uow:
@@ -110,7 +112,7 @@ async def create_project(node: Node, caller: Caller, data: spec.CreateProjectInp
     return view
 
 
-@implement(spec.UPDATE)
+@procedures.implement(spec.UPDATE)
 async def update_project(node: Node, caller: Caller, data: spec.UpdateProjectInput) -> dict[str, Any]:
     fields = given_fields(data, repo.UPDATABLE, clearable=("description",))
     async with node.write(caller) as uow:
@@ -129,7 +131,7 @@ async def update_project(node: Node, caller: Caller, data: spec.UpdateProjectInp
     return project_view(row)
 
 
-@implement(spec.DELETE)
+@procedures.implement(spec.DELETE)
 async def delete_project(node: Node, caller: Caller, data: spec.ProjectIdInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         conn = uow.conn
@@ -148,7 +150,7 @@ async def delete_project(node: Node, caller: Caller, data: spec.ProjectIdInput) 
     return {"success": True, "id": data.id}
 
 
-@implement(spec.BOARDS_LIST)
+@procedures.implement(spec.BOARDS_LIST)
 async def list_boards(node: Node, caller: Caller, data: spec.ListBoardsInput) -> Page:
     limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)

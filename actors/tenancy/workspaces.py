@@ -19,7 +19,7 @@ from actors.kernel.access import (
     require_workspace_access,
     require_workspace_admin,
 )
-from actors.kernel.handlers import implement
+from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from actors.kernel.partial_update import given_fields
 from actors.tenancy.projects import board_removed, emit_deleted
@@ -31,6 +31,8 @@ from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
 from storage import organizations as org_repo
 from storage import projects as project_repo
 from storage import workspaces as repo
+
+procedures = Implementations()
 
 # Ten colours that stay apart in a sidebar; the n-th workspace of an organization takes the (n mod 10)-th,
 # so workspaces created one after another never share a colour.
@@ -52,7 +54,7 @@ async def _workspace(conn: asyncpg.Connection, caller: Caller, workspace_id: str
     return row
 
 
-@implement(spec.LIST)
+@procedures.implement(spec.LIST)
 async def list_workspaces(node: Node, caller: Caller, data: spec.ListWorkspacesInput) -> Page:
     limit = page_limit(data.limit)
     after = decode_time_cursor(data.cursor)
@@ -66,7 +68,7 @@ async def list_workspaces(node: Node, caller: Caller, data: spec.ListWorkspacesI
     return time_page(rows, limit, workspace_view, "workspaces")
 
 
-@implement(spec.GET)
+@procedures.implement(spec.GET)
 async def get_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdInput) -> dict[str, Any]:
     async with node.pool.acquire() as conn:
         await require_workspace_access(conn, caller, data.id)
@@ -78,7 +80,7 @@ async def get_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdInput)
         "projects": [{"id": p["id"], "name": p["name"]} for p in projects]}
 
 
-@implement(spec.CREATE)
+@procedures.implement(spec.CREATE)
 async def create_workspace(node: Node, caller: Caller, data: spec.CreateWorkspaceInput) -> dict[str, Any]:
     workspace_id = new_id(Prefix.WORKSPACE)
     async with node.write(caller) as uow:
@@ -94,7 +96,7 @@ async def create_workspace(node: Node, caller: Caller, data: spec.CreateWorkspac
     return workspace_view(row)
 
 
-@implement(spec.UPDATE)
+@procedures.implement(spec.UPDATE)
 async def update_workspace(node: Node, caller: Caller, data: spec.UpdateWorkspaceInput) -> dict[str, Any]:
     fields = given_fields(data, repo.UPDATABLE, clearable=("description", "icon"))
     async with node.write(caller) as uow:
@@ -114,7 +116,7 @@ async def update_workspace(node: Node, caller: Caller, data: spec.UpdateWorkspac
     return workspace_view(row)
 
 
-@implement(spec.DELETE)
+@procedures.implement(spec.DELETE)
 async def delete_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         conn = uow.conn
@@ -150,17 +152,17 @@ async def _set_archived(node: Node, caller: Caller, workspace_id: str, archive: 
     return workspace_view(row)
 
 
-@implement(spec.ARCHIVE)
+@procedures.implement(spec.ARCHIVE)
 async def archive_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdInput) -> dict[str, Any]:
     return await _set_archived(node, caller, data.id, archive=True)
 
 
-@implement(spec.RESTORE)
+@procedures.implement(spec.RESTORE)
 async def restore_workspace(node: Node, caller: Caller, data: spec.WorkspaceIdInput) -> dict[str, Any]:
     return await _set_archived(node, caller, data.id, archive=False)
 
 
-@implement(spec.MEMBERS_ADD)
+@procedures.implement(spec.MEMBERS_ADD)
 async def add_member(node: Node, caller: Caller, data: spec.AddWorkspaceMemberInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         conn = uow.conn
@@ -181,7 +183,7 @@ async def add_member(node: Node, caller: Caller, data: spec.AddWorkspaceMemberIn
     return {"workspaceId": data.workspaceId, "userId": data.userId, "name": user["name"], "role": data.role}
 
 
-@implement(spec.MEMBERS_REMOVE)
+@procedures.implement(spec.MEMBERS_REMOVE)
 async def remove_member(node: Node, caller: Caller, data: spec.RemoveWorkspaceMemberInput) -> dict[str, Any]:
     async with node.write(caller) as uow:
         conn = uow.conn

@@ -3,7 +3,7 @@ scopes and an API-key scope that is either any-key (None) or one of the spec's k
 
 from __future__ import annotations
 
-import actors.domains  # noqa: F401  (imports every protocol module, so REGISTRY is complete)
+import server.domains  # noqa: F401  (imports every protocol module, so REGISTRY is complete)
 from protocol.registry import KEY_SCOPES, REGISTRY, TOKEN_SCOPES, Access
 
 

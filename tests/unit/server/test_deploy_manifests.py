@@ -15,6 +15,7 @@ import yaml
 
 from server.app import runner_options
 from server.config import Settings
+from server.domains import HANDLERS
 from web.app import build_web_app
 
 DEPLOY = Path(__file__).resolve().parents[3] / "deploy"
@@ -40,8 +41,8 @@ def service_monitor() -> dict[str, Any]:
 
 
 def server_routes() -> set[tuple[str, str]]:
-    return {(route.method, route.resource.canonical) for route in build_web_app(body_timeout=1.0).router.routes()
-            if route.resource is not None}
+    routes = build_web_app(body_timeout=1.0, handlers=HANDLERS).router.routes()
+    return {(route.method, route.resource.canonical) for route in routes if route.resource is not None}
 
 
 def container_port() -> int:
