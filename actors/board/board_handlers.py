@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from actors.approvals.intake import blocks_boards_deletion
+from actors.board import board_calls
 from actors.board.routing import ask_board, board_for, read_board
 from actors.board.values import normalize_config
 from actors.kernel.access import require_board_access, require_project_access
@@ -14,7 +15,6 @@ from actors.templates import handlers as templates
 from protocol import boards as spec
 from protocol.caller import Caller
 from protocol.errors import Forbidden
-from protocol.ids import Prefix, new_id
 from protocol.plans import plan
 from protocol.templates import Overrides, TemplateColumn, TemplateGroup
 
@@ -23,22 +23,21 @@ procedures = Implementations()
 
 @procedures.implement(spec.CREATE)
 async def create_board(node: Node, caller: Caller, data: spec.CreateBoardInput) -> Any:
+    if data.templateId is None:
+        return await board_calls.create_board(node, caller, data)
     async with node.pool.acquire() as conn:
         await require_project_access(conn, caller, data.projectId)
-    if data.templateId is not None:
-        # The template's structure, with the groups and columns given here in place of the template's.
-        if caller.organization is None or "templates" not in plan(caller.organization.plan).features:
-            raise Forbidden("the organization's plan does not include templates")
-        for index, column in enumerate(data.columns or ()):  # named as this input names them
-            normalize_config(column.type, column.config, field=f"columns.{index}.config")
-        overrides = None
-        if data.groups is not None or data.columns is not None:
-            overrides = Overrides(groups=_keyed_groups(data.groups), columns=_keyed_columns(data.columns))
-        return await templates.apply_template(node, caller, data.templateId, project_id=data.projectId,
-                                              name=data.name, overrides=overrides, field="templateId",
-                                              overrides_field="templateId")
-    return await ask_board(node, caller, new_id(Prefix.BOARD), spec.CREATE.name, data, with_members=True,
-                           check_access=False)
+    # The template's structure, with the groups and columns given here in place of the template's.
+    if caller.organization is None or "templates" not in plan(caller.organization.plan).features:
+        raise Forbidden("the organization's plan does not include templates")
+    for index, column in enumerate(data.columns or ()):  # named as this input names them
+        normalize_config(column.type, column.config, field=f"columns.{index}.config")
+    overrides = None
+    if data.groups is not None or data.columns is not None:
+        overrides = Overrides(groups=_keyed_groups(data.groups), columns=_keyed_columns(data.columns))
+    return await templates.apply_template(node, caller, data.templateId, project_id=data.projectId,
+                                          name=data.name, overrides=overrides, field="templateId",
+                                          overrides_field="templateId")
 
 
 def _keyed_groups(groups: list[spec.NewGroup] | None) -> list[TemplateGroup] | None:
@@ -85,11 +84,11 @@ async def delete_board(node: Node, caller: Caller, data: spec.BoardIdInput) -> A
 
 for _procedure in (spec.UPDATE, spec.GROUPS_CREATE, spec.GROUPS_REORDER, spec.COLUMNS_REORDER):
     _by_board(_procedure)
-get_board = _read_board(spec.GET)
+procedures.implement(spec.GET)(board_calls.get_board)
 _read_board(spec.COLUMNS_LIST)
 _by_board(spec.COLUMNS_CREATE, members=True)
 for _procedure in (spec.GROUPS_UPDATE, spec.GROUPS_DELETE):
     _by_row(_procedure, "group")
-update_column = _by_row(spec.COLUMNS_UPDATE, "column", members=True)
+procedures.implement(spec.COLUMNS_UPDATE)(board_calls.update_column)
 for _procedure in (spec.COLUMNS_DELETE, spec.COLUMNS_DUPLICATE):
     _by_row(_procedure, "column")

@@ -21,7 +21,7 @@ import msgspec
 
 from actors.automations import handlers as automation_handlers
 from actors.automations.handlers import check_fit
-from actors.board import board_handlers
+from actors.board import board_calls
 from actors.board.values import normalize_config
 from actors.kernel.authorization import authorize
 from actors.kernel.handlers import Handler
@@ -97,7 +97,7 @@ async def build_board(node: Node, caller: Caller, structure: spec.Structure, *, 
     calls = _Calls(node, caller)
     columns = [boards.NewColumn(c.name, c.type, None if c.type in shape.REFERRING_TYPES else c.config)
                for c in structure.columns]
-    board = await calls.run(boards.CREATE, board_handlers.create_board, boards.CreateBoardInput(
+    board = await calls.run(boards.CREATE, board_calls.create_board, boards.CreateBoardInput(
         projectId=project_id, name=name, defaultView=structure.defaultView,
         groups=[boards.NewGroup(g.name, g.color) for g in structure.groups], columns=columns))
     ids = {spec.BOARD_KEY: board["id"],
@@ -106,14 +106,14 @@ async def build_board(node: Node, caller: Caller, structure: spec.Structure, *, 
     for column in structure.columns:
         settings = column.config if column.type in shape.REFERRING_TYPES else None
         if settings is not None or column.width != 150 or column.required:
-            await calls.run(boards.COLUMNS_UPDATE, board_handlers.update_column, boards.UpdateColumnInput(
+            await calls.run(boards.COLUMNS_UPDATE, board_calls.update_column, boards.UpdateColumnInput(
                 id=ids[column.key], config=None if settings is None else shape.remap(settings, ids),
                 width=column.width, required=column.required))
     skipped: list[dict[str, Any]] = []
     kpis = await _kpis(calls, structure, board["id"], skipped)
     kpi_ids = {f"{shape.KPI_KEY}{index}": kpi["id"] for index, kpi in kpis.items()}
     automations = await _automations(calls, structure, ids, kpi_ids, skipped)
-    view = await calls.run(boards.GET, board_handlers.get_board, boards.BoardIdInput(board["id"]))
+    view = await calls.run(boards.GET, board_calls.get_board, boards.BoardIdInput(board["id"]))
     return {**view, "templateId": template_id, "kpis": list(kpis.values()), "automations": automations,
             "skipped": skipped}
 

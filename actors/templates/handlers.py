@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from actors.board import board_handlers
+from actors.board import board_calls
 from actors.kernel.access import require_board_access
 from actors.kernel.authorization import authorize
 from actors.kernel.handlers import Implementations
@@ -99,7 +99,7 @@ async def get(node: Node, caller: Caller, data: spec.IdInput) -> dict[str, Any]:
 async def create(node: Node, caller: Caller, data: spec.CreateInput) -> dict[str, Any]:
     await require_board_access(node, caller, data.sourceBoardId)
     authorize(boards.GET, caller)
-    board = await board_handlers.get_board(node, caller, boards.BoardIdInput(data.sourceBoardId))
+    board = await board_calls.get_board(node, caller, boards.BoardIdInput(data.sourceBoardId))
     async with node.pool.acquire() as conn:
         kpis = await kpi_repo.list_for_board(conn, caller.org_id, board["id"]) if data.includeKpis else []
         rules = (await automation_repo.list_for_board(conn, caller.org_id, board["id"])
