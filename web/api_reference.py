@@ -4,21 +4,22 @@ first part of a procedure's name), an index, the examples as one walk-through, a
 registry. Written from the OpenAPI document web/openapi.py builds for the application, so the two cannot
 disagree; the examples are web/api_examples.py's.
 
-    python -m web.api_reference --write docs/api     # write the pages (and drop pages no longer made)
-    python -m web.api_reference --check docs/api     # exit 1 when the pages differ from a fresh generation
+    python -m server.api_reference --write docs/api     # write the pages (and drop pages no longer made)
+    python -m server.api_reference --check docs/api     # exit 1 when the pages differ from a fresh generation
+
+The command lives in server/, which lists every domain: only with all of them imported is the registry whole.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from actors.kernel.handlers import HandlerTable
 from protocol.errors import ValidationFailed
 from protocol.pagination import DEFAULT_LIMIT, MAX_LIMIT
 from protocol.plans import PLANS
@@ -45,7 +46,7 @@ from web.openapi import OPENAPI_PATH, openapi_document
 from web.rest import REST_ROUTES, RestRoute
 from web.rpc import MAX_BATCH
 
-COMMAND = "python -m web.api_reference --write docs/api"
+COMMAND = "python -m server.api_reference --write docs/api"
 INDEX = "README.md"
 EXAMPLES_PAGE = "examples.md"
 ROUTES_PAGE = "routes.md"
@@ -149,8 +150,9 @@ class Reference:
         return lines
 
 
-def build() -> Reference:
-    app = build_web_app(body_timeout=60.0)  # never serves: its routes and REST tables are what is read
+def build(handlers: HandlerTable) -> Reference:
+    """The reference of an application calling `handlers` (server/domains.py's table: the whole registry)."""
+    app = build_web_app(body_timeout=60.0, handlers=handlers)  # never serves: its routes and REST tables are read
     routes: list[RestRoute] = app[REST_ROUTES]
     return Reference(openapi_document(app), tuple(routes))
 
@@ -460,9 +462,8 @@ def _route_lines(method: str, path: str, operation: dict[str, Any], schemas: lis
     return lines
 
 
-def pages(reference: Reference | None = None) -> dict[str, str]:
-    """Every page of the reference by file name (of `reference`, or of a new application's)."""
-    reference = reference or build()
+def pages(reference: Reference) -> dict[str, str]:
+    """Every page of the reference by file name."""
     domains: dict[str, list[Procedure]] = defaultdict(list)
     for name in sorted(REGISTRY):
         domains[domain_of(name)].append(REGISTRY[name])
@@ -488,24 +489,3 @@ def write(directory: Path, made: dict[str, str]) -> None:
             path.unlink()
     for name, text in made.items():
         (directory / name).write_text(text, encoding="utf-8")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m web.api_reference", description=__doc__.splitlines()[0])
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", metavar="DIR", type=Path, help="write the pages into DIR")
-    mode.add_argument("--check", metavar="DIR", type=Path, help="exit 1 when DIR differs from a fresh generation")
-    arguments = parser.parse_args(argv)
-    made = pages()
-    if arguments.write is not None:
-        write(arguments.write, made)
-        return 0
-    differ = stale(arguments.check, made)
-    if differ:
-        print(f"{arguments.check} is stale ({', '.join(differ)}); regenerate it: {COMMAND}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

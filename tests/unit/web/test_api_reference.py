@@ -12,6 +12,7 @@ import msgspec
 import pytest
 
 from protocol.registry import REGISTRY
+from server.domains import HANDLERS
 from tests.unit.test_docs_links import anchors, relative_links
 from web.api_examples import EXAMPLES, Example
 from web.api_reference import COMMAND, INDEX, Reference, build, pages, stale
@@ -25,7 +26,7 @@ DOCS = ROOT / "docs" / "api"
 
 @pytest.fixture(scope="module")
 def reference() -> Reference:
-    return build()
+    return build(HANDLERS)
 
 
 @pytest.fixture(scope="module")
