@@ -1,5 +1,5 @@
-"""Broadcast frames written straight to the websockets of idle Engine.IO sockets: the fast path of the
-Socket.IO gateway's fan-out (web/socket_gateway.py `_broadcast`).
+"""One event to many sockets: the Socket.IO gateway's fan-out (web/socket_gateway.py `_broadcast`), whose fast
+path writes a prebuilt frame straight to the websockets of idle Engine.IO sockets.
 
 Engine.IO sends every packet through the socket's queue: `send_packet` puts it there and wakes the socket's
 writer task, which waits on the queue under a timer (one per wake-up) and writes each packet as its own
@@ -14,17 +14,22 @@ the writer is idle again.
 So that one frame serves every socket, Engine.IO's websockets decline per-message compression (which
 browsers offer): with it each socket has its own compressor, and each event would be compressed once per
 screen.
+
+What this takes of engine.io that it does not document (its websocket class, its socket's queue and writer,
+asyncio's waiting getters) is in web/engineio_internals.py, with each assumption and what breaks without it.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import socketio
 from aiohttp.web import WebSocketResponse
-from engineio.async_drivers.aiohttp import WebSocket
-from engineio.async_server import AsyncServer
-from engineio.async_socket import AsyncSocket
+
+from web.engineio_internals import EngineSocket, EventPackets, serve_websockets
 
 # A connection with more than this waiting in its send buffer is a slow reader: its frames go through its
 # queue, whose writer waits for the buffer to drain (aiohttp's own limit for a websocket writer).
@@ -49,63 +54,54 @@ class _Open:
 
     __slots__ = ("socket", "ws", "transport")
 
-    def __init__(self, socket: AsyncSocket, ws: WebSocketResponse, transport: asyncio.Transport | None) -> None:
+    def __init__(self, socket: EngineSocket, ws: WebSocketResponse, transport: asyncio.Transport | None) -> None:
         self.socket = socket
         self.ws = ws
         self.transport = transport
 
 
 class DirectFrames:
-    """The websockets of one Engine.IO server, by Engine.IO session id, while their handler runs."""
+    """The websockets of one Socket.IO server, by Engine.IO session id, while their handler runs; and the
+    fan-out of an event to its recipients."""
 
-    def __init__(self, eio: AsyncServer) -> None:
+    def __init__(self, sio: socketio.AsyncServer) -> None:
+        self._sio = sio
         self._open: dict[str, _Open] = {}
-        opened = self._open
+        serve_websockets(sio, self._serving)
 
-        class Tracked(WebSocket):  # type: ignore[misc]  # engine.io ships no types
-            """engine.io's aiohttp websocket, uncompressed, and noted in `opened` while its Engine.IO handler runs."""
+    @contextmanager
+    def _serving(self, socket: EngineSocket, ws: WebSocketResponse,
+                 transport: asyncio.Transport | None) -> Iterator[None]:
+        """Noted in `_open` while its Engine.IO handler serves the socket."""
+        if socket.sid in self._open:
+            # A second websocket for one session (two upgrade requests at once): which of them Engine.IO keeps
+            # is not known here, so neither is written to directly; the socket's queue serves it.
+            del self._open[socket.sid]
+            yield
+            return
+        entry = self._open[socket.sid] = _Open(socket, ws, transport)
+        try:
+            yield
+        finally:
+            if self._open.get(socket.sid) is entry:
+                del self._open[socket.sid]
 
-            async def __call__(self, environ: dict[str, Any]) -> WebSocketResponse:
-                # engine.io's own, but declining per-message compression: with it every socket's frame of the
-                # same event differs (each has its own compressor), and compressing one event once per screen
-                # costs more CPU than sending it; events are a few hundred bytes.
-                request = environ["aiohttp.request"]
-                ws = self._sock = WebSocketResponse(max_msg_size=self.server.max_http_buffer_size, compress=False)
-                await ws.prepare(request)
-                self.environ = environ
-                socket: AsyncSocket = self.handler.__self__  # the bound handler's Engine.IO socket
-                if socket.sid in opened:
-                    # A second websocket for one session (two upgrade requests at once): which of them Engine.IO
-                    # keeps is not known here, so neither is written to directly; the socket's queue serves it.
-                    del opened[socket.sid]
-                    await self.handler(self)
-                    return ws
-                entry = opened[socket.sid] = _Open(socket, ws, request.transport)
-                try:
-                    await self.handler(self)
-                finally:
-                    if opened.get(socket.sid) is entry:
-                        del opened[socket.sid]
-                return ws
-
-        # The driver table is the engine.io module's, shared by every server of the process: this one gets a copy.
-        eio._async = {**eio._async, "websocket": Tracked}
+    async def send(self, eio_sids: Iterable[str], name: str, payload: Any) -> None:
+        """Send the event to each socket: encoded once, written as one prebuilt frame to each whose writer is
+        idle, else queued on its Engine.IO socket. (`sio.emit` would make one task per recipient: measured with
+        bench/board_load.py, a fifth more server CPU per delivery to 1,000 screens.)"""
+        event = EventPackets(self._sio, name, payload)
+        frame = text_frame(event.text) if event.text is not None else None
+        for eio_sid in eio_sids:
+            if frame is not None and self.write(eio_sid, frame):
+                continue
+            await event.queue(self._sio, eio_sid)
 
     def write(self, eio_sid: str, frame: bytes) -> bool:
         """Write `frame` to the socket's connection now if nothing sent to it before is still on its way;
         False when it must go through the socket's queue instead."""
         entry = self._open.get(eio_sid)
-        if entry is None:
-            return False
-        socket = entry.socket
-        if socket.closing or socket.closed or socket.upgrading or not socket.upgraded:
-            return False
-        queue = socket.queue
-        # The writer waits in `queue.get()` only once it has written everything it took: a waiting getter and an
-        # empty queue mean nothing is in flight. (asyncio.Queue keeps its waiting getters in `_getters`; there is
-        # one reader, the writer.)
-        getters = queue._getters
-        if not getters or getters[-1].done() or not queue.empty():
+        if entry is None or not entry.socket.writer_idle():
             return False
         transport = entry.transport
         if (transport is None or entry.ws.closed or transport.is_closing()

@@ -35,9 +35,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Seque
 from dataclasses import dataclass, field
 from typing import Any
 
-import engineio.packet
 import socketio
-import socketio.packet
 import structlog
 from aiohttp import web
 
@@ -55,10 +53,11 @@ from protocol.caller import Caller
 from protocol.errors import ApiError, BadRequest, Conflict, FieldError, NotFound, TooManyRequests, Unauthorized
 from protocol.ids import Prefix, new_id
 from web.context import SESSION_COOKIE, host_name, org_slug
+from web.engineio_internals import disconnect_all, request_of, room_members
 from web.inputs import decode_input
 from web.keys import NODE
 from web.socket_fanout import RedisFanout
-from web.socket_frames import DirectFrames, text_frame
+from web.socket_frames import DirectFrames
 from web.socket_limits import (
     FLOOD_STRIKES,
     MALFORMED,
@@ -151,7 +150,7 @@ class LiveGateway:
         # our own Redis channel), so python-socketio's own manager needs no message queue.
         self.sio = socketio.AsyncServer(async_mode="aiohttp", client_manager=socketio.AsyncManager(),
                                         serializer=BoundedPacket, max_http_buffer_size=MAX_MESSAGE_BYTES)
-        self._frames = DirectFrames(self.sio.eio)
+        self._frames = DirectFrames(self.sio)
         self.fanout = RedisFanout(redis_url, self._deliver, self._catch_up_rooms) if redis_url is not None else None
         self._node: Node | None = None
         self._connections: dict[str, Connection] = {}
@@ -172,7 +171,7 @@ class LiveGateway:
     def attach(self, app: web.Application) -> None:
         """Add the `/socket.io/` routes (Engine.IO's: what `sio.attach` adds, GET kept track of); call while
         building the app (routes freeze at start-up)."""
-        handle = self.sio.eio.handle_request
+        handle = self.sio.handle_request
         app.router.add_get(SOCKET_IO_PATH, self._track_websockets)
         app.router.add_post(SOCKET_IO_PATH, handle)
         app.router.add_route("OPTIONS", SOCKET_IO_PATH, handle)
@@ -182,11 +181,11 @@ class LiveGateway:
         """Engine.IO's GET, with an open WebSocket kept track of until it ends (closed on shutdown). A route
         handler, not a middleware: every other request would pay for the check (issue 13)."""
         if request.headers.get("Upgrade", "").lower() != "websocket":
-            response: web.StreamResponse = await self.sio.eio.handle_request(request)
+            response: web.StreamResponse = await self.sio.handle_request(request)
             return response
         self._websockets[id(request)] = request
         try:
-            response = await self.sio.eio.handle_request(request)
+            response = await self.sio.handle_request(request)
             return response
         finally:
             del self._websockets[id(request)]
@@ -218,8 +217,7 @@ class LiveGateway:
         clients reconnect, through the load balancer, to a node still running). Each is sent Engine.IO's close
         packet, then its connection is closed: once stopping, aiohttp reads nothing more from a connection, so
         it would never hear the client's closing handshake and would hold the node until the shutdown timeout."""
-        if self.sio.eio.sockets:  # engine.io's disconnect-all fails on none
-            await self.sio.eio.disconnect()
+        await disconnect_all(self.sio)
         for request in list(self._websockets.values()):
             if request.transport is not None:
                 request.transport.close()  # what is buffered (the close packet) is sent first
@@ -250,7 +248,7 @@ class LiveGateway:
     # -- connections ---------------------------------------------------------------------------------
 
     async def _connect(self, sid: str, environ: dict[str, Any], auth: Any) -> None:
-        request: web.Request = environ["aiohttp.request"]
+        request = request_of(environ)
         token = auth.get("token") if isinstance(auth, dict) else None
         bearer = token if isinstance(token, str) else None
         slug = org_slug(host_name(request), self.node.service_host)
@@ -538,22 +536,9 @@ class LiveGateway:
         # socket turning live after this point has read this event from the log.
         room.seq = seq
         skip = set(room.skip_for(seq))
-        recipients = [eio_sid for sid, eio_sid in self.sio.manager.get_participants("/", room.key)
-                      if sid not in skip]
-        if not recipients:
-            return
-        # Encoded once; written as one prebuilt frame to each recipient whose Engine.IO writer is idle, else
-        # queued on its Engine.IO socket (web/socket_frames.py). `sio.emit` would make one task per recipient
-        # (measured with bench/board_load.py: a fifth more server CPU per delivery to 1,000 screens).
-        encoded = self.sio.packet_class(socketio.packet.EVENT, namespace="/", data=[name, payload]).encode()
-        parts = encoded if isinstance(encoded, list) else [encoded]
-        packets = [engineio.packet.Packet(engineio.packet.MESSAGE, part) for part in parts]
-        frame = text_frame(packets[0].encode()) if isinstance(encoded, str) else None
-        for eio_sid in recipients:
-            if frame is not None and self._frames.write(eio_sid, frame):
-                continue
-            for packet in packets:
-                await self.sio.eio.send_packet(eio_sid, packet)
+        recipients = [eio_sid for sid, eio_sid in room_members(self.sio, room.key) if sid not in skip]
+        if recipients:
+            await self._frames.send(recipients, name, payload)  # web/socket_frames.py
 
     # -- access re-checks ----------------------------------------------------------------------------
 

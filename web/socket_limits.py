@@ -25,10 +25,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-import socketio
-
 from protocol.errors import ApiError, TooManyRequests
 from protocol.plans import plan
+from web.engineio_internals import screened_packet_class
 
 # Sized for a site (docs/decisions.md "Live connection caps"): a screen wall or a benchmark under one account,
 # and a plant's tablets and wall screens behind one NAT address.
@@ -49,30 +48,8 @@ MAX_ATTACHMENTS = 4
 # What a malformed packet becomes: an event of this name whose argument says what was wrong, answered
 # BAD_REQUEST and counted like any event (python-socketio would raise, and engineio log a traceback).
 MALFORMED = "malformed packet"
-# The packet types a client may send (socketio.packet); CONNECT_ERROR and unknown ones are malformed.
-_CLIENT_TYPES = frozenset({socketio.packet.CONNECT, socketio.packet.DISCONNECT, socketio.packet.EVENT,
-                           socketio.packet.ACK, socketio.packet.BINARY_EVENT, socketio.packet.BINARY_ACK})
-
-
-class BoundedPacket(socketio.packet.Packet):  # type: ignore[misc]  # python-socketio has no types
-    """python-socketio's packet, turning one that is not JSON, nests past what the JSON decoder reads, has a
-    type a client may not send, or announces more than MAX_ATTACHMENTS binary attachments into a MALFORMED
-    event (the socket's next message is read as a packet again, and nothing is logged as a server error)."""
-
-    def decode(self, encoded_packet: str | bytes) -> int:
-        try:
-            count: int = super().decode(encoded_packet) or 0
-        except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
-            return self._malformed("not a JSON packet, or one nesting too deeply")
-        if self.packet_type not in _CLIENT_TYPES:
-            return self._malformed("a packet type clients do not send")
-        if count > MAX_ATTACHMENTS:
-            return self._malformed(f"{count} binary attachments announced: at most {MAX_ATTACHMENTS}")
-        return count
-
-    def _malformed(self, why: str) -> int:
-        self.packet_type, self.data, self.attachment_count = socketio.packet.EVENT, [MALFORMED, why], 0
-        return 0
+# python-socketio's packet, turning a malformed one into a MALFORMED event (web/engineio_internals.py).
+BoundedPacket = screened_packet_class(MALFORMED, MAX_ATTACHMENTS)
 
 
 class TooManyRooms(ApiError):
