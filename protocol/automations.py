@@ -12,7 +12,7 @@ from protocol.fields import Cursor, Id
 from protocol.registry import Procedure, Role, declare
 
 # Every trigger type and action type. The spec shows the operators `is` (rules) and `equals`
-# (results); the rest is Obeya's list (docs/decisions.md "Automation conditions").
+# (results); the rest is Obeya's list (docs/decisions.md "Automation rules, actions and conditions").
 TriggerType = Literal["item.created", "item.moved", "value.changed", "date.arrived", "form.submitted",
                       "subitems.completed", "recurring", "webhook.received", "kpi.threshold_breach"]
 ActionType = Literal["set_value", "assign_person", "move_item", "create_item", "archive_item",

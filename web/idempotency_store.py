@@ -132,7 +132,7 @@ async def finish(node: Node, scope: str, key: str, digest: str, response: Stored
 
 async def finish_withheld(node: Node, scope: str, key: str, digest: str, status: int) -> None:
     """Mark the key used by a request whose reply held a secret: only its status is kept, never the body, so
-    a retry makes no second change and is answered 409 (docs/decisions.md "Secrets and Idempotency-Key")."""
+    a retry makes no second change and is answered 409 (docs/decisions.md "Idempotency keys and secrets")."""
     await _settle("finish", lambda: node.idempotency.complete(scope, key, digest, status, None, None))
 
 

@@ -85,8 +85,8 @@ async def count(request: web.Request, caller: Caller | None) -> None:
 def form_submission_limit(anonymous_limit: int) -> int:
     """Public submissions of one form from one client address per minute, on top of the address's limit: half
     of it, so raising the one raises the other. Fifty tablets behind one NAT at a shift change submit a form
-    once or twice each (docs/decisions.md "Anonymous rate limit"); a script flooding one form's results is
-    stopped here, and the address's other forms keep the other half."""
+    once or twice each (docs/decisions.md "Limits sized for a site behind one address"); a script flooding one
+    form's results is stopped here, and the address's other forms keep the other half."""
     return max(1, anonymous_limit // 2)
 
 

@@ -29,8 +29,8 @@ from protocol.errors import ApiError, TooManyRequests
 from protocol.plans import plan
 from web.engineio_internals import screened_packet_class
 
-# Sized for a site (docs/decisions.md "Live connection caps"): a screen wall or a benchmark under one account,
-# and a plant's tablets and wall screens behind one NAT address.
+# Sized for a site (docs/decisions.md "Limits sized for a site behind one address"): a screen wall or a
+# benchmark under one account, and a plant's tablets and wall screens behind one NAT address.
 MAX_PER_USER = 500
 MAX_PER_ADDRESS = 2000
 MAX_ROOMS = 100

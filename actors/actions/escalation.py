@@ -2,7 +2,7 @@
 escalation level on the first check once it is overdue, then one more level each further day its level has
 not moved (by hand or by this scheduler), up to level 3. Each level goes to the next person up the board's
 chain: its creator (who runs the board), then the organization's admins, then its owner, passing over the
-assignee (docs/decisions.md "Overdue escalation").
+assignee (docs/decisions.md "Action statuses and escalation").
 
 Every node checks every `CHECK_SECONDS`. The actions to escalate are locked with SKIP LOCKED and their level
 time moves in the same transaction, so each escalation happens once across nodes. After downtime the next

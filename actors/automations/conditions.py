@@ -23,7 +23,7 @@ def _number(value: Any) -> float | None:
 
 
 def condition_passes(operator: str, actual: Any, expected: Any) -> bool:
-    """The operators of docs/decisions.md "Automation conditions"."""
+    """The operators of docs/decisions.md "Automation rules, actions and conditions"."""
     value = plain(actual)
     if operator in ("is", "equals"):
         return same(actual, expected)

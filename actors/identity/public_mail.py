@@ -4,7 +4,7 @@ join an organization by itself (actors/identity/sso.py, allowed domains)."""
 from __future__ import annotations
 
 # Not exhaustive: the providers most addresses live at. A domain left out here is still only as safe as the
-# organization that lists it (docs/decisions.md, "Accounts made by single sign-on").
+# organization that lists it (docs/decisions.md, "Single sign-on accounts and sessions stay on their organization").
 PUBLIC_MAIL_DOMAINS = frozenset({
     "gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "hotmail.co.uk", "hotmail.fr", "hotmail.de",
     "live.com", "live.co.uk", "msn.com", "yahoo.com", "yahoo.co.uk", "yahoo.co.jp", "yahoo.fr", "yahoo.de",

@@ -1,5 +1,5 @@
 """The guessing throttle: exponential backoff per subject, shared by every node through PostgreSQL and timed
-by the node's clock (docs/decisions.md "Guessing throttle").
+by the node's clock (docs/decisions.md "Passwords and the guessing throttle").
 
 A subject is what a guesser aims at, where a guess can succeed: an account (password sign-in from an unknown
 device), or one browser's device cookie for that account (actors/identity/device_cookies.py: a browser that

@@ -2,7 +2,7 @@
 the organization's own, saved from a board; applying either builds a new board (actors/templates/build.py).
 
 Reading and using templates is for members and up; a tenant template is changed or deleted by its creator or
-an admin (docs/decisions.md, "Applying and changing templates").
+an admin (docs/decisions.md, "Template structure and use").
 """
 
 from __future__ import annotations

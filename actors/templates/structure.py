@@ -28,7 +28,7 @@ _RULE_KEYS = (*_GROUP_KEYS, *_COLUMN_KEYS, "boardId", "kpiId")
 # board's new column ids are known.
 REFERRING_TYPES = frozenset({"formula", "lookup"})
 # Triggers tied to something outside the board's structure (a form of the source board, a rule's secret):
-# a snapshot leaves such rules out (docs/decisions.md, "Template structure").
+# a snapshot leaves such rules out (docs/decisions.md, "Template structure and use").
 UNPORTABLE_TRIGGERS = frozenset({"form.submitted", "webhook.received"})
 # Actions holding the source board's integrations, often with their credentials (a call_webhook's URL and
 # headers): a template is read by every member of the organization, so a snapshot leaves such rules out too.
