@@ -11,10 +11,10 @@ from datetime import timedelta
 
 import structlog
 
-from actors.kernel.db_errors import database_error
 from actors.kernel.leadership import leads
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
+from actors.runtime.db_errors import database_error
 from protocol.errors import BadRequest, Conflict, FieldError, ServiceUnavailable
 
 log = structlog.get_logger("obeya.idempotency")

@@ -17,7 +17,6 @@ import asyncpg
 from actors.files.postgres_store import PostgresFileStore
 from actors.files.store import FileStore
 from actors.forms.otp_queue import OtpQueue
-from actors.kernel.bus import EventBus
 from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 from actors.kernel.events import EventLog
 from actors.kernel.idempotency import IdempotencyRecords
@@ -28,6 +27,7 @@ from actors.kernel.public_url import PublicUrl
 from actors.kernel.supervisor import Supervisor
 from actors.kernel.ttl_cache import TtlCache
 from actors.kernel.write import UnitOfWork
+from actors.runtime.bus import EventBus
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem
 from actors.tenancy.billing_processors import Processor, SandboxProcessor

@@ -12,11 +12,11 @@ import asyncpg
 import pytest
 import redis.asyncio as redis
 
-from actors.kernel.bus import AccessChange
 from actors.kernel.credential_cache import VerifiedCredential
 from actors.kernel.invalidation import CredentialRevoked, MembershipChanged, OrganizationChanged, RowsMoved
 from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
+from actors.runtime.bus import AccessChange
 from protocol.caller import Organization
 
 DEADLINE_SECONDS = 1.0
