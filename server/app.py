@@ -27,7 +27,6 @@ from actors.identity.last_used import flush_forever
 from actors.imports.sweeper import sweep_imports_forever
 from actors.kernel.handlers import unimplemented
 from actors.kernel.leadership import Leadership
-from actors.kernel.mailer import smtp_target
 from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
 from actors.runtime.clock import Clock, SystemClock
@@ -138,13 +137,8 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                                  idle_transaction_timeout=settings.actor_lease)
         processor = billing_processor(settings)
         try:
-            app[NODE] = Node(pool=pool, service_host=settings.service_host, production=settings.production,
-                           public_url=settings.public_url_for(), clock=clock or SystemClock(),
-                           smtp=smtp_target(settings.smtp_url, settings.service_host),
-                           http_timeout=settings.http_timeout, bcrypt_rounds=settings.bcrypt_rounds,
-                           secret_key=settings.secret_key,
-                           allow_private_targets=settings.allow_private_targets,
-                           billing=processor, node_id=settings.node_id)
+            app[NODE] = Node(pool=pool, settings=settings.node_settings(), clock=clock or SystemClock(),
+                             billing=processor)
             yield
         finally:
             await processor.close()
@@ -184,7 +178,8 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
 
     async def actor_system(app: web.Application) -> AsyncIterator[None]:
         node = app[NODE]
-        build = functools.partial(ActorSystem, node.pool, clock=node.clock, bus=node.bus, secret_key=node.secret_key,
+        build = functools.partial(ActorSystem, node.pool, clock=node.clock, bus=node.bus,
+                                  secret_key=node.settings.secret_key,
                                   settings=RuntimeSettings(ask_timeout=settings.ask_timeout,
                                                            max_active=settings.max_actors))
         # Stopped before the pool closes: running turns finish their commits, queued ones get 503.

@@ -131,9 +131,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 def _node(pool: asyncpg.Pool, settings: Settings) -> Node:
     """The node of a one-shot command: its links name the running server (OBEYA_PUBLIC_URL, or `obeya serve`'s
     default port)."""
-    return Node(pool=pool, service_host=settings.service_host, production=settings.production,
-                public_url=settings.public_url_for(), bcrypt_rounds=settings.bcrypt_rounds,
-                secret_key=settings.secret_key)
+    return Node(pool=pool, settings=settings.node_settings())
 
 
 async def _with_env(url: str, settings: Settings, work: Callable[[Node], Awaitable[Any]]) -> Any:

@@ -156,7 +156,7 @@ def observe(request: web.Request, procedure: str | None, status: int, seconds: f
 async def metrics_endpoint(request: web.Request) -> web.Response:
     node = request.app[NODE]
     metrics = request.app.get(METRICS)
-    if metrics is None or org_slug(host_name(request), node.service_host) is not None:
+    if metrics is None or org_slug(host_name(request), node.settings.service_host) is not None:
         raise web.HTTPNotFound()
     if metrics.settings.production and not metrics.settings.token:
         raise web.HTTPNotFound()

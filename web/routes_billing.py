@@ -54,7 +54,7 @@ async def _session(request: web.Request, kind: str) -> Mapping[str, Any] | web.R
         return plain_page("Billing session not found", "", 404)
     session_id = request.match_info["session_id"]
     row = await processor_session(node, session_id[:64])
-    slug = org_slug(host_name(request), node.service_host)
+    slug = org_slug(host_name(request), node.settings.service_host)
     if row is None or row["kind"] != kind or slug is None or row["slug"].lower() != slug.lower():
         return plain_page("Billing session not found", "", 404)
     if row["expires_at"] <= node.clock.now():

@@ -253,7 +253,7 @@ class LiveGateway:
         request: web.Request = environ["aiohttp.request"]
         token = auth.get("token") if isinstance(auth, dict) else None
         bearer = token if isinstance(token, str) else None
-        slug = org_slug(host_name(request), self.node.service_host)
+        slug = org_slug(host_name(request), self.node.settings.service_host)
         session_token = None if bearer else request.cookies.get(SESSION_COOKIE)
         address = request.remote or ""
         user_key = ""

@@ -52,7 +52,7 @@ async def context(node: Node, org_id: str, form: asyncpg.Record) -> Context:
     settings = msgspec.convert(form["settings"], FormSettings)
     return Context(base_url=base_url, public_url=public_url(base_url, form["slug"]), form_name=form["name"],
                    success_message=settings.successMessage, people=await repo.people(node.pool, org_id),
-                   smtp_configured=node.smtp is not None)
+                   smtp_configured=node.settings.smtp is not None)
 
 
 async def ask_flow(node: Node, caller: Caller | None, org_id: str, flow_id: str, message: Message,

@@ -58,13 +58,13 @@ async def send_email(node: Node, org_id: str, to: Any, subject: Any, body: Any) 
     subject = " ".join(subject.splitlines())[:998]
     async with node.pool.acquire() as conn, conn.transaction():
         return [await queue_mail(conn, org_id=org_id, kind="automation", to=address, subject=subject,
-                                 body=body, smtp_configured=node.smtp is not None) for address in addresses]
+                                 body=body, smtp_configured=node.settings.smtp is not None) for address in addresses]
 
 
 def open_session(node: Node) -> aiohttp.ClientSession:
     """The engine's session for call_webhook: its connector refuses the addresses the policy refuses."""
-    connector = outbound_connector(node.allow_private_targets)
-    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=node.http_timeout), connector=connector)
+    connector = outbound_connector(node.settings.allow_private_targets)
+    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=node.settings.http_timeout), connector=connector)
 
 
 async def call_webhook(node: Node, session: aiohttp.ClientSession, *, url: str, method: str,
@@ -87,7 +87,7 @@ async def call_webhook(node: Node, session: aiohttp.ClientSession, *, url: str, 
                                    allow_redirects=False) as reply:
             status = reply.status
     except TimeoutError:
-        raise OutboundFailed(f"no answer within {node.http_timeout:g} s") from None
+        raise OutboundFailed(f"no answer within {node.settings.http_timeout:g} s") from None
     except (aiohttp.ClientError, OSError, ValueError) as error:  # ValueError: a header aiohttp refuses to send
         raise OutboundFailed(f"request failed: {error}") from None
     if not 200 <= status < 300:

@@ -161,8 +161,8 @@ class WebhookWorker:
 
     async def run(self) -> None:
         clock = self.node.clock
-        connector = outbound_connector(self.node.allow_private_targets)
-        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.node.http_timeout),
+        connector = outbound_connector(self.node.settings.allow_private_targets)
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.node.settings.http_timeout),
                                               connector=connector)
         self.node.bus.subscribe("webhooks", self.on_events, read=self.node.events.read)
         last_sweep: float | None = None

@@ -72,7 +72,7 @@ async def _discover(node: Node, issuer: str) -> ProviderInfo:
     for name in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
         if not isinstance(discovery.get(name), str):
             raise ServiceUnavailable(f"the identity provider's discovery document has no {name}")
-        if node.production and not discovery[name].startswith("https://"):
+        if node.settings.production and not discovery[name].startswith("https://"):
             raise ServiceUnavailable(f"the identity provider's {name} is not an https URL")
     return ProviderInfo(discovery)
 
@@ -163,7 +163,7 @@ async def userinfo(node: Node, info: ProviderInfo, access_token: str, subject: s
     endpoint = info.discovery.get("userinfo_endpoint")
     if not isinstance(endpoint, str):
         return {}
-    if node.production and not endpoint.startswith("https://"):  # the access token travels to it
+    if node.settings.production and not endpoint.startswith("https://"):  # the access token travels to it
         raise ServiceUnavailable("the identity provider's userinfo_endpoint is not an https URL")
     claims = await _get_json(node, endpoint, "userinfo", {"Authorization": f"Bearer {access_token}"})
     if claims.get("sub") != subject:

@@ -22,8 +22,7 @@ from actors.kernel.events import EventLog
 from actors.kernel.idempotency import IdempotencyRecords
 from actors.kernel.invalidation import Invalidation, apply
 from actors.kernel.leadership import Leadership
-from actors.kernel.mailer import SmtpTarget
-from actors.kernel.public_url import PublicUrl
+from actors.kernel.settings import NodeSettings
 from actors.kernel.supervisor import Supervisor
 from actors.kernel.ttl_cache import TtlCache
 from actors.kernel.write import UnitOfWork
@@ -63,35 +62,16 @@ READINESS_TIMEOUT_SECONDS = 2.0
 @dataclass
 class Node:
     pool: asyncpg.Pool
-    # Organizations' hosts are `<slug>.<service_host>` (web/context.py org_slug).
-    service_host: str = "localhost"
-    production: bool = False
-    # Where clients reach the server (server/config.py OBEYA_PUBLIC_URL): the scheme and port of every absolute
-    # URL this node builds (base_url).
-    public_url: PublicUrl = PublicUrl("http", "localhost")
+    settings: NodeSettings = field(default_factory=NodeSettings)
     clock: Clock = field(default_factory=SystemClock)
     bus: EventBus = field(default_factory=EventBus)
     # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
     actors: ActorSystem | None = None
-    smtp: SmtpTarget | None = None  # None: e-mails are stored and logged, not sent
-    # Outbound HTTP (webhook deliveries, call_webhook): the longest a receiver may take to answer.
-    http_timeout: float = 10.0
-    # Outbound HTTP may reach private, loopback and link-local addresses (OBEYA_ALLOW_PRIVATE_TARGETS=1;
-    # actors/delivery/addresses.py).
-    allow_private_targets: bool = False
-    # bcrypt cost of new password, API key and token hashes (server/config.py: OBEYA_BCRYPT_ROUNDS).
-    bcrypt_rounds: int = 10
-    # The key secrets kept at rest are sealed under (actors/kernel/sealing.py; OBEYA_SECRET_KEY); None: a key
-    # kept in the database. Never shown in a repr, so never in a log line.
-    secret_key: str | None = field(default=None, repr=False)
     # The payment processor (actors/tenancy/billing_processors.py; server/config.py OBEYA_BILLING): the sandbox
     # unless start-up built Stripe's.
     billing: Processor = field(default_factory=SandboxProcessor)
     # Where `invalidate` hands a change for the other nodes (actors/kernel/redis_invalidation.py); None: one node.
     broadcast: Callable[[Invalidation], None] | None = None
-    # This process's node id (server/config.py OBEYA_NODE_ID, a random suffix per process by default): the holder
-    # named on the Idempotency-Key claims its requests make.
-    node_id: str = "local"
     # Whether the node with that id still runs (server/cluster.py node_runs); None: one node, so only this
     # process runs and a claim held under another id was left by a process that has ended.
     node_alive: Callable[[str], Awaitable[bool]] | None = None
@@ -145,7 +125,7 @@ class Node:
 
     def base_url(self, slug: str) -> str:
         """The organization's address as clients reach it: `<scheme>://<slug>.<service host>[:<port>]`."""
-        return self.public_url.at(f"{slug}.{self.service_host}")
+        return self.settings.public_url.at(f"{slug}.{self.settings.service_host}")
 
     def write(self, caller: Caller | None, *, org_id: str | None = None,
               missing: ApiError | None = None) -> UnitOfWork:

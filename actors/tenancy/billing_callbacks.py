@@ -121,8 +121,8 @@ async def callback_secret(node: Node) -> str:
     """The secret callbacks are signed with: Stripe's webhook secret, or the sandbox's own (`whsec_` too)."""
     if node.billing.webhook_secret is not None:
         return node.billing.webhook_secret
-    material = await secret_material(node.pool, node.secret_key, _KEY_NAME)
-    if node.secret_key is not None:  # the stored key is random already; OBEYA_SECRET_KEY is shared by purposes
+    material = await secret_material(node.pool, node.settings.secret_key, _KEY_NAME)
+    if node.settings.secret_key is not None:  # the stored key is random already; OBEYA_SECRET_KEY is shared by purposes
         material = hmac.new(material, b"obeya billing callbacks", hashlib.sha256).digest()
     return "whsec_" + material.hex()
 

@@ -17,6 +17,7 @@ import pytest
 
 import web.idempotency_store as idempotency
 from actors.kernel.node import Node
+from actors.kernel.settings import NodeSettings
 from actors.runtime.clock import ManualClock
 from protocol.errors import Conflict
 from server.app import create_app
@@ -238,12 +239,12 @@ async def test_a_claim_abandoned_by_a_dead_node_is_taken_over(pool: asyncpg.Pool
 async def test_a_claim_left_by_a_previous_process_of_a_single_node_is_taken_over_at_once(
         pool: asyncpg.Pool) -> None:
     scope, key, digest = f"test:{new_key()}", new_key(), "1" * 64
-    before_restart = Node(pool=pool, clock=ManualClock(), node_id="plant-a1b2c3")
+    before_restart = Node(pool=pool, settings=NodeSettings(node_id="plant-a1b2c3"), clock=ManualClock())
     assert await idempotency.begin(before_restart, scope, key, digest) is None  # then the process was killed
 
     with pytest.raises(Conflict, match="in progress"):  # the same process: its request still runs
         await idempotency.begin(before_restart, scope, key, digest)
-    after_restart = Node(pool=pool, clock=ManualClock(), node_id="plant-d4e5f6")
+    after_restart = Node(pool=pool, settings=NodeSettings(node_id="plant-d4e5f6"), clock=ManualClock())
     assert await idempotency.begin(after_restart, scope, key, digest) is None
     assert await pool.fetchval("SELECT holder FROM idempotency_keys WHERE scope = $1 AND key = $2",
                                scope, key) == "plant-d4e5f6"
@@ -260,8 +261,8 @@ async def test_a_claim_is_taken_over_only_when_its_node_is_no_longer_alive(pool:
     async def node_alive(node_id: str) -> bool:
         return node_id in alive
 
-    node_a = Node(pool=pool, clock=ManualClock(), node_id="node-a", node_alive=node_alive)
-    node_b = Node(pool=pool, clock=ManualClock(), node_id="node-b", node_alive=node_alive)
+    node_a = Node(pool=pool, settings=NodeSettings(node_id="node-a"), clock=ManualClock(), node_alive=node_alive)
+    node_b = Node(pool=pool, settings=NodeSettings(node_id="node-b"), clock=ManualClock(), node_alive=node_alive)
     assert await idempotency.begin(node_a, scope, key, digest) is None
     with pytest.raises(Conflict, match="in progress"):
         await idempotency.begin(node_b, scope, key, digest)
