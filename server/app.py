@@ -29,12 +29,13 @@ from actors.kernel.handlers import unimplemented
 from actors.kernel.leadership import Leadership
 from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
-from actors.runtime.clock import Clock, SystemClock
+from actors.runtime.clock import Clock
 from actors.runtime.system import ActorSystem, RuntimeSettings
 from actors.tenancy.billing_processors import Processor, SandboxProcessor
 from actors.tenancy.billing_sweeper import cancel_at_period_end_forever
 from server.cluster import clustered, node_runs, redis_client
 from server.config import WORKERS, Settings
+from server.node_services import build_node
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from web.app import build_web_app
@@ -137,8 +138,7 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                                  idle_transaction_timeout=settings.actor_lease)
         processor = billing_processor(settings)
         try:
-            app[NODE] = Node(pool=pool, settings=settings.node_settings(), clock=clock or SystemClock(),
-                             billing=processor)
+            app[NODE] = build_node(pool, settings.node_settings(), clock=clock, processor=processor)
             yield
         finally:
             await processor.close()

@@ -131,7 +131,9 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 def _node(pool: asyncpg.Pool, settings: Settings) -> Node:
     """The node of a one-shot command: its links name the running server (OBEYA_PUBLIC_URL, or `obeya serve`'s
     default port)."""
-    return Node(pool=pool, settings=settings.node_settings())
+    from server.node_services import build_node
+
+    return build_node(pool, settings.node_settings())
 
 
 async def _with_env(url: str, settings: Settings, work: Callable[[Node], Awaitable[Any]]) -> Any:

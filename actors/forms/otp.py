@@ -19,7 +19,7 @@ from typing import Any
 import structlog
 
 from actors.forms import keyed
-from actors.forms.otp_queue import OtpRequest
+from actors.forms.otp_queue import OTP_REQUESTS, OtpRequest
 from actors.forms.respondents import recipient_stage, token_hash
 from actors.kernel.handlers import implement
 from actors.kernel.mailer import queue_mail
@@ -44,8 +44,8 @@ async def request_otp(node: Node, caller: Caller, data: proto.RequestOtpInput) -
     """The organization is the host's; `organizationSlug` must name it, else nothing is queued."""
     org = caller.organization
     if org is not None and data.organizationSlug.lower() == org.slug.lower():
-        node.otp_requests.offer(OtpRequest(org_id=org.id, org_name=org.name, form_slug=data.formSlug,
-                                           email=data.email.lower(), token=data.t))
+        node.plugins[OTP_REQUESTS].offer(OtpRequest(org_id=org.id, org_name=org.name, form_slug=data.formSlug,
+                                                    email=data.email.lower(), token=data.t))
     return {"sent": True}
 
 
@@ -82,8 +82,9 @@ async def send_code(node: Node, request: OtpRequest) -> bool:
 async def send_codes_forever(node: Node) -> None:
     """The `form-otp` worker: one request after the other. A request that fails is logged and dropped (the
     respondent asks again); the worker goes on with the next."""
+    requests = node.plugins[OTP_REQUESTS]
     while True:
-        request = await node.otp_requests.next()
+        request = await requests.next()
         try:
             await send_code(node, request)
         except Exception as error:  # one bad request must not stop the codes of the others

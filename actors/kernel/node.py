@@ -1,8 +1,13 @@
-"""What every handler and service is given: the pool, the clock, the caches and the node's settings.
+"""What every handler and service is given: the node's settings, its services and its caches.
 
-Built once by `server/` at start-up; handlers never reach for globals. Every cache of the node lives here
-and runs on the node's clock: two nodes in one process share nothing, and a test's `ManualClock` decides
-when an answer is stale.
+Built once by `server/` at start-up (server/node_services.py `build_node`, which tests and one-shot commands
+call too); handlers never reach for globals. A Node is three things:
+- `settings`: what it was configured with, one frozen value (actors/kernel/settings.py);
+- its services: the pool, the clock, the event bus, the actor system, the background workers, and what the
+  server plugged in for the domains (`plugins`, actors/kernel/plugins.py), the kernel itself knowing none of
+  their types: it imports no domain;
+- its caches, every one on the node's clock: two nodes in one process share nothing, and a test's
+  `ManualClock` decides when an answer is stale.
 """
 
 from __future__ import annotations
@@ -14,14 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
-from actors.files.postgres_store import PostgresFileStore
-from actors.files.store import FileStore
-from actors.forms.otp_queue import OtpQueue
 from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 from actors.kernel.events import EventLog
 from actors.kernel.idempotency import IdempotencyRecords
 from actors.kernel.invalidation import Invalidation, apply
 from actors.kernel.leadership import Leadership
+from actors.kernel.plugins import Plugins
 from actors.kernel.settings import NodeSettings
 from actors.kernel.supervisor import Supervisor
 from actors.kernel.ttl_cache import TtlCache
@@ -29,13 +32,11 @@ from actors.kernel.write import UnitOfWork
 from actors.runtime.bus import EventBus
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.system import ActorSystem
-from actors.tenancy.billing_processors import Processor, SandboxProcessor
 from protocol.caller import Caller
 from protocol.errors import ApiError
 from storage.migrate import pending_migrations
 
 if TYPE_CHECKING:
-    from actors.identity.sso_provider import ProviderInfo
     from protocol.caller import Organization
 
 # How stale a cached answer may be when the change was made on another node and no invalidation reached this
@@ -48,9 +49,6 @@ ORGANIZATION_SECONDS = 5.0
 RULES_SECONDS = 5.0
 PROFILES_SECONDS = 5.0
 WEBHOOK_ORGS_SECONDS = 5.0
-# An OpenID provider's discovery document (and the signing keys fetched with it) is kept an hour: providers
-# change them rarely, and an unknown key id refetches the keys sooner (actors/identity/sso_provider.py).
-SSO_PROVIDER_SECONDS = 3600.0
 # Whether an organization enforces single sign-on, read by every password session's request there.
 SSO_ENFORCED_SECONDS = 5.0
 # Row id -> board id entries kept at most; rows move between boards only when an item moves.
@@ -61,15 +59,17 @@ READINESS_TIMEOUT_SECONDS = 2.0
 
 @dataclass
 class Node:
+    # -- what it was configured with -------------------------------------------------------------------------
     pool: asyncpg.Pool
     settings: NodeSettings = field(default_factory=NodeSettings)
+
+    # -- its services ----------------------------------------------------------------------------------------
     clock: Clock = field(default_factory=SystemClock)
     bus: EventBus = field(default_factory=EventBus)
     # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
     actors: ActorSystem | None = None
-    # The payment processor (actors/tenancy/billing_processors.py; server/config.py OBEYA_BILLING): the sandbox
-    # unless start-up built Stripe's.
-    billing: Processor = field(default_factory=SandboxProcessor)
+    # The domains' services (the file store, the payment processor...): plugged in by server/node_services.py.
+    plugins: Plugins = field(default_factory=Plugins)
     # Where `invalidate` hands a change for the other nodes (actors/kernel/redis_invalidation.py); None: one node.
     broadcast: Callable[[Invalidation], None] | None = None
     # Whether the node with that id still runs (server/cluster.py node_runs); None: one node, so only this
@@ -80,11 +80,10 @@ class Node:
     leadership: Leadership | None = None
     # The node's background workers, on the node's clock.
     workers: Supervisor = field(init=False)
-    # Where the bytes of uploaded files live (actors/files/store.py): PostgreSQL; an object-store adapter
-    # would be assigned here at start-up.
-    files: FileStore = field(init=False)
+    idempotency: IdempotencyRecords = field(init=False)  # Idempotency-Key claims (web/idempotency_store.py)
+    events: EventLog = field(init=False)  # the event log as the edge reads it
 
-    # The caches, built on the node's clock once it is known.
+    # -- its caches, built on the node's clock once it is known ------------------------------------------------
     credentials: CredentialCache = field(init=False)
     access: TtlCache[tuple[str, str, str], bool] = field(init=False)  # (org, user, board) -> may see it
     roles: TtlCache[tuple[str, str], str | None] = field(init=False)  # (org, user) -> role
@@ -93,20 +92,16 @@ class Node:
     rules: TtlCache[tuple[str, str], list[asyncpg.Record]] = field(init=False)  # (org, board) -> rules
     profiles: TtlCache[str, dict[str, Any]] = field(init=False)  # org -> user id -> comment Profile
     webhook_orgs: TtlCache[str, frozenset[str]] = field(init=False)  # WEBHOOK_ORGS_KEY -> org ids
-    sso_providers: TtlCache[str, ProviderInfo] = field(init=False)  # issuer -> discovery document and keys
     sso_enforced: TtlCache[str, bool] = field(init=False)  # org -> single sign-on enforced
     board_locations: dict[str, str] = field(init=False)  # group/column/item/comment/KPI id -> board id
     # Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
     verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = field(init=False)
-    idempotency: IdempotencyRecords = field(init=False)
-    # forms.requestOtp's requests waiting for the `form-otp` worker (actors/forms/otp.py).
-    otp_requests: OtpQueue = field(init=False)
-    events: EventLog = field(init=False)
 
     def __post_init__(self) -> None:
         clock = self.clock
         self.workers = Supervisor(clock)
-        self.files = PostgresFileStore(self.pool)
+        self.idempotency = IdempotencyRecords(self.pool)
+        self.events = EventLog(self.pool)
         self.credentials = CredentialCache(clock)
         self.access = TtlCache(ACCESS_SECONDS, clock)
         self.roles = TtlCache(MEMBERSHIP_SECONDS, clock)
@@ -115,13 +110,9 @@ class Node:
         self.rules = TtlCache(RULES_SECONDS, clock)
         self.profiles = TtlCache(PROFILES_SECONDS, clock)
         self.webhook_orgs = TtlCache(WEBHOOK_ORGS_SECONDS, clock)
-        self.sso_providers = TtlCache(SSO_PROVIDER_SECONDS, clock)
         self.sso_enforced = TtlCache(SSO_ENFORCED_SECONDS, clock)
         self.board_locations = {}
         self.verifying = {}
-        self.idempotency = IdempotencyRecords(self.pool)
-        self.otp_requests = OtpQueue()
-        self.events = EventLog(self.pool)
 
     def base_url(self, slug: str) -> str:
         """The organization's address as clients reach it: `<scheme>://<slug>.<service host>[:<port>]`."""
