@@ -141,7 +141,9 @@ async def _with_env(url: str, settings: Settings, work: Callable[[Node], Awaitab
     try:
         async with pool.acquire() as conn:
             await apply_migrations(conn)
-        return await work(_node(pool, settings))
+        node = _node(pool, settings)
+        async with node.actors:  # stopped before the pool closes, like a server's
+            return await work(node)
     finally:
         await pool.close()
 

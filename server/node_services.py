@@ -16,15 +16,22 @@ from actors.identity.sso_provider import SSO_PROVIDER_SECONDS, SSO_PROVIDERS
 from actors.kernel.node import Node
 from actors.kernel.settings import NodeSettings
 from actors.kernel.ttl_cache import TtlCache
-from actors.runtime.clock import Clock, SystemClock
+from actors.runtime.clock import Clock
+from actors.runtime.directory import Directory
+from actors.runtime.system import ActorSystem, RuntimeSettings
 from actors.tenancy.billing_processors import PAYMENT_PROCESSOR, Processor, SandboxProcessor
 
 
 def build_node(pool: asyncpg.Pool, settings: NodeSettings | None = None, *, clock: Clock | None = None,
-               processor: Processor | None = None) -> Node:
-    """A node on `pool` with `settings` (a development node's when None) and every domain service: `processor`
-    is the payment processor start-up built (server/app.py billing_processor), the sandbox when None."""
-    node = Node(pool=pool, settings=settings or NodeSettings(), clock=clock or SystemClock())
+               processor: Processor | None = None, runtime: RuntimeSettings | None = None,
+               directory: Directory | None = None) -> Node:
+    """A node on `pool` with `settings` (a development node's when None), its actor system (not started: whoever
+    runs it starts and stops it) and every domain service. Start-up passes what it built from the environment:
+    the payment processor (the sandbox when None; server/app.py billing_processor), the actor runtime's limits
+    and, on a node of a cluster, the Redis actor directory (server/cluster.py)."""
+    settings = settings or NodeSettings()
+    actors = ActorSystem(pool, clock=clock, directory=directory, settings=runtime, secret_key=settings.secret_key)
+    node = Node(settings=settings, actors=actors)
     plugins = node.plugins
     # Where the bytes of uploaded files live: PostgreSQL; an object-store adapter would be chosen here.
     plugins.plug(FILE_STORE, PostgresFileStore(pool))

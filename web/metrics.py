@@ -103,11 +103,10 @@ class Metrics:
 
     async def refresh(self, node: Node) -> None:
         """Read the gauges from the node (a scrape is about to be answered)."""
-        if node.actors is not None:
-            depths = node.actors.mailbox_depths()
-            self.active_actors.set(len(depths))
-            self.mailbox_messages.set(sum(depths))
-            self.mailbox_max.set(max(depths, default=0))
+        depths = node.actors.mailbox_depths()
+        self.active_actors.set(len(depths))
+        self.mailbox_messages.set(sum(depths))
+        self.mailbox_max.set(max(depths, default=0))
         pool = node.pool
         size, idle = pool.get_size(), pool.get_idle_size()
         self.pool.labels("in_use").set(size - idle)

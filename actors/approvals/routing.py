@@ -15,7 +15,7 @@ from actors.forms.access import visible_form
 from actors.forms.views import public_url
 from actors.kernel.node import Node
 from protocol.caller import Caller
-from protocol.errors import NotFound, ServiceUnavailable
+from protocol.errors import NotFound
 from protocol.form_schema import FormSchema, FormSettings
 from storage import approvals as repo
 
@@ -57,8 +57,6 @@ async def context(node: Node, org_id: str, form: asyncpg.Record) -> Context:
 
 async def ask_flow(node: Node, caller: Caller | None, org_id: str, flow_id: str, message: Message,
                    ctx: Context | None = None) -> Any:
-    if node.actors is None:
-        raise ServiceUnavailable("the actor system is not running")
     now = node.clock.now()
     command = Command(message, caller, now.replace(microsecond=now.microsecond // 1000 * 1000), ctx or Context())
     return await node.actors.ask(FlowActor, flow_id, org_id, command)

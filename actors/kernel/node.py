@@ -3,9 +3,9 @@
 Built once by `server/` at start-up (server/node_services.py `build_node`, which tests and one-shot commands
 call too); handlers never reach for globals. A Node is three things:
 - `settings`: what it was configured with, one frozen value (actors/kernel/settings.py);
-- its services: the pool, the clock, the event bus, the actor system, the background workers, and what the
-  server plugged in for the domains (`plugins`, actors/kernel/plugins.py), the kernel itself knowing none of
-  their types: it imports no domain;
+- its services: the actor system, built with the node, whose pool, clock and event bus are the node's; the
+  background workers; and what the server plugged in for the domains (`plugins`, actors/kernel/plugins.py),
+  the kernel itself knowing none of their types: it imports no domain;
 - its caches, every one on the node's clock: two nodes in one process share nothing, and a test's
   `ManualClock` decides when an answer is stale.
 """
@@ -30,7 +30,7 @@ from actors.kernel.supervisor import Supervisor
 from actors.kernel.ttl_cache import TtlCache
 from actors.kernel.write import UnitOfWork
 from actors.runtime.bus import EventBus
-from actors.runtime.clock import Clock, SystemClock
+from actors.runtime.clock import Clock
 from actors.runtime.system import ActorSystem
 from protocol.caller import Caller
 from protocol.errors import ApiError
@@ -60,14 +60,12 @@ READINESS_TIMEOUT_SECONDS = 2.0
 @dataclass
 class Node:
     # -- what it was configured with -------------------------------------------------------------------------
-    pool: asyncpg.Pool
-    settings: NodeSettings = field(default_factory=NodeSettings)
+    settings: NodeSettings
 
     # -- its services ----------------------------------------------------------------------------------------
-    clock: Clock = field(default_factory=SystemClock)
-    bus: EventBus = field(default_factory=EventBus)
-    # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
-    actors: ActorSystem | None = None
+    # The node's actors, built with it (server/node_services.py build_node): started and stopped by the server's
+    # start-up order (server/app.py), by a one-shot command around its work, not at all by most tests' nodes.
+    actors: ActorSystem
     # The domains' services (the file store, the payment processor...): plugged in by server/node_services.py.
     plugins: Plugins = field(default_factory=Plugins)
     # Where `invalidate` hands a change for the other nodes (actors/kernel/redis_invalidation.py); None: one node.
@@ -78,6 +76,10 @@ class Node:
     # Which periodic workers this node runs the steps of, among nodes on one database (actors/kernel/leadership.py);
     # None: all of them (one-shot commands, nodes built by tests).
     leadership: Leadership | None = None
+    # The actor system's pool, clock and bus: one of each per node, shared by its actors and its services.
+    pool: asyncpg.Pool = field(init=False)
+    clock: Clock = field(init=False)
+    bus: EventBus = field(init=False)
     # The node's background workers, on the node's clock.
     workers: Supervisor = field(init=False)
     idempotency: IdempotencyRecords = field(init=False)  # Idempotency-Key claims (web/idempotency_store.py)
@@ -98,7 +100,9 @@ class Node:
     verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = field(init=False)
 
     def __post_init__(self) -> None:
-        clock = self.clock
+        self.pool = self.actors.pool
+        self.clock = clock = self.actors.clock
+        self.bus = self.actors.bus
         self.workers = Supervisor(clock)
         self.idempotency = IdempotencyRecords(self.pool)
         self.events = EventLog(self.pool)
