@@ -73,8 +73,7 @@ class RuntimeSettings:
 
 class ActorSystem:
     def __init__(self, pool: asyncpg.Pool, *, clock: Clock | None = None, directory: Directory | None = None,
-                 settings: RuntimeSettings | None = None, bus: EventBus | None = None,
-                 secret_key: str | None = None) -> None:
+                 settings: RuntimeSettings | None = None, secret_key: str | None = None) -> None:
         self.pool = pool
         self._secret_key = secret_key  # given to every actor (Actor.secret_key)
         self.clock: Clock = clock or SystemClock()
@@ -86,8 +85,8 @@ class ActorSystem:
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._live: set[Activation[Any, Any, Any]] = set()
         self._pins: Counter[str] = Counter()
-        # Committed events go here; the server passes the node's bus so every subscriber sees them.
-        self.bus = bus or EventBus()
+        # Committed events go here; it is the node's bus (actors/kernel/node.py), so every subscriber sees them.
+        self.bus = EventBus()
         self._sweeper: asyncio.Task[None] | None = None
         self._stopping = False
         # Told each turn's message count and its commit's seconds (None: nothing to commit); /metrics sets it.
