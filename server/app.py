@@ -1,7 +1,7 @@
 """Builds the whole application and the order in which its resources start and stop:
-migrations → pool → node → invalidations (Redis) → actor system → live gateway → rate limiter → background
-workers. Each lifetime is a one-`yield` cleanup context; the workers stop first (under the node's supervisor),
-the pool last."""
+migrations → pool → node, built with its actor system → invalidations (Redis) → the actor system runs → live
+gateway → rate limiter → background workers. Each lifetime is a one-`yield` cleanup context; the workers stop
+first (under the node's supervisor), the actor system before the invalidations and the pool, the pool last."""
 
 from __future__ import annotations
 
@@ -26,16 +26,16 @@ from actors.forms.sweeper import sweep_submissions_forever
 from actors.identity.last_used import flush_forever
 from actors.imports.sweeper import sweep_imports_forever
 from actors.kernel.leadership import Leadership
-from actors.kernel.mailer import smtp_target
 from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
-from actors.runtime.clock import Clock, SystemClock
-from actors.runtime.system import ActorSystem, RuntimeSettings
+from actors.runtime.clock import Clock
+from actors.runtime.system import RuntimeSettings
 from actors.tenancy.billing_processors import Processor, SandboxProcessor
 from actors.tenancy.billing_sweeper import cancel_at_period_end_forever
-from server.cluster import clustered, node_runs, redis_client
+from server.cluster import ClusterLink, node_runs, redis_client
 from server.config import WORKERS, Settings
 from server.domains import HANDLERS
+from server.node_services import build_node
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from web.app import build_web_app
@@ -48,6 +48,8 @@ from web.socket_gateway import LiveGateway
 
 log = structlog.get_logger("obeya.server")
 
+# A node of a cluster's link to the others, from the node's start-up to the actor system's stop.
+CLUSTER = web.AppKey("cluster", ClusterLink)
 # How long a request's rate-limit count may wait for Redis before the request goes on uncounted.
 RATE_LIMIT_WAIT_SECONDS = 0.5
 
@@ -138,14 +140,13 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                                  statement_timeout=settings.statement_timeout,
                                  idle_transaction_timeout=settings.actor_lease)
         processor = billing_processor(settings)
+        if settings.redis_url is not None:  # the node's actor system is built on the cluster's directory
+            app[CLUSTER] = ClusterLink(settings.redis_url, settings.node_id, lease=settings.actor_lease)
         try:
-            app[NODE] = Node(pool=pool, service_host=settings.service_host, production=settings.production,
-                           public_url=settings.public_url_for(), clock=clock or SystemClock(),
-                           smtp=smtp_target(settings.smtp_url, settings.service_host),
-                           http_timeout=settings.http_timeout, bcrypt_rounds=settings.bcrypt_rounds,
-                           secret_key=settings.secret_key,
-                           allow_private_targets=settings.allow_private_targets,
-                           billing=processor, node_id=settings.node_id)
+            app[NODE] = build_node(pool, settings.node_settings(), clock=clock, processor=processor,
+                                   runtime=RuntimeSettings(ask_timeout=settings.ask_timeout,
+                                                           max_active=settings.max_actors),
+                                   directory=app[CLUSTER].directory if CLUSTER in app else None)
             yield
         finally:
             await processor.close()
@@ -185,18 +186,14 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
 
     async def actor_system(app: web.Application) -> AsyncIterator[None]:
         node = app[NODE]
-        build = functools.partial(ActorSystem, node.pool, clock=node.clock, bus=node.bus, secret_key=node.secret_key,
-                                  settings=RuntimeSettings(ask_timeout=settings.ask_timeout,
-                                                           max_active=settings.max_actors))
+        system = node.actors
+        system.on_turn = metrics.observe_turn
+        system.on_forward = metrics.observe_forward
         # Stopped before the pool closes: running turns finish their commits, queued ones get 503.
-        running = build() if settings.redis_url is None else clustered(
-            build, settings.redis_url, settings.node_id, lease=settings.actor_lease,
-            observe_resubscribed=metrics.observe_resubscribed)
+        running = system if CLUSTER not in app else app[CLUSTER].running(
+            system, observe_resubscribed=metrics.observe_resubscribed)
         async with AsyncExitStack() as stack:
-            system = await stack.enter_async_context(running)
-            node.actors = system
-            system.on_turn = metrics.observe_turn
-            system.on_forward = metrics.observe_forward
+            await stack.enter_async_context(running)
             if settings.redis_url is not None:  # who holds an Idempotency-Key claim may be asked
                 client = redis_client(settings.redis_url)
                 stack.push_async_callback(client.aclose)

@@ -131,9 +131,9 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 def _node(pool: asyncpg.Pool, settings: Settings) -> Node:
     """The node of a one-shot command: its links name the running server (OBEYA_PUBLIC_URL, or `obeya serve`'s
     default port)."""
-    return Node(pool=pool, service_host=settings.service_host, production=settings.production,
-                public_url=settings.public_url_for(), bcrypt_rounds=settings.bcrypt_rounds,
-                secret_key=settings.secret_key)
+    from server.node_services import build_node
+
+    return build_node(pool, settings.node_settings())
 
 
 async def _with_env(url: str, settings: Settings, work: Callable[[Node], Awaitable[Any]]) -> Any:
@@ -141,7 +141,9 @@ async def _with_env(url: str, settings: Settings, work: Callable[[Node], Awaitab
     try:
         async with pool.acquire() as conn:
             await apply_migrations(conn)
-        return await work(_node(pool, settings))
+        node = _node(pool, settings)
+        async with node.actors:  # stopped before the pool closes, like a server's
+            return await work(node)
     finally:
         await pool.close()
 

@@ -55,30 +55,37 @@ def redis_client(url: str, *, max_connections: int = REDIS_CONNECTIONS, wait: fl
     return _ResettingRedis(connection_pool=pool)
 
 
-@asynccontextmanager
-async def clustered(build: Callable[..., ActorSystem], redis_url: str, node_id: str, *, lease: float,
-                    observe_resubscribed: Callable[[str], None] | None = None) -> AsyncIterator[ActorSystem]:
-    """The actor system `build(directory=...)` makes, run as one node of a cluster until the block exits:
-    claims renewed and other nodes answered while it runs; on exit the system stops (its turns finish, its
-    queued callers get 503), every claim is released in one pass, and the inbox stops answering."""
-    client = redis_client(redis_url)
-    directory = RedisDirectory(client, node_id, lease=lease)
-    system = build(directory=directory)
-    inbox = NodeInbox(client, node_id, system.handle_forwarded)
-    inbox.subscription.observe = observe_resubscribed  # counted in the node's metrics
-    system.forward_through(inbox, FORWARDED)
-    directory.on_lost = system.lost
-    async with AsyncExitStack() as stopping:  # in reverse order, each one even if the one before failed
-        stopping.push_async_callback(client.aclose)
-        stopping.push_async_callback(inbox.stop)
-        stopping.push_async_callback(directory.stop)
-        stopping.push_async_callback(system.stop)
-        system.start()
-        await directory.join()  # before any claim (none runs before the block): a fresh Redis has no grace
-        await directory.beat()
-        directory.start()
-        await inbox.start()
-        yield system
+class ClusterLink:
+    """A node's link to the other nodes of its cluster, on one Redis client: the actor directory, made with the
+    node (its actor system is built on it: server/node_services.py build_node), and the inbox that forwards asks
+    for actors another node owns, run while the actor system runs (`running`)."""
+
+    def __init__(self, redis_url: str, node_id: str, *, lease: float) -> None:
+        self._client = redis_client(redis_url)
+        self.directory = RedisDirectory(self._client, node_id, lease=lease)
+
+    @asynccontextmanager
+    async def running(self, system: ActorSystem, *,
+                      observe_resubscribed: Callable[[str], None] | None = None) -> AsyncIterator[None]:
+        """Run `system`, built on `self.directory`, as one node of the cluster until the block exits: claims renewed
+        and other nodes answered while it runs; on exit the system stops (its turns finish, its queued callers get
+        503), every claim is released in one pass, the inbox stops answering and the client closes."""
+        directory = self.directory
+        inbox = NodeInbox(self._client, directory.node_id, system.handle_forwarded)
+        inbox.subscription.observe = observe_resubscribed  # counted in the node's metrics
+        system.forward_through(inbox, FORWARDED)
+        directory.on_lost = system.lost
+        async with AsyncExitStack() as stopping:  # in reverse order, each one even if the one before failed
+            stopping.push_async_callback(self._client.aclose)
+            stopping.push_async_callback(inbox.stop)
+            stopping.push_async_callback(directory.stop)
+            stopping.push_async_callback(system.stop)
+            system.start()
+            await directory.join()  # before any claim (none runs before the block): a fresh Redis has no grace
+            await directory.beat()
+            directory.start()
+            await inbox.start()
+            yield
 
 
 async def node_runs(client: redis.Redis, node_id: str, *, lease: float) -> bool:

@@ -17,7 +17,9 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
+from actors.kernel.mailer import smtp_target
 from actors.kernel.public_url import PublicUrl
+from actors.kernel.settings import NodeSettings
 from server.event_loop import default_event_loop, event_loop_from
 from web.socket_limits import MAX_PER_ADDRESS, MAX_PER_USER
 
@@ -187,6 +189,14 @@ class Settings:
         if self.public_url is not None:
             return self.public_url
         return PublicUrl("http", "localhost" if host in LOCAL_LISTEN_HOSTS else host, port)
+
+    def node_settings(self) -> NodeSettings:
+        """What the node's services read of these (actors/kernel/settings.py), for the server and the one-shot
+        commands alike: links name `public_url_for()`'s address. A malformed OBEYA_SMTP_URL raises ValueError."""
+        return NodeSettings(service_host=self.service_host, production=self.production,
+                            public_url=self.public_url_for(), smtp=smtp_target(self.smtp_url, self.service_host),
+                            http_timeout=self.http_timeout, allow_private_targets=self.allow_private_targets,
+                            bcrypt_rounds=self.bcrypt_rounds, secret_key=self.secret_key, node_id=self.node_id)
 
 
 def _data_dir(env: Mapping[str, str]) -> Path:

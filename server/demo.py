@@ -311,7 +311,7 @@ async def build_demo(node: Node, slug: str, password: str) -> dict[str, Any]:
     kpis = await _add_kpi_values(demo, built[0][1])
     return {
         "organizationId": org_id, "slug": slug, "name": ORGANIZATION_NAME, "plan": PLAN,
-        "host": f"{slug}.{node.service_host}", "baseUrl": node.base_url(slug), "password": password,
+        "host": f"{slug}.{node.settings.service_host}", "baseUrl": node.base_url(slug), "password": password,
         "users": [{"id": user_ids[p.key], "name": p.name, "email": email_of(p, slug), "role": p.role}
                   for p in PEOPLE],
         "workspaceId": workspace["id"], "projectId": project["id"], "boards": boards,

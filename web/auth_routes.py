@@ -32,7 +32,7 @@ async def _json_input(request: web.Request) -> dict[str, Any]:
 
 def set_session_cookie(request: web.Request, response: web.Response, session: accounts.Session) -> None:
     response.set_cookie(SESSION_COOKIE, session.token, max_age=int(session.expires_in.total_seconds()),
-                        httponly=True, samesite="Lax", secure=request.app[NODE].production, path="/")
+                        httponly=True, samesite="Lax", secure=request.app[NODE].settings.production, path="/")
 
 
 def set_device_cookie(request: web.Request, response: web.Response, session: accounts.Session) -> None:
@@ -41,7 +41,7 @@ def set_device_cookie(request: web.Request, response: web.Response, session: acc
     if session.device_cookie is not None:
         response.set_cookie(DEVICE_COOKIE, session.device_cookie,
                             max_age=int(device_cookies.LIFETIME.total_seconds()), httponly=True, samesite="Lax",
-                            secure=request.app[NODE].production, path="/")
+                            secure=request.app[NODE].settings.production, path="/")
 
 
 async def signup(request: web.Request) -> web.Response:

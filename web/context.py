@@ -164,7 +164,7 @@ async def identify(request: web.Request,
         request[FORM_SESSION] = bearer
         bearer = session_token = None
     caller = await resolve_caller(node, request_id=request[REQUEST_ID], org_slug=org_slug(host_name(request),
-                                  node.service_host), bearer=bearer, session_token=session_token,
+                                  node.settings.service_host), bearer=bearer, session_token=session_token,
                                   mcp=request.path == MCP_PATH,
                                   before_lookup=partial(before_lookup, request) if before_lookup else None)
     request[CALLER] = caller
@@ -172,5 +172,5 @@ async def identify(request: web.Request,
         organization=caller.organization.slug if caller.organization else None, user=caller.user_id)
     if request.method in _WRITES and (caller.credential is CredentialKind.SESSION
                                       or request.path in SESSION_OPENING):
-        check_csrf(request, node.production)
+        check_csrf(request, node.settings.production)
     return caller

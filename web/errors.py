@@ -1,13 +1,13 @@
 """Turning an unexpected exception into a logged 500 without leaking its text to the caller; a database that
 is away is a 503, a transaction that collided with a concurrent one (deadlock, serialization) a 409 — as the
-kernel maps them (actors/kernel/db_errors.py), so that `web/` knows nothing of the database driver."""
+runtime maps them (actors/runtime/db_errors.py), so that `web/` knows nothing of the database driver."""
 
 from __future__ import annotations
 
 import structlog
 from aiohttp import web
 
-from actors.kernel.db_errors import database_error
+from actors.runtime.db_errors import database_error
 from protocol.errors import ApiError, Conflict, InternalError, ServiceUnavailable
 
 log = structlog.get_logger("obeya.web")

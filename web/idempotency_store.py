@@ -11,10 +11,10 @@ from datetime import timedelta
 
 import structlog
 
-from actors.kernel.db_errors import database_error
 from actors.kernel.leadership import leads
 from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
+from actors.runtime.db_errors import database_error
 from protocol.errors import BadRequest, Conflict, FieldError, ServiceUnavailable
 
 log = structlog.get_logger("obeya.idempotency")
@@ -71,7 +71,7 @@ async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse
     The same key with another request, or while the first is still running, is 409 CONFLICT."""
     now = node.clock.now()
     try:
-        won = await node.idempotency.claim(scope, key, digest, node.node_id, now, now - KEY_LIFETIME,
+        won = await node.idempotency.claim(scope, key, digest, node.settings.node_id, now, now - KEY_LIFETIME,
                                            now - ABANDONED_AFTER)
     except Exception as failure:
         # The connection may have dropped after the claim committed: release it, or every retry would be
@@ -86,7 +86,7 @@ async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse
         message = f"{HEADER} was already used with a different request"
         raise Conflict(message, details=[FieldError(HEADER, message)])
     if row is not None and row.status is None and await _held_by_the_dead(node, row.holder) \
-            and await node.idempotency.take_over(scope, key, digest, row.holder or "", node.node_id):
+            and await node.idempotency.take_over(scope, key, digest, row.holder or "", node.settings.node_id):
         # Run again: an actor the first request wrote to answers from the reply it kept under this key
         # (Caller.idempotency), so what was applied is not applied twice, and what was not runs now.
         log.info("idempotency_key_taken_over", gone=row.holder)
@@ -105,7 +105,7 @@ async def begin(node: Node, scope: str, key: str, digest: str) -> StoredResponse
 async def _held_by_the_dead(node: Node, holder: str | None) -> bool:
     """Whether the node named on a claim in flight is gone, so that its request will never finish: another
     process when this node runs alone (node ids differ per process), a node no longer listening in a cluster."""
-    if holder is None or holder == node.node_id:
+    if holder is None or holder == node.settings.node_id:
         return False
     if node.node_alive is None:
         return True
@@ -139,7 +139,7 @@ async def finish_withheld(node: Node, scope: str, key: str, digest: str, status:
 async def release(node: Node, scope: str, key: str, digest: str) -> None:
     """Forget a claim whose request failed, so that a retry runs again; the request's own connection, if it
     broke, was discarded already (storage/pool.py), so this runs on a fresh one."""
-    await _settle("release", lambda: node.idempotency.release(scope, key, digest, node.node_id))
+    await _settle("release", lambda: node.idempotency.release(scope, key, digest, node.settings.node_id))
 
 
 async def purge(node: Node) -> int:

@@ -197,7 +197,7 @@ def _transport_refusal(request: web.Request) -> web.Response | None:
     """The spec's header rules, checked before the key: a foreign Origin, an unknown protocol version, and for
     a POST an Accept without JSON."""
     origin = request.headers.get("Origin")
-    if origin is not None and not is_own_origin(request, origin, request.app[NODE].production):
+    if origin is not None and not is_own_origin(request, origin, request.app[NODE].settings.production):
         return _refusal(403, INVALID_REQUEST, "Origin is not this organization's host")
     version = request.headers.get("MCP-Protocol-Version")
     if version is not None and version not in VERSIONS:

@@ -103,11 +103,10 @@ class Metrics:
 
     async def refresh(self, node: Node) -> None:
         """Read the gauges from the node (a scrape is about to be answered)."""
-        if node.actors is not None:
-            depths = node.actors.mailbox_depths()
-            self.active_actors.set(len(depths))
-            self.mailbox_messages.set(sum(depths))
-            self.mailbox_max.set(max(depths, default=0))
+        depths = node.actors.mailbox_depths()
+        self.active_actors.set(len(depths))
+        self.mailbox_messages.set(sum(depths))
+        self.mailbox_max.set(max(depths, default=0))
         pool = node.pool
         size, idle = pool.get_size(), pool.get_idle_size()
         self.pool.labels("in_use").set(size - idle)
@@ -156,7 +155,7 @@ def observe(request: web.Request, procedure: str | None, status: int, seconds: f
 async def metrics_endpoint(request: web.Request) -> web.Response:
     node = request.app[NODE]
     metrics = request.app.get(METRICS)
-    if metrics is None or org_slug(host_name(request), node.service_host) is not None:
+    if metrics is None or org_slug(host_name(request), node.settings.service_host) is not None:
         raise web.HTTPNotFound()
     if metrics.settings.production and not metrics.settings.token:
         raise web.HTTPNotFound()

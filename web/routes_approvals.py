@@ -70,7 +70,7 @@ async def show(request: web.Request) -> web.Response:
         return plain_page(_REFUSED.get(error.status, "This link cannot decide"),
                           f"<p>{html.escape(error.message)}</p>", error.status)
     fields = "".join(f'<input type="hidden" name="{name}" value="{html.escape(value)}">' for name, value in
-                     (("token", token), ("csrf", _csrf(node.secret_key, token))))
+                     (("token", token), ("csrf", _csrf(node.settings.secret_key, token))))
     return plain_page(f"Approval requested: {link.form_name}",
                       f"{_summary(link)}<form method=\"post\" action=\"{PATH}\">{fields}"
                       f"<fieldset><legend>Your decision</legend>{_choices(link.decision)}</fieldset>"
@@ -87,7 +87,7 @@ async def post(request: web.Request) -> web.Response:
         return plain_page("This form could not be read", "<p>Open the link from your e-mail again.</p>", 400)
     token, decision = str(form.get("token", "")), str(form.get("decision", ""))
     node = request.app[NODE]
-    if not hmac.compare_digest(str(form.get("csrf", "")), _csrf(node.secret_key, token)):
+    if not hmac.compare_digest(str(form.get("csrf", "")), _csrf(node.settings.secret_key, token)):
         return plain_page("This form has expired", "<p>Open the link from your e-mail again.</p>", 403)
     caller: Caller = request[CALLER]
     if caller.organization is None or decision not in _LABELS:

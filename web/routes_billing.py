@@ -25,6 +25,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from actors.tenancy import billing_callbacks as callbacks
 from actors.tenancy.billing import included_seats, processor_session, subscription_of
+from actors.tenancy.billing_processors import PAYMENT_PROCESSOR
 from protocol.errors import ApiError
 from web.context import host_name, org_slug
 from web.keys import NODE
@@ -50,11 +51,11 @@ async def _csrf(request: web.Request, session_id: str) -> str:
 async def _session(request: web.Request, kind: str) -> Mapping[str, Any] | web.Response:
     """The open session the URL names on its own organization's host, or the page that says why not."""
     node = request.app[NODE]
-    if node.billing.name != "sandbox":  # with Stripe, its own hosted pages take the place of these
+    if node.plugins[PAYMENT_PROCESSOR].name != "sandbox":  # with Stripe, its own hosted pages take the place of these
         return plain_page("Billing session not found", "", 404)
     session_id = request.match_info["session_id"]
     row = await processor_session(node, session_id[:64])
-    slug = org_slug(host_name(request), node.service_host)
+    slug = org_slug(host_name(request), node.settings.service_host)
     if row is None or row["kind"] != kind or slug is None or row["slug"].lower() != slug.lower():
         return plain_page("Billing session not found", "", 404)
     if row["expires_at"] <= node.clock.now():

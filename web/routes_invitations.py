@@ -32,7 +32,7 @@ def _not_found() -> web.Response:
 async def show(request: web.Request) -> web.Response:
     token = request.query.get("token", "")
     node = request.app[NODE]
-    slug = org_slug(host_name(request), node.service_host)
+    slug = org_slug(host_name(request), node.settings.service_host)
     if slug is None or not 10 <= len(token) <= 200:  # AcceptInvitationInput's bounds
         return _not_found()
     try:

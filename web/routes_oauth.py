@@ -53,7 +53,7 @@ MAX_FORM_FIELDS = 20  # the largest form here (a token request) has 7 fields
 
 
 def _on_auth_host(request: web.Request) -> None:
-    if host_name(request) != "auth." + request.app[NODE].service_host:
+    if host_name(request) != "auth." + request.app[NODE].settings.service_host:
         raise web.HTTPNotFound()
 
 
@@ -122,7 +122,7 @@ def _csrf_field(request: web.Request) -> tuple[str, str]:
 def _with_csrf_cookie(request: web.Request, response: web.Response, token: str) -> web.Response:
     if request.cookies.get(CSRF_COOKIE) != token:
         response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="Strict", path="/oauth",
-                            secure=request.app[NODE].production)
+                            secure=request.app[NODE].settings.production)
     return response
 
 

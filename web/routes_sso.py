@@ -46,7 +46,7 @@ async def start(request: web.Request) -> web.Response:
         return _refusal(error)
     response = _redirect(started.location)
     response.set_cookie(STATE_COOKIE, started.state, max_age=int(sso.ATTEMPT_LIFETIME.total_seconds()),
-                        httponly=True, samesite="Lax", secure=node.production, path=COOKIE_PATH)
+                        httponly=True, samesite="Lax", secure=node.settings.production, path=COOKIE_PATH)
     return response
 
 

@@ -4,7 +4,7 @@ on the organization host, subscribes sockets to stream rooms after the same acce
 (also to a client that resumes with `since` while new events are being committed), and takes sockets out
 of the rooms they may no longer see when access changes.
 
-It is a consumer of the node's bus (actors/kernel/bus.py): it runs in its own task, never inside an actor
+It is a consumer of the node's bus (actors/runtime/bus.py): it runs in its own task, never inside an actor
 turn or a writer's transaction, and holds no lock. How "exactly once, in order" holds (web/socket_rooms.py):
 - Live delivery is done by one task and advances the room's `seq` one event at a time; an event at or
   below it is a duplicate and dropped, an event past `seq + 1` first fills the gap from the event log
@@ -43,11 +43,11 @@ from actors.delivery.event_feed import stream_of
 from actors.identity.accounts import session_digest
 from actors.identity.callers import resolve_caller
 from actors.kernel.authorization import authorize
-from actors.kernel.bus import AccessChange
-from actors.kernel.db_errors import as_api_error
 from actors.kernel.events import StoredEvent, wire_payload
 from actors.kernel.invalidation import MembershipChanged, apply
 from actors.kernel.node import Node
+from actors.runtime.bus import AccessChange
+from actors.runtime.db_errors import as_api_error
 from protocol import events as spec
 from protocol.caller import Caller
 from protocol.errors import ApiError, BadRequest, Conflict, FieldError, NotFound, TooManyRequests, Unauthorized
@@ -251,7 +251,7 @@ class LiveGateway:
         request = request_of(environ)
         token = auth.get("token") if isinstance(auth, dict) else None
         bearer = token if isinstance(token, str) else None
-        slug = org_slug(host_name(request), self.node.service_host)
+        slug = org_slug(host_name(request), self.node.settings.service_host)
         session_token = None if bearer else request.cookies.get(SESSION_COOKIE)
         address = request.remote or ""
         user_key = ""

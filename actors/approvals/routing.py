@@ -15,7 +15,7 @@ from actors.forms.access import visible_form
 from actors.forms.views import public_url
 from actors.kernel.node import Node
 from protocol.caller import Caller
-from protocol.errors import NotFound, ServiceUnavailable
+from protocol.errors import NotFound
 from protocol.form_schema import FormSchema, FormSettings
 from storage import approvals as repo
 
@@ -52,13 +52,11 @@ async def context(node: Node, org_id: str, form: asyncpg.Record) -> Context:
     settings = msgspec.convert(form["settings"], FormSettings)
     return Context(base_url=base_url, public_url=public_url(base_url, form["slug"]), form_name=form["name"],
                    success_message=settings.successMessage, people=await repo.people(node.pool, org_id),
-                   smtp_configured=node.smtp is not None)
+                   smtp_configured=node.settings.smtp is not None)
 
 
 async def ask_flow(node: Node, caller: Caller | None, org_id: str, flow_id: str, message: Message,
                    ctx: Context | None = None) -> Any:
-    if node.actors is None:
-        raise ServiceUnavailable("the actor system is not running")
     now = node.clock.now()
     command = Command(message, caller, now.replace(microsecond=now.microsecond // 1000 * 1000), ctx or Context())
     return await node.actors.ask(FlowActor, flow_id, org_id, command)

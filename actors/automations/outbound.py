@@ -57,7 +57,7 @@ async def send_email(node: Node, org_id: str, to: Any, subject: Any, body: Any) 
     subject = " ".join(subject.splitlines())[:998]
     async with node.pool.acquire() as conn, conn.transaction():
         return [await queue_mail(conn, org_id=org_id, kind="automation", to=address, subject=subject,
-                                 body=body, smtp_configured=node.smtp is not None) for address in addresses]
+                                 body=body, smtp_configured=node.settings.smtp is not None) for address in addresses]
 
 
 async def call_webhook(node: Node, session: aiohttp.ClientSession, *, url: str, method: str,
@@ -80,7 +80,7 @@ async def call_webhook(node: Node, session: aiohttp.ClientSession, *, url: str, 
                                    allow_redirects=False) as reply:
             status = reply.status
     except TimeoutError:
-        raise OutboundFailed(f"no answer within {node.http_timeout:g} s") from None
+        raise OutboundFailed(f"no answer within {node.settings.http_timeout:g} s") from None
     except (aiohttp.ClientError, OSError, ValueError) as error:  # ValueError: a header aiohttp refuses to send
         raise OutboundFailed(f"request failed: {error}") from None
     if not 200 <= status < 300:

@@ -11,7 +11,7 @@ from actors.kernel.access import require_board_access
 from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
 from protocol.caller import Caller
-from protocol.errors import NotFound, ServiceUnavailable
+from protocol.errors import NotFound
 from storage import access as repo
 
 # Which table an id prefix lives in; the spec's prefixes (protocol/ids.py).
@@ -33,8 +33,6 @@ async def ask_board(node: Node, caller: Caller, board_id: str, procedure: str, d
                     with_members: bool = False, check_access: bool = True) -> Any:
     if check_access:
         await require_board_access(node, caller, board_id)
-    if node.actors is None:
-        raise ServiceUnavailable("the actor system is not running")
     members = await org_members(node, caller.org_id) if with_members else frozenset()
     command = Command(procedure, caller, data, node.clock.now(), members, board_id)
     return await node.actors.ask(BoardActor, board_id, caller.org_id, command)
@@ -48,8 +46,6 @@ async def read_board(node: Node, caller: Caller, board_id: str, procedure: str, 
     comments) read from the database when the reply shows them (memory holds none it was not asked for)."""
     if check_access:
         await require_board_access(node, caller, board_id)
-    if node.actors is None:
-        raise ServiceUnavailable("the actor system is not running")
     command = Command(procedure, caller, data, node.clock.now(), frozenset(), board_id, comments_of_item,
                       comments_of_comment)
     return await node.actors.query(BoardActor, board_id, caller.org_id, command)

@@ -31,7 +31,6 @@ STALLED_MOVE_SECONDS = 60.0
 
 async def purge_expired_trash(node: Node) -> int:
     """Purge every expired trashed item now; return how many items left for good."""
-    assert node.actors is not None
     now = node.clock.now()
     purged = 0
     for row in await board_repo.boards_with_expired_trash(node.pool, now - timedelta(days=TRASH_DAYS)):

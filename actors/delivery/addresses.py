@@ -1,6 +1,6 @@
 """Where outbound requests (webhook deliveries, automations' `call_webhook`) may go: the one address policy.
 
-Refused in every environment unless `OBEYA_ALLOW_PRIVATE_TARGETS=1` (`Node.allow_private_targets`):
+Refused in every environment unless `OBEYA_ALLOW_PRIVATE_TARGETS=1` (`NodeSettings.allow_private_targets`):
 loopback, private, link-local (the cloud metadata address 169.254.169.254), shared, reserved, multicast and
 unspecified addresses, and the IPv6 forms that embed one: IPv4-mapped `::ffff:0:0/96` and the 6to4
 `2002::/16` and NAT64 `64:ff9b::/96` prefixes are judged by the IPv4 address they carry; IPv4-compatible

@@ -47,7 +47,7 @@ async def deliver_due(node: Node, target: mailer.SmtpTarget) -> int:
 async def _attempt(node: Node, target: mailer.SmtpTarget, row: asyncpg.Record) -> int:
     try:
         body = (row["body"] if row["sealed_body"] is None
-                else await sealing.open_sealed(node.pool, row["sealed_body"], node.secret_key))
+                else await sealing.open_sealed(node.pool, row["sealed_body"], node.settings.secret_key))
     except sealing.Unopenable as error:
         # Another attempt cannot open it either: given up at once, naming why (never the secret).
         await mail.mark_failed_attempt(node.pool, row["id"], str(error), None)
@@ -77,7 +77,7 @@ def _seconds_until(clock: Clock, due: datetime | None) -> float:
 async def deliver_forever(node: Node) -> None:
     """A worker (node.workers) while the server serves with `OBEYA_SMTP_URL` set (server/app.py starts it
     only then). A failed pass is logged by the supervisor, which starts the sender again after its backoff."""
-    target = node.smtp
+    target = node.settings.smtp
     assert target is not None
     log.info("email_sending_on", host=target.hostname, port=target.port, tls=target.use_tls, sender=target.sender)
     wake = asyncio.Event()

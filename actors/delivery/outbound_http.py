@@ -12,5 +12,5 @@ from actors.kernel.node import Node
 
 
 def open_session(node: Node) -> aiohttp.ClientSession:
-    connector = outbound_connector(node.allow_private_targets)
-    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=node.http_timeout), connector=connector)
+    connector = outbound_connector(node.settings.allow_private_targets)
+    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=node.settings.http_timeout), connector=connector)

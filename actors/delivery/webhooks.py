@@ -47,9 +47,9 @@ async def check_url(node: Node, url: str, field: str = "url") -> str:
         raise _refuse("is not a valid URL", field) from None
     if parts.scheme not in ("http", "https") or not host:
         raise _refuse("must be an http or https URL with a host", field)
-    if node.production and parts.scheme != "https":
+    if node.settings.production and parts.scheme != "https":
         raise _refuse("must use HTTPS", field)
-    if node.allow_private_targets:
+    if node.settings.allow_private_targets:
         return url
     literal = literal_address(host)
     if literal is not None:

@@ -16,6 +16,7 @@ import msgspec
 
 from actors.approvals.intake import revision_answers
 from actors.files.sniff import sniff
+from actors.files.store import FILE_STORE
 from actors.files.views import file_view
 from actors.forms.access import find_form
 from actors.forms.respondents import recipient_stage, session_email
@@ -51,7 +52,7 @@ async def store_file(node: Node, caller: Caller, *, name: str | None, data: byte
     org = caller.organization
     assert org is not None
     file_id = new_id(Prefix.FILE)
-    await node.files.put(org.id, file_id, data)
+    await node.plugins[FILE_STORE].put(org.id, file_id, data)
     async with node.write(caller, org_id=org.id) as uow:
         row = await repo.insert_file(uow.conn, id=file_id, org_id=org.id, name=clean_name(name),
                                      content_type=sniff(data), size=len(data),
@@ -68,7 +69,7 @@ async def open_file(node: Node, caller: Caller, file_id: str) -> tuple[asyncpg.R
     org = caller.organization
     # An id holding U+0000 names no file (and PostgreSQL refuses the character).
     row = await repo.get_file(node.pool, org.id, file_id) if org is not None and "\x00" not in file_id else None
-    data = await node.files.read(org.id, file_id) if org is not None and row is not None else None
+    data = await node.plugins[FILE_STORE].read(org.id, file_id) if org is not None and row is not None else None
     if row is None or data is None:
         raise NotFound("file not found")
     return row, data

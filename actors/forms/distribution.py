@@ -39,7 +39,7 @@ async def _mail_link(node: Node, uow: UnitOfWork, caller: Caller, form: asyncpg.
                      email: str, name: str | None, reminder: bool) -> str:
     """Queue the e-mail carrying the recipient's link; the token hash of that link."""
     assert caller.organization is not None
-    token = await keyed.tracking_token(uow.conn, node.secret_key, recipient_id)
+    token = await keyed.tracking_token(uow.conn, node.settings.secret_key, recipient_id)
     link = f"{public_url(node.base_url(caller.organization.slug), form['slug'])}?t={token}"
     greeting = f"Hello {name}," if name else "Hello,"
     ask = "A reminder: please fill in" if reminder else "You are asked to fill in"
@@ -48,7 +48,7 @@ async def _mail_link(node: Node, uow: UnitOfWork, caller: Caller, form: asyncpg.
         subject=f"{'Reminder: ' if reminder else ''}{form['name']} ({caller.organization.name})",
         body=f"{greeting}\n\n{ask} the form \"{form['name']}\" of {caller.organization.name}:\n{link}\n\n"
              "The link is yours alone: it tells the sender that you opened and completed the form.\n",
-        smtp_configured=node.smtp is not None, secrets=[token], secret_key=node.secret_key)
+        smtp_configured=node.settings.smtp is not None, secrets=[token], secret_key=node.settings.secret_key)
     return token_hash(token)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import structlog
 
 from actors.forms import keyed
-from actors.forms.otp_queue import OtpRequest
+from actors.forms.otp_queue import OTP_REQUESTS, OtpRequest
 from actors.forms.respondents import recipient_stage, token_hash
 from actors.kernel.handlers import Implementations
 from actors.kernel.mailer import queue_mail
@@ -46,8 +46,8 @@ async def request_otp(node: Node, caller: Caller, data: proto.RequestOtpInput) -
     """The organization is the host's; `organizationSlug` must name it, else nothing is queued."""
     org = caller.organization
     if org is not None and data.organizationSlug.lower() == org.slug.lower():
-        node.otp_requests.offer(OtpRequest(org_id=org.id, org_name=org.name, form_slug=data.formSlug,
-                                           email=data.email.lower(), token=data.t))
+        node.plugins[OTP_REQUESTS].offer(OtpRequest(org_id=org.id, org_name=org.name, form_slug=data.formSlug,
+                                                    email=data.email.lower(), token=data.t))
     return {"sent": True}
 
 
@@ -69,21 +69,24 @@ async def send_code(node: Node, request: OtpRequest) -> bool:
         await repo.void_codes(conn, request.org_id, form["id"], request.email, now)
         await repo.insert_code(conn, code_id=new_id(Prefix.FORM_CODE), org_id=request.org_id, form_id=form["id"],
                                email=request.email, expires_at=now + CODE_LIFETIME, now=now,
-                               code_hash=await keyed.code_hash(conn, node.secret_key, form["id"], request.email, code))
+                               code_hash=await keyed.code_hash(conn, node.settings.secret_key, form["id"],
+                                                               request.email, code))
         minutes = int(CODE_LIFETIME.total_seconds() // 60)
         await queue_mail(conn, org_id=request.org_id, kind="form_otp", to=request.email,
                          subject=f"Your code for {form['name']} ({request.org_name})",
                          body=f"Your code for the form \"{form['name']}\" of {request.org_name}: {code}\n\n"
                               f"It is valid for {minutes} minutes. If you did not ask for it, ignore this e-mail.\n",
-                         smtp_configured=node.smtp is not None, secrets=[code], secret_key=node.secret_key)
+                         smtp_configured=node.settings.smtp is not None, secrets=[code],
+                         secret_key=node.settings.secret_key)
     return True
 
 
 async def send_codes_forever(node: Node) -> None:
     """The `form-otp` worker: one request after the other. A request that fails is logged and dropped (the
     respondent asks again); the worker goes on with the next."""
+    requests = node.plugins[OTP_REQUESTS]
     while True:
-        request = await node.otp_requests.next()
+        request = await requests.next()
         try:
             await send_code(node, request)
         except Exception as error:  # one bad request must not stop the codes of the others
@@ -104,7 +107,7 @@ async def verify_otp(node: Node, caller: Caller, data: proto.VerifyOtpInput) -> 
     email = data.email.lower()
     async with node.write(caller, org_id=org.id) as uow:
         conn, now = uow.conn, uow.now
-        given = await keyed.code_hash(conn, node.secret_key, data.formId, email, data.code)
+        given = await keyed.code_hash(conn, node.settings.secret_key, data.formId, email, data.code)
         form = await get_form(conn, org.id, data.formId)
         row = None if form is None else await repo.newest_code(conn, org.id, data.formId, email)
         if row is None or row["used_at"] is not None or row["voided_at"] is not None:

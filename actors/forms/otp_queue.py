@@ -1,7 +1,7 @@
 """The node's queue of one-time-code requests: `forms.requestOtp` only puts the request here and answers, so
 that how long it takes tells nothing about whether the form or the e-mail exist; the `form-otp` worker
 (actors/forms/otp.py) looks the form up and mails the code. Bounded: when full a request is dropped (the
-respondent asks again), never queued without limit."""
+respondent asks again), never queued without limit. One per node (`node.plugins[OTP_REQUESTS]`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from actors.kernel.plugins import Slot
 from actors.kernel.supervisor import park
 
 log = structlog.get_logger("obeya.forms.otp")
@@ -44,3 +45,6 @@ class OtpQueue:
         finally:
             getter.cancel()
         return getter.result()
+
+
+OTP_REQUESTS: Slot[OtpQueue] = Slot("queue of one-time-code requests")

@@ -21,7 +21,6 @@ from actors.forms.answers import answer_text
 from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
 from protocol.caller import Caller, Organization
-from protocol.errors import ServiceUnavailable
 from protocol.form_schema import FormSettings
 from storage import access as access_repo
 from storage import form_submissions as repo
@@ -60,8 +59,6 @@ async def make_item(node: Node, caller: Caller, form: Mapping[str, Any], submiss
                     lenient: bool = False) -> dict[str, Any] | None:
     """Step 2: the item, made once; the column's own validation applies (422 naming the form key). None when
     it was made already and is no longer live on the board (a member trashed, moved or purged it since)."""
-    if node.actors is None:
-        raise ServiceUnavailable("the actor system is not running")
     org_id, board_id = submission["organization_id"], form["board_id"]
     command = Command(FORM_ITEM, caller, form_item(form, submission, lenient=lenient), node.clock.now(),
                       await org_members(node, org_id), board_id)

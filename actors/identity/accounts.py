@@ -85,7 +85,7 @@ async def create_organization(node: Node, *, slug: str, name: str, owner_email: 
         else:
             user_id = new_id(Prefix.USER)
             await repo.insert_user(conn, user_id, owner_email, owner_name or owner_email.split("@")[0],
-                                   await hash_secret(owner_password, node.bcrypt_rounds))
+                                   await hash_secret(owner_password, node.settings.bcrypt_rounds))
         org_id = new_id(Prefix.ORGANIZATION)
         await repo.insert_organization(conn, org_id, slug, name, plan)
         await repo.insert_membership(conn, org_id, user_id, "owner")
@@ -105,7 +105,7 @@ async def create_user(node: Node, *, org_slug: str, email: str, password: str, n
             raise Conflict("e-mail is registered", details=[FieldError("email", "already registered")])
         await check_seat_to_join(conn, org["id"])
         user_id = new_id(Prefix.USER)
-        await repo.insert_user(conn, user_id, email, name, await hash_secret(password, node.bcrypt_rounds))
+        await repo.insert_user(conn, user_id, email, name, await hash_secret(password, node.settings.bcrypt_rounds))
         await repo.insert_membership(conn, org["id"], user_id, role)
     forget_member(node, org["id"], user_id)
     return user_id
@@ -156,7 +156,7 @@ async def login(node: Node, org_id: str | None, data: auth.LoginInput, device_co
         device = device_cookies.device_of(signing, device_cookie, data.email, row["password_hash"])
     key = throttle.device_key(device) if device is not None else throttle.account_key(data.email)
     await throttle.attempt(node, throttle.DEVICE if device is not None else throttle.ACCOUNT, key)
-    hashed = row["password_hash"] if row is not None else dummy_hash(node.bcrypt_rounds)
+    hashed = row["password_hash"] if row is not None else dummy_hash(node.settings.bcrypt_rounds)
     valid = await verify_secret(data.password, hashed) and row is not None
     role = None
     if valid and row is not None and org_id is not None:

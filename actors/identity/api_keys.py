@@ -81,7 +81,7 @@ def future_expiry(moment: datetime | None, now: datetime) -> datetime | None:
 @procedures.implement(proto.CREATE_API_KEY)
 async def create(node: Node, caller: Caller, data: proto.CreateApiKeyInput) -> dict[str, Any]:
     expires_at = future_expiry(data.expiresAt, node.clock.now())
-    secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX, node.bcrypt_rounds)
+    secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX, node.settings.bcrypt_rounds)
     async with node.write(caller) as uow:
         conn = uow.conn
         row = await repo.insert(conn, credential_id=new_id(Prefix.API_KEY), kind=KIND, org_id=caller.org_id,
@@ -135,7 +135,7 @@ async def revoke_member_keys(uow: UnitOfWork, user_id: str) -> list[str]:
 async def rotate(node: Node, caller: Caller, data: proto.ApiKeyIdInput) -> dict[str, Any]:
     now = node.clock.now()
     # Hashed before the transaction: bcrypt takes tens of milliseconds and must not hold row locks.
-    secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX, node.bcrypt_rounds)
+    secret, prefix, secret_hash = await mint_secret(API_KEY_PREFIX, node.settings.bcrypt_rounds)
     async with node.write(caller) as uow:
         conn = uow.conn
         old = await repo.revoke(conn, caller.org_id, KIND, data.id, now)

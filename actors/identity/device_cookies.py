@@ -31,7 +31,7 @@ KEY_NAME = "device-cookie"
 
 async def signing_key(node: Node) -> bytes:
     """The key device cookies are signed with: read once per sign-in, for the check and the new cookie alike."""
-    return await derived_key(node.pool, node.secret_key, KEY_NAME, b"obeya device cookie")
+    return await derived_key(node.pool, node.settings.secret_key, KEY_NAME, b"obeya device cookie")
 
 
 def _signature(key: bytes, nonce: str, email: str, password_hash: str) -> str:

@@ -87,7 +87,7 @@ def _audit(row: Mapping[str, Any]) -> dict[str, Any]:
 async def create(node: Node, caller: Caller, data: proto.CreateMcpKeyInput) -> dict[str, Any]:
     tools = _procedure_names(data.allowedTools)
     expires_at = future_expiry(data.expiresAt, node.clock.now())
-    secret, prefix, secret_hash = await mint_secret(proto.MCP_KEY_PREFIX, node.bcrypt_rounds)
+    secret, prefix, secret_hash = await mint_secret(proto.MCP_KEY_PREFIX, node.settings.bcrypt_rounds)
     async with node.write(caller) as uow:
         row = await repo.insert(uow.conn, key_id=new_id(Prefix.MCP_KEY), org_id=caller.org_id, user_id=caller.uid,
                                 name=data.name, prefix=prefix, secret_hash=secret_hash, allowed_tools=tools,

@@ -43,7 +43,7 @@ def _lifetime(expires_in: str | None) -> timedelta:
 @procedures.implement(proto.CREATE_TOKEN)
 async def create(node: Node, caller: Caller, data: proto.CreateTokenInput) -> dict[str, Any]:
     expires_at = node.clock.now() + _lifetime(data.expiresIn)
-    secret, prefix, secret_hash = await mint_secret(PERSONAL_TOKEN_PREFIX, node.bcrypt_rounds)
+    secret, prefix, secret_hash = await mint_secret(PERSONAL_TOKEN_PREFIX, node.settings.bcrypt_rounds)
     async with node.write(caller) as uow:
         conn = uow.conn
         row = await repo.insert(conn, credential_id=new_id(Prefix.PERSONAL_TOKEN), kind=KIND, org_id=caller.org_id,

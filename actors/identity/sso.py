@@ -72,7 +72,7 @@ def check_issuer(node: Node, issuer: str) -> str:
         raise _refuse("issuer", "must be a URL with a host and no query, fragment or credentials")
     if parts.scheme == "https":
         return issuer
-    if parts.scheme == "http" and host in LOCAL_HOSTS and not node.production:
+    if parts.scheme == "http" and host in LOCAL_HOSTS and not node.settings.production:
         return issuer
     raise _refuse("issuer", "must be an https URL")
 
@@ -112,7 +112,7 @@ async def update_config(node: Node, caller: Caller, data: proto.UpdateSsoConfigI
     async with node.write(caller) as uow:
         existing = await repo.config(uow.conn, caller.org_id)
         if data.clientSecret is not None:
-            sealed = await sealing.seal(uow.conn, data.clientSecret, node.secret_key)
+            sealed = await sealing.seal(uow.conn, data.clientSecret, node.settings.secret_key)
         elif existing is not None:
             sealed = bytes(existing["client_secret_sealed"])
         else:
@@ -149,7 +149,7 @@ async def _settings(node: Node, org: Organization) -> Settings:
     if row is None:
         raise Forbidden("single sign-on is not configured for this organization")
     try:
-        secret = await sealing.open_sealed(node.pool, row["client_secret_sealed"], node.secret_key)
+        secret = await sealing.open_sealed(node.pool, row["client_secret_sealed"], node.settings.secret_key)
     except sealing.Unopenable:
         log.error("sso.secret_unopenable", organization_id=org.id)
         raise ServiceUnavailable("the single sign-on client secret cannot be opened; an admin must set it again",
@@ -266,7 +266,7 @@ async def _member(node: Node, org: Organization, settings: Settings, email: str,
             user_id = new_id(Prefix.USER)
             # No password is chosen: the hash of a random one nobody knows (the column is required).
             await account_repo.insert_user(uow.conn, user_id, email, name,
-                                           await hash_secret(secrets.token_urlsafe(32), node.bcrypt_rounds))
+                                           await hash_secret(secrets.token_urlsafe(32), node.settings.bcrypt_rounds))
         else:
             user_id = user["id"]
         await account_repo.insert_membership(uow.conn, org.id, user_id, "member")

@@ -1,6 +1,7 @@
 """Talking to an organization's OpenID provider (docs/sign-in.md): its discovery document and signing
 keys, fetched through the outbound-request guard (actors/delivery/addresses.py) with the node's timeout and
-cached per issuer on the node (`node.sso_providers`, on its clock), and the checks of an ID token it issued.
+cached per issuer on the node (`node.plugins[SSO_PROVIDERS]`, on its clock), and the checks of an ID token it
+issued.
 
 The ID token is checked with PyJWT: the signature with a key of the provider's JWKS (an unknown `kid` refetches
 the JWKS: the provider rotated its keys; at most once per KEYS_COOLDOWN_S, so forged kids cannot make every
@@ -20,11 +21,16 @@ import structlog
 
 from actors.delivery.outbound_http import open_session
 from actors.kernel.node import Node
+from actors.kernel.plugins import Slot
+from actors.kernel.ttl_cache import TtlCache
 from protocol.errors import ServiceUnavailable, Unauthorized
 
 log = structlog.get_logger(__name__)
 
 LEEWAY_S = 60
+# An OpenID provider's discovery document (and the signing keys fetched with it) is kept an hour: providers
+# change them rarely, and an unknown key id refetches the keys sooner (KEYS_COOLDOWN_S).
+SSO_PROVIDER_SECONDS = 3600.0
 # The least time between two fetches of a provider's keys for an unknown kid (jose's createRemoteJWKSet waits 30 s
 # likewise): a rotation is followed within it, a flood of made-up kids costs the provider one fetch per period.
 KEYS_COOLDOWN_S = 30.0
@@ -41,6 +47,10 @@ class ProviderInfo:
     discovery: dict[str, Any]
     keys: dict[str, dict[str, Any]] = field(default_factory=dict)
     keys_fetched_at: float | None = None
+
+
+# Issuer -> its discovery document and keys, on the node's clock (built by server/node_services.py).
+SSO_PROVIDERS: Slot[TtlCache[str, ProviderInfo]] = Slot("cache of OpenID providers")
 
 
 async def _get_json(node: Node, url: str, what: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
@@ -61,7 +71,7 @@ async def _get_json(node: Node, url: str, what: str, headers: dict[str, str] | N
 async def provider(node: Node, issuer: str) -> ProviderInfo:
     """The issuer's discovery document, fetched when not cached on the node or older than its TTL; its `issuer`
     must be the configured one."""
-    return await node.sso_providers.get(issuer, lambda: _discover(node, issuer))
+    return await node.plugins[SSO_PROVIDERS].get(issuer, lambda: _discover(node, issuer))
 
 
 async def _discover(node: Node, issuer: str) -> ProviderInfo:
@@ -72,7 +82,7 @@ async def _discover(node: Node, issuer: str) -> ProviderInfo:
     for name in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
         if not isinstance(discovery.get(name), str):
             raise ServiceUnavailable(f"the identity provider's discovery document has no {name}")
-        if node.production and not discovery[name].startswith("https://"):
+        if node.settings.production and not discovery[name].startswith("https://"):
             raise ServiceUnavailable(f"the identity provider's {name} is not an https URL")
     return ProviderInfo(discovery)
 
@@ -163,7 +173,7 @@ async def userinfo(node: Node, info: ProviderInfo, access_token: str, subject: s
     endpoint = info.discovery.get("userinfo_endpoint")
     if not isinstance(endpoint, str):
         return {}
-    if node.production and not endpoint.startswith("https://"):  # the access token travels to it
+    if node.settings.production and not endpoint.startswith("https://"):  # the access token travels to it
         raise ServiceUnavailable("the identity provider's userinfo_endpoint is not an https URL")
     claims = await _get_json(node, endpoint, "userinfo", {"Authorization": f"Bearer {access_token}"})
     if claims.get("sub") != subject:

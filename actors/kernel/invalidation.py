@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from actors.kernel.bus import AccessChange
+from actors.runtime.bus import AccessChange
 
 if TYPE_CHECKING:
     from actors.kernel.node import Node

@@ -1,8 +1,13 @@
-"""What every handler and service is given: the pool, the clock, the caches and the node's settings.
+"""What every handler and service is given: the node's settings, its services and its caches.
 
-Built once by `server/` at start-up; handlers never reach for globals. Every cache of the node lives here
-and runs on the node's clock: two nodes in one process share nothing, and a test's `ManualClock` decides
-when an answer is stale.
+Built once by `server/` at start-up (server/node_services.py `build_node`, which tests and one-shot commands
+call too); handlers never reach for globals. A Node is three things:
+- `settings`: what it was configured with, one frozen value (actors/kernel/settings.py);
+- its services: the actor system, built with the node, whose pool, clock and event bus are the node's; the
+  background workers; and what the server plugged in for the domains (`plugins`, actors/kernel/plugins.py),
+  the kernel itself knowing none of their types: it imports no domain;
+- its caches, every one on the node's clock: two nodes in one process share nothing, and a test's
+  `ManualClock` decides when an answer is stale.
 """
 
 from __future__ import annotations
@@ -14,29 +19,24 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
-from actors.files.postgres_store import PostgresFileStore
-from actors.files.store import FileStore
-from actors.forms.otp_queue import OtpQueue
-from actors.kernel.bus import EventBus
 from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 from actors.kernel.events import EventLog
 from actors.kernel.idempotency import IdempotencyRecords
 from actors.kernel.invalidation import Invalidation, apply
 from actors.kernel.leadership import Leadership
-from actors.kernel.mailer import SmtpTarget
-from actors.kernel.public_url import PublicUrl
+from actors.kernel.plugins import Plugins
+from actors.kernel.settings import NodeSettings
 from actors.kernel.supervisor import Supervisor
 from actors.kernel.ttl_cache import TtlCache
 from actors.kernel.write import UnitOfWork
-from actors.runtime.clock import Clock, SystemClock
+from actors.runtime.bus import EventBus
+from actors.runtime.clock import Clock
 from actors.runtime.system import ActorSystem
-from actors.tenancy.billing_processors import Processor, SandboxProcessor
 from protocol.caller import Caller
 from protocol.errors import ApiError
 from storage.migrate import pending_migrations
 
 if TYPE_CHECKING:
-    from actors.identity.sso_provider import ProviderInfo
     from protocol.caller import Organization
 
 # How stale a cached answer may be when the change was made on another node and no invalidation reached this
@@ -49,9 +49,6 @@ ORGANIZATION_SECONDS = 5.0
 RULES_SECONDS = 5.0
 PROFILES_SECONDS = 5.0
 WEBHOOK_ORGS_SECONDS = 5.0
-# An OpenID provider's discovery document (and the signing keys fetched with it) is kept an hour: providers
-# change them rarely, and an unknown key id refetches the keys sooner (actors/identity/sso_provider.py).
-SSO_PROVIDER_SECONDS = 3600.0
 # Whether an organization enforces single sign-on, read by every password session's request there.
 SSO_ENFORCED_SECONDS = 5.0
 # Row id -> board id entries kept at most; rows move between boards only when an item moves.
@@ -62,49 +59,33 @@ READINESS_TIMEOUT_SECONDS = 2.0
 
 @dataclass
 class Node:
-    pool: asyncpg.Pool
-    # Organizations' hosts are `<slug>.<service_host>` (web/context.py org_slug).
-    service_host: str = "localhost"
-    production: bool = False
-    # Where clients reach the server (server/config.py OBEYA_PUBLIC_URL): the scheme and port of every absolute
-    # URL this node builds (base_url).
-    public_url: PublicUrl = PublicUrl("http", "localhost")
-    clock: Clock = field(default_factory=SystemClock)
-    bus: EventBus = field(default_factory=EventBus)
-    # Set by the server's start-up order; None in one-shot CLI commands, which run no actors.
-    actors: ActorSystem | None = None
-    smtp: SmtpTarget | None = None  # None: e-mails are stored and logged, not sent
-    # Outbound HTTP (webhook deliveries, call_webhook): the longest a receiver may take to answer.
-    http_timeout: float = 10.0
-    # Outbound HTTP may reach private, loopback and link-local addresses (OBEYA_ALLOW_PRIVATE_TARGETS=1;
-    # actors/delivery/addresses.py).
-    allow_private_targets: bool = False
-    # bcrypt cost of new password, API key and token hashes (server/config.py: OBEYA_BCRYPT_ROUNDS).
-    bcrypt_rounds: int = 10
-    # The key secrets kept at rest are sealed under (actors/kernel/sealing.py; OBEYA_SECRET_KEY); None: a key
-    # kept in the database. Never shown in a repr, so never in a log line.
-    secret_key: str | None = field(default=None, repr=False)
-    # The payment processor (actors/tenancy/billing_processors.py; server/config.py OBEYA_BILLING): the sandbox
-    # unless start-up built Stripe's.
-    billing: Processor = field(default_factory=SandboxProcessor)
+    # -- what it was configured with -------------------------------------------------------------------------
+    settings: NodeSettings
+
+    # -- its services ----------------------------------------------------------------------------------------
+    # The node's actors, built with it (server/node_services.py build_node): started and stopped by the server's
+    # start-up order (server/app.py), by a one-shot command around its work, not at all by most tests' nodes.
+    actors: ActorSystem
+    # The domains' services (the file store, the payment processor...): plugged in by server/node_services.py.
+    plugins: Plugins = field(default_factory=Plugins)
     # Where `invalidate` hands a change for the other nodes (actors/kernel/redis_invalidation.py); None: one node.
     broadcast: Callable[[Invalidation], None] | None = None
-    # This process's node id (server/config.py OBEYA_NODE_ID, a random suffix per process by default): the holder
-    # named on the Idempotency-Key claims its requests make.
-    node_id: str = "local"
     # Whether the node with that id still runs (server/cluster.py node_runs); None: one node, so only this
     # process runs and a claim held under another id was left by a process that has ended.
     node_alive: Callable[[str], Awaitable[bool]] | None = None
     # Which periodic workers this node runs the steps of, among nodes on one database (actors/kernel/leadership.py);
     # None: all of them (one-shot commands, nodes built by tests).
     leadership: Leadership | None = None
+    # The actor system's pool, clock and bus: one of each per node, shared by its actors and its services.
+    pool: asyncpg.Pool = field(init=False)
+    clock: Clock = field(init=False)
+    bus: EventBus = field(init=False)
     # The node's background workers, on the node's clock.
     workers: Supervisor = field(init=False)
-    # Where the bytes of uploaded files live (actors/files/store.py): PostgreSQL; an object-store adapter
-    # would be assigned here at start-up.
-    files: FileStore = field(init=False)
+    idempotency: IdempotencyRecords = field(init=False)  # Idempotency-Key claims (web/idempotency_store.py)
+    events: EventLog = field(init=False)  # the event log as the edge reads it
 
-    # The caches, built on the node's clock once it is known.
+    # -- its caches, built on the node's clock once it is known ------------------------------------------------
     credentials: CredentialCache = field(init=False)
     access: TtlCache[tuple[str, str, str], bool] = field(init=False)  # (org, user, board) -> may see it
     roles: TtlCache[tuple[str, str], str | None] = field(init=False)  # (org, user) -> role
@@ -113,20 +94,18 @@ class Node:
     rules: TtlCache[tuple[str, str], list[asyncpg.Record]] = field(init=False)  # (org, board) -> rules
     profiles: TtlCache[str, dict[str, Any]] = field(init=False)  # org -> user id -> comment Profile
     webhook_orgs: TtlCache[str, frozenset[str]] = field(init=False)  # WEBHOOK_ORGS_KEY -> org ids
-    sso_providers: TtlCache[str, ProviderInfo] = field(init=False)  # issuer -> discovery document and keys
     sso_enforced: TtlCache[str, bool] = field(init=False)  # org -> single sign-on enforced
     board_locations: dict[str, str] = field(init=False)  # group/column/item/comment/KPI id -> board id
     # Verifications of a not-yet-cached secret in flight: concurrent requests with a cold key share one bcrypt.
     verifying: dict[str, asyncio.Future[VerifiedCredential | None]] = field(init=False)
-    idempotency: IdempotencyRecords = field(init=False)
-    # forms.requestOtp's requests waiting for the `form-otp` worker (actors/forms/otp.py).
-    otp_requests: OtpQueue = field(init=False)
-    events: EventLog = field(init=False)
 
     def __post_init__(self) -> None:
-        clock = self.clock
+        self.pool = self.actors.pool
+        self.clock = clock = self.actors.clock
+        self.bus = self.actors.bus
         self.workers = Supervisor(clock)
-        self.files = PostgresFileStore(self.pool)
+        self.idempotency = IdempotencyRecords(self.pool)
+        self.events = EventLog(self.pool)
         self.credentials = CredentialCache(clock)
         self.access = TtlCache(ACCESS_SECONDS, clock)
         self.roles = TtlCache(MEMBERSHIP_SECONDS, clock)
@@ -135,17 +114,13 @@ class Node:
         self.rules = TtlCache(RULES_SECONDS, clock)
         self.profiles = TtlCache(PROFILES_SECONDS, clock)
         self.webhook_orgs = TtlCache(WEBHOOK_ORGS_SECONDS, clock)
-        self.sso_providers = TtlCache(SSO_PROVIDER_SECONDS, clock)
         self.sso_enforced = TtlCache(SSO_ENFORCED_SECONDS, clock)
         self.board_locations = {}
         self.verifying = {}
-        self.idempotency = IdempotencyRecords(self.pool)
-        self.otp_requests = OtpQueue()
-        self.events = EventLog(self.pool)
 
     def base_url(self, slug: str) -> str:
         """The organization's address as clients reach it: `<scheme>://<slug>.<service host>[:<port>]`."""
-        return self.public_url.at(f"{slug}.{self.service_host}")
+        return self.settings.public_url.at(f"{slug}.{self.settings.service_host}")
 
     def write(self, caller: Caller | None, *, org_id: str | None = None,
               missing: ApiError | None = None) -> UnitOfWork:

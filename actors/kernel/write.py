@@ -1,7 +1,7 @@
 """The one write path: `async with node.write(caller) as uow:` opens a transaction on `uow.conn`; the unit
 collects its events (`uow.emit`), activity entries (`uow.activity`) and notifications (`uow.notify`). On a
 clean exit it appends the events, commits, and only then hands them to the bus; on failure it rolls back
-and raises one typed error (actors/kernel/db_errors.py), so a rolled-back change is never published.
+and raises one typed error (actors/runtime/db_errors.py), so a rolled-back change is never published.
 
 Events are appended in one statement that takes their streams in sorted order. Appending locks the stream's row in
 `event_streams` until commit; two transactions that lock the same streams in opposite orders (two boards
@@ -19,9 +19,9 @@ from typing import Any
 
 import asyncpg
 
-from actors.kernel.bus import EventBus
-from actors.kernel.db_errors import database_error
 from actors.kernel.events import event_payload, notification_view, user_stream
+from actors.runtime.bus import EventBus
+from actors.runtime.db_errors import database_error
 from protocol.caller import Caller
 from protocol.errors import ApiError
 from storage import activity as activity_log

@@ -20,7 +20,7 @@ import msgspec
 import redis.asyncio as redis
 import structlog
 
-from actors.kernel.db_errors import database_error
+from actors.runtime.db_errors import database_error
 from actors.runtime.redis_errors import REDIS_AWAY, unavailable_without_redis
 from actors.runtime.redis_subscription import RedisSubscription
 from protocol import errors

@@ -13,8 +13,8 @@ from typing import Any, Generic
 import asyncpg
 import structlog
 
-from actors.kernel.db_errors import as_api_error
 from actors.runtime.actor import Actor, C, Decision, Event, M, S
+from actors.runtime.db_errors import as_api_error
 from actors.runtime.directory import Directory
 from actors.runtime.forwarding import ActorCodec
 from actors.runtime.mailbox import Envelope, Mailbox

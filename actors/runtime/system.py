@@ -4,6 +4,7 @@ message), runs the single idle sweeper, calls the publish hooks after commits, a
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import time
 from collections import Counter, OrderedDict
@@ -16,14 +17,14 @@ import asyncpg
 import msgspec
 import structlog
 
-from actors.kernel.bus import EventBus, Subscriber
-from actors.kernel.events import EventLog
 from actors.runtime.actor import Actor
+from actors.runtime.bus import EventBus, Subscriber
 from actors.runtime.clock import Clock, SystemClock
 from actors.runtime.directory import Directory, LocalDirectory
 from actors.runtime.forwarding import ActorCodec, ForwardedCall, NodeDiedAnswering, NodeInbox, NodeUnreachable
 from actors.runtime.lifecycle import Activation, TurnObserver
 from protocol.errors import InternalError, NotFound, ServiceUnavailable
+from storage import events as event_log
 
 log = structlog.get_logger(__name__)
 
@@ -72,8 +73,7 @@ class RuntimeSettings:
 
 class ActorSystem:
     def __init__(self, pool: asyncpg.Pool, *, clock: Clock | None = None, directory: Directory | None = None,
-                 settings: RuntimeSettings | None = None, bus: EventBus | None = None,
-                 secret_key: str | None = None) -> None:
+                 settings: RuntimeSettings | None = None, secret_key: str | None = None) -> None:
         self.pool = pool
         self._secret_key = secret_key  # given to every actor (Actor.secret_key)
         self.clock: Clock = clock or SystemClock()
@@ -85,8 +85,8 @@ class ActorSystem:
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._live: set[Activation[Any, Any, Any]] = set()
         self._pins: Counter[str] = Counter()
-        # Committed events go here; the server passes the node's bus so every subscriber sees them.
-        self.bus = bus or EventBus()
+        # Committed events go here; it is the node's bus (actors/kernel/node.py), so every subscriber sees them.
+        self.bus = EventBus()
         self._sweeper: asyncio.Task[None] | None = None
         self._stopping = False
         # Told each turn's message count and its commit's seconds (None: nothing to commit); /metrics sets it.
@@ -135,8 +135,8 @@ class ActorSystem:
 
     def add_publish_hook(self, hook: Subscriber) -> None:
         """Call `hook(events)` after every commit that logged events, in its own task: the bus never
-        waits for it (actors/kernel/bus.py); `await self.bus.drained()` waits until it has run."""
-        self.bus.subscribe(f"publish hook {id(hook)}", hook, read=EventLog(self.pool).read)
+        waits for it (actors/runtime/bus.py); `await self.bus.drained()` waits until it has run."""
+        self.bus.subscribe(f"publish hook {id(hook)}", hook, read=functools.partial(event_log.read, self.pool))
 
     def forward_through(self, inbox: NodeInbox, actor_types: list[type[Actor[Any, Any, Any]]]) -> None:
         """Forward asks and queries for actors another node owns through `inbox`, and answer those other

@@ -4,9 +4,10 @@ portal sessions.
 The organization's plan stays where every gate already reads it (`organizations.plan`, cached per node as the
 caller's organization); the subscription row beside it holds what the processor says about the plan: status,
 interval, period, purchased seats and the processor's ids. It is created from the organization's plan on first
-read. The processor (node.billing, actors/tenancy/billing_processors.py) makes checkout and portal sessions: the
-sandbox's are pages this server renders (web/routes_billing.py), Stripe's are its hosted pages. Either completes
-through the signed callback (actors/tenancy/billing_callbacks.py), which is where a plan actually changes.
+read. The processor (node.plugins[PAYMENT_PROCESSOR], actors/tenancy/billing_processors.py) makes checkout and
+portal sessions: the sandbox's are pages this server renders (web/routes_billing.py), Stripe's are its hosted
+pages. Either completes through the signed callback (actors/tenancy/billing_callbacks.py), which is where a plan
+actually changes.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import asyncpg
 
 from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
-from actors.tenancy.billing_processors import CheckoutRequest, PortalRequest
+from actors.tenancy.billing_processors import PAYMENT_PROCESSOR, CheckoutRequest, PortalRequest
 from protocol import billing as spec
 from protocol.caller import Caller
 from protocol.errors import Forbidden
@@ -147,7 +148,7 @@ async def create_checkout_session(node: Node, caller: Caller, data: spec.Checkou
         # not for one seat with every member on top.
         seats = max(await repo.seats_used(node.pool, caller.org_id, node.clock.now()), 1)
     # The processor is asked outside any transaction: no connection is held while it answers.
-    made = await node.billing.checkout(CheckoutRequest(
+    made = await node.plugins[PAYMENT_PROCESSOR].checkout(CheckoutRequest(
         organization_id=caller.org_id, base_url=node.base_url(caller.organization.slug), plan=data.plan,
         interval=data.interval, seats=seats, success_url=data.successUrl, cancel_url=data.cancelUrl,
         customer_id=row["processor_customer_id"], email=caller.user_email,
@@ -159,7 +160,7 @@ async def create_checkout_session(node: Node, caller: Caller, data: spec.Checkou
                                   created_at=uow.now, expires_at=made.expires_at)
         await uow.activity("subscription", caller.org_id, "billing.checkout_created",
                            {"sessionId": made.id, "plan": data.plan, "interval": data.interval,
-                            "seats": seats, "processor": node.billing.name})
+                            "seats": seats, "processor": node.plugins[PAYMENT_PROCESSOR].name})
     return {"checkoutUrl": made.url, "sessionId": made.id, "expiresAt": iso(made.expires_at)}
 
 
@@ -167,7 +168,7 @@ async def create_checkout_session(node: Node, caller: Caller, data: spec.Checkou
 async def create_portal_session(node: Node, caller: Caller, data: spec.PortalInput) -> dict[str, Any]:
     assert caller.organization is not None
     row = await current(node.pool, node, caller.org_id)
-    made = await node.billing.portal(PortalRequest(
+    made = await node.plugins[PAYMENT_PROCESSOR].portal(PortalRequest(
         organization_id=caller.org_id, base_url=node.base_url(caller.organization.slug), return_url=data.returnUrl,
         customer_id=row["processor_customer_id"]), node.clock.now())
     async with node.write(caller) as uow:

@@ -40,7 +40,7 @@ from actors.kernel.node import Node
 from actors.kernel.server_secret import secret_material
 from actors.kernel.write import UnitOfWork
 from actors.tenancy.billing import add_interval, current
-from actors.tenancy.billing_processors import SIGNATURE_HEADER, sign
+from actors.tenancy.billing_processors import PAYMENT_PROCESSOR, SIGNATURE_HEADER, sign
 from protocol.errors import BadRequest, FieldError
 from protocol.ids import Prefix, new_id
 from storage import billing as repo
@@ -119,10 +119,11 @@ class Event(Envelope, kw_only=True):
 
 async def callback_secret(node: Node) -> str:
     """The secret callbacks are signed with: Stripe's webhook secret, or the sandbox's own (`whsec_` too)."""
-    if node.billing.webhook_secret is not None:
-        return node.billing.webhook_secret
-    material = await secret_material(node.pool, node.secret_key, _KEY_NAME)
-    if node.secret_key is not None:  # the stored key is random already; OBEYA_SECRET_KEY is shared by purposes
+    own = node.plugins[PAYMENT_PROCESSOR].webhook_secret
+    if own is not None:
+        return own
+    material = await secret_material(node.pool, node.settings.secret_key, _KEY_NAME)
+    if node.settings.secret_key is not None:  # the stored key is random already; OBEYA_SECRET_KEY is shared by purposes
         material = hmac.new(material, b"obeya billing callbacks", hashlib.sha256).digest()
     return "whsec_" + material.hex()
 
@@ -131,7 +132,7 @@ async def verify(node: Node, payload: bytes, header: str | None) -> Envelope:
     """The event of a correctly signed, recent callback; 400 naming the header or the body's field otherwise. Only
     the types handled are read whole: a signed event of another type that the processor sends is acknowledged
     rather than refused (a refusal would be retried for days)."""
-    node.billing.verify(payload, header, await callback_secret(node), node.clock.now())
+    node.plugins[PAYMENT_PROCESSOR].verify(payload, header, await callback_secret(node), node.clock.now())
     try:
         envelope = msgspec.json.decode(payload, type=Envelope)
         return msgspec.json.decode(payload, type=Event) if envelope.type in _HANDLERS else envelope
@@ -295,7 +296,7 @@ async def _subscription_updated(node: Node, uow: UnitOfWork, event: Event, at: d
         fields["processor_subscription_id"] = found.id
     if found.customer is not None and row["processor_customer_id"] is None:
         fields["processor_customer_id"] = found.customer
-    priced = node.billing.plan_of_price(item.price.id) if item.price is not None else None
+    priced = node.plugins[PAYMENT_PROCESSOR].plan_of_price(item.price.id) if item.price is not None else None
     if not fields and (priced is None or priced[0] == row["plan"]):
         return _Outcome()
     fields["processor_event_at"] = at

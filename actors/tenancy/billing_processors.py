@@ -1,6 +1,7 @@
 """The payment processor interface (docs/billing.md): create a checkout session, create a portal session,
 verify a signed callback. Two implementations: the sandbox here (the default; its pages are web/routes_billing.py)
-and Stripe (actors/tenancy/stripe_processor.py, built at start-up only when `OBEYA_BILLING=stripe`).
+and Stripe (actors/tenancy/stripe_processor.py, built at start-up only when `OBEYA_BILLING=stripe`). The node
+carries the one in use (`node.plugins[PAYMENT_PROCESSOR]`, plugged by server/node_services.py).
 
 What a processor's callback then says is applied by actors/tenancy/billing_callbacks.py, the same for both.
 """
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from actors.kernel.plugins import Slot
 from protocol.errors import BadRequest, FieldError
 from protocol.ids import Prefix, new_id
 
@@ -71,6 +73,9 @@ class Processor(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+PAYMENT_PROCESSOR: Slot[Processor] = Slot("payment processor")
 
 
 def refused(message: str) -> BadRequest:

@@ -20,6 +20,7 @@ from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
 from actors.tenancy.billing import add_interval
 from actors.tenancy.billing_callbacks import change_plan
+from actors.tenancy.billing_processors import PAYMENT_PROCESSOR
 from storage import billing as repo
 
 log = structlog.get_logger("obeya.billing")
@@ -34,7 +35,7 @@ EVENT_MEMORY = timedelta(days=30)
 
 async def cancel_ended_periods(node: Node) -> int:
     """Move one batch of subscriptions whose period ended with cancellation set to free; how many moved."""
-    if node.billing.name != "sandbox":
+    if node.plugins[PAYMENT_PROCESSOR].name != "sandbox":
         return 0
     slugs: list[str] = []
     async with node.write(None) as uow:
@@ -49,7 +50,7 @@ async def cancel_ended_periods(node: Node) -> int:
 
 async def renew_ended_periods(node: Node) -> int:
     """Roll one batch of active subscriptions whose period ended forward by their interval; how many renewed."""
-    if node.billing.name != "sandbox":
+    if node.plugins[PAYMENT_PROCESSOR].name != "sandbox":
         return 0
     async with node.write(None) as uow:
         rows = await repo.renew_due(uow.conn, uow.now, BATCH)

@@ -126,7 +126,8 @@ async def invite(node: Node, caller: Caller, data: spec.InviteInput) -> dict[str
                          subject=f"You are invited to {caller.organization.name} on Obeya",
                          body=f"Join {caller.organization.name} as {data.role}: {link}\n"
                               f"Invitation token: {token}\nThe invitation expires on {iso(expires_at)}.",
-                         smtp_configured=node.smtp is not None, secrets=[token], secret_key=node.secret_key)
+                         smtp_configured=node.settings.smtp is not None, secrets=[token],
+                         secret_key=node.settings.secret_key)
         await uow.activity("invitation", row["id"], "member.invited",
                            {"email": data.email, "role": data.role})
         uow.emit(org_stream(caller.org_id), "member.invited",
@@ -219,7 +220,7 @@ async def accept_invitation(node: Node, data: spec.AcceptInvitationInput) -> acc
         if existing is None:
             user_id = new_id(Prefix.USER)
             await account_repo.insert_user(conn, user_id, invitation["email"], data.name,
-                                           await hash_secret(data.password, node.bcrypt_rounds))
+                                           await hash_secret(data.password, node.settings.bcrypt_rounds))
         else:
             # The account's password is guessed here as at login: the same throttle, whatever the token.
             key = throttle.account_key(invitation["email"])

@@ -61,7 +61,7 @@ async def board_removed(node: Node, board_ids: Sequence[str]) -> None:
     """After boards were deleted outside their actors: deactivate those actors on whichever node holds them
     and drop the cached access answers, so the next call finds no board."""
     forget_board_access(node)
-    if node.actors is None or not board_ids:
+    if not board_ids:
         return
     # Imported here: nothing else in the plain services depends on the board actor's modules.
     from actors.board.actor import BoardActor

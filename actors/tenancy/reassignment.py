@@ -12,7 +12,6 @@ from storage import boards as board_repo
 
 async def reassign_items(node: Node, caller: Caller, from_user: str, to_user: str) -> int:
     """Tell each board naming `from_user` to put `to_user` in their place; returns items changed."""
-    assert node.actors is not None
     changed = 0
     for board_id in await board_repo.boards_mentioning(node.pool, caller.org_id, from_user):
         command = Command(REASSIGN_PEOPLE, caller, Reassign(from_user, to_user), node.clock.now())

@@ -24,7 +24,8 @@ import asyncpg
 import redis.asyncio as redis
 
 from actors.identity.accounts import create_user
-from actors.kernel.node import Node
+from actors.kernel.settings import NodeSettings
+from server.node_services import build_node
 from tests.harness import PASSWORD, Api, Org, free_port, login, open_org
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,12 +153,12 @@ class Cluster:
 async def make_org(pool: asyncpg.Pool, node: ClusterNode, plan: str = "business") -> Org:
     """A new organization on `plan`, its owner signed in on `node` (an `Org`, so that the board helpers of
     tests/integration take it; its `add_user` needs an in-process server: use `add_user` below)."""
-    return await open_org(Node(pool=pool, bcrypt_rounds=4), node.api, plan)
+    return await open_org(build_node(pool, NodeSettings(bcrypt_rounds=4)), node.api, plan)
 
 
 async def add_user(pool: asyncpg.Pool, org: Org, node: ClusterNode, role: str = "member") -> tuple[str, Api]:
     """A new user of `org` with `role`, signed in on `node`: (user id, their Api)."""
     email = f"{role}-{secrets.token_hex(4)}@{org.slug}.test"
-    user_id = await create_user(Node(pool=pool, bcrypt_rounds=4), org_slug=org.slug, email=email,
+    user_id = await create_user(build_node(pool, NodeSettings(bcrypt_rounds=4)), org_slug=org.slug, email=email,
                                 password=PASSWORD, name="Test User", role=role)
     return user_id, await login(node.api(org.host), email)

@@ -52,7 +52,7 @@ def render(nonce: str, organization: str, form_slug: str, title: str) -> str:
 
 async def form_page(request: web.Request) -> web.Response:
     node = request.app[NODE]
-    slug, organization = request.match_info["slug"], org_slug(host_name(request), node.service_host)
+    slug, organization = request.match_info["slug"], org_slug(host_name(request), node.settings.service_host)
     if organization is None or not _SLUG.match(slug):
         return _not_found()
     try:

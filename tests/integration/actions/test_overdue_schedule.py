@@ -13,9 +13,9 @@ import asyncpg
 import pytest
 
 from actors.actions.escalation import escalate_overdue
-from actors.kernel.node import Node
 from actors.runtime.clock import ManualClock
 from server.app import create_app
+from server.node_services import build_node
 from tests.harness import Org, make_org
 from tests.integration.actions.conftest import board_events, create, get, notifications, settled, trail, update
 from tests.integration.boards.conftest import Board, make_board
@@ -52,7 +52,7 @@ async def test_overdue_actions_climb_one_level_a_day_up_the_boards_chain(org: Or
     await update(board, finished["id"], status="completed")
     # This scheduler runs on a clock of its own; the app's loop runs on the real clock, years before DUE.
     scheduler_clock = ManualClock(START)
-    scheduler = Node(pool=pool, clock=scheduler_clock)
+    scheduler = build_node(pool, clock=scheduler_clock)
 
     async def level_after(seconds: float) -> int:
         scheduler_clock.advance(seconds)

@@ -76,7 +76,7 @@ async def _refused_alike(form: Form, token: str, decision: str, status: int, mes
     node = form.org.anonymous.client.server.app[NODE]
     posted = await form.org.anonymous.client.post(
         "/api/approvals/decide", headers={"Host": form.org.host},
-        data={"token": token, "csrf": page_csrf(node.secret_key, token), "decision": decision})
+        data={"token": token, "csrf": page_csrf(node.settings.secret_key, token), "decision": decision})
     posted_page = _Text()
     posted_page.feed(await posted.text())
     assert posted.status == status and message in posted_page.lines, posted_page.lines

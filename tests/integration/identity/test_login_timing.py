@@ -62,4 +62,4 @@ async def test_an_unknown_e_mail_is_checked_against_a_hash_of_the_real_cost(
     with pytest.raises(Unauthorized):
         await accounts.login(node, None, LoginInput(email=f"nobody-{secrets.token_hex(4)}@example.test",
                                                     password="anything at all"))
-    assert len(checked) == 1 and checked[0].startswith(f"$2b${node.bcrypt_rounds:02d}$")
+    assert len(checked) == 1 and checked[0].startswith(f"$2b${node.settings.bcrypt_rounds:02d}$")

@@ -12,12 +12,13 @@ import asyncpg
 import pytest
 import redis.asyncio as redis
 
-from actors.kernel.bus import AccessChange
 from actors.kernel.credential_cache import VerifiedCredential
 from actors.kernel.invalidation import CredentialRevoked, MembershipChanged, OrganizationChanged, RowsMoved
 from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
+from actors.runtime.bus import AccessChange
 from protocol.caller import Organization
+from server.node_services import build_node
 
 DEADLINE_SECONDS = 1.0
 
@@ -32,7 +33,7 @@ async def _within_deadline(condition: Callable[[], bool], seconds: float = DEADL
 @pytest.fixture
 async def nodes(pool: asyncpg.Pool, redis_url: str) -> AsyncIterator[tuple[Node, Node, RedisInvalidations]]:
     channel = f"obeya:invalidate:test:{secrets.token_hex(4)}"  # this test's nodes only
-    a, b = Node(pool=pool), Node(pool=pool)
+    a, b = build_node(pool), build_node(pool)
     on_a, on_b = RedisInvalidations(redis_url, a, channel=channel), RedisInvalidations(redis_url, b, channel=channel)
     await on_a.start()
     await on_b.start()

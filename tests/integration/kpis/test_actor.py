@@ -28,7 +28,6 @@ async def test_concurrent_values_all_commit_and_memory_equals_the_database(board
     assert statuses[0] == (60, "red") and statuses[-1] == (99, "green")
 
     node = board.api.client.app[NODE]
-    assert node.actors is not None
     activation = node.actors.activation(KpiActor, kpi["id"])
     assert activation is not None
     async with pool.acquire() as conn:

@@ -16,10 +16,11 @@ import asyncpg
 import pytest
 
 import web.idempotency_store as idempotency
-from actors.kernel.node import Node
+from actors.kernel.settings import NodeSettings
 from actors.runtime.clock import ManualClock
 from protocol.errors import Conflict
 from server.app import create_app
+from server.node_services import build_node
 from tests.harness import Api, Org
 from web.keys import NODE
 
@@ -169,7 +170,7 @@ async def test_key_length_is_checked(org: Org) -> None:
 
 
 async def test_release_lets_a_failed_request_run_again(pool: asyncpg.Pool) -> None:
-    node = Node(pool=pool, clock=ManualClock())
+    node = build_node(pool, clock=ManualClock())
     scope, key, digest = f"test:{new_key()}", new_key(), "a" * 64
     assert await idempotency.begin(node, scope, key, digest) is None
     await idempotency.release(node, scope, key, digest)  # what the edge does after a 5xx
@@ -178,7 +179,7 @@ async def test_release_lets_a_failed_request_run_again(pool: asyncpg.Pool) -> No
 
 async def test_purge_removes_records_older_than_a_day(pool: asyncpg.Pool) -> None:
     clock = ManualClock()
-    node = Node(pool=pool, clock=clock)
+    node = build_node(pool, clock=clock)
     scope, digest = f"test:{new_key()}", "b" * 64
     stored = idempotency.StoredResponse(200, b'{"data":1}', "application/json")
     old_key, new_key_ = new_key(), new_key()
@@ -201,7 +202,7 @@ async def test_purge_removes_the_replies_actors_kept_for_keys_older_than_a_day(p
                           VALUES ($1, 'old', '\\x00', now() - interval '25 hours'), ($1, 'new', '\\x01', now())""",
                        actor_key)
 
-    await idempotency.purge(Node(pool=pool))
+    await idempotency.purge(build_node(pool))
 
     kept = await pool.fetch("SELECT call_key FROM actor_replies WHERE actor_key = $1", actor_key)
     assert [row["call_key"] for row in kept] == ["new"]
@@ -209,7 +210,7 @@ async def test_purge_removes_the_replies_actors_kept_for_keys_older_than_a_day(p
 
 async def test_an_expired_record_is_not_replayed_before_the_purge(pool: asyncpg.Pool) -> None:
     clock = ManualClock()
-    node = Node(pool=pool, clock=clock)
+    node = build_node(pool, clock=clock)
     scope, key, digest = f"test:{new_key()}", new_key(), "c" * 64
     assert await idempotency.begin(node, scope, key, digest) is None
     await idempotency.finish(node, scope, key, digest, idempotency.StoredResponse(200, b"{}", None))
@@ -218,7 +219,7 @@ async def test_an_expired_record_is_not_replayed_before_the_purge(pool: asyncpg.
 
 
 async def test_concurrent_claims_let_exactly_one_request_run(pool: asyncpg.Pool) -> None:
-    node = Node(pool=pool, clock=ManualClock())
+    node = build_node(pool, clock=ManualClock())
     scope, key, digest = f"test:{new_key()}", new_key(), "e" * 64
     results = await asyncio.gather(*(idempotency.begin(node, scope, key, digest) for _ in range(5)),
                                    return_exceptions=True)
@@ -228,7 +229,7 @@ async def test_concurrent_claims_let_exactly_one_request_run(pool: asyncpg.Pool)
 
 async def test_a_claim_abandoned_by_a_dead_node_is_taken_over(pool: asyncpg.Pool) -> None:
     clock = ManualClock()
-    node = Node(pool=pool, clock=clock)
+    node = build_node(pool, clock=clock)
     scope, key, digest = f"test:{new_key()}", new_key(), "f" * 64
     assert await idempotency.begin(node, scope, key, digest) is None
     clock.advance(idempotency.ABANDONED_AFTER.total_seconds() + 1)
@@ -238,12 +239,12 @@ async def test_a_claim_abandoned_by_a_dead_node_is_taken_over(pool: asyncpg.Pool
 async def test_a_claim_left_by_a_previous_process_of_a_single_node_is_taken_over_at_once(
         pool: asyncpg.Pool) -> None:
     scope, key, digest = f"test:{new_key()}", new_key(), "1" * 64
-    before_restart = Node(pool=pool, clock=ManualClock(), node_id="plant-a1b2c3")
+    before_restart = build_node(pool, NodeSettings(node_id="plant-a1b2c3"), clock=ManualClock())
     assert await idempotency.begin(before_restart, scope, key, digest) is None  # then the process was killed
 
     with pytest.raises(Conflict, match="in progress"):  # the same process: its request still runs
         await idempotency.begin(before_restart, scope, key, digest)
-    after_restart = Node(pool=pool, clock=ManualClock(), node_id="plant-d4e5f6")
+    after_restart = build_node(pool, NodeSettings(node_id="plant-d4e5f6"), clock=ManualClock())
     assert await idempotency.begin(after_restart, scope, key, digest) is None
     assert await pool.fetchval("SELECT holder FROM idempotency_keys WHERE scope = $1 AND key = $2",
                                scope, key) == "plant-d4e5f6"
@@ -260,8 +261,9 @@ async def test_a_claim_is_taken_over_only_when_its_node_is_no_longer_alive(pool:
     async def node_alive(node_id: str) -> bool:
         return node_id in alive
 
-    node_a = Node(pool=pool, clock=ManualClock(), node_id="node-a", node_alive=node_alive)
-    node_b = Node(pool=pool, clock=ManualClock(), node_id="node-b", node_alive=node_alive)
+    node_a = build_node(pool, NodeSettings(node_id="node-a"), clock=ManualClock())
+    node_b = build_node(pool, NodeSettings(node_id="node-b"), clock=ManualClock())
+    node_a.node_alive = node_b.node_alive = node_alive
     assert await idempotency.begin(node_a, scope, key, digest) is None
     with pytest.raises(Conflict, match="in progress"):
         await idempotency.begin(node_b, scope, key, digest)

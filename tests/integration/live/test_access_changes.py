@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from actors.kernel.bus import AccessChange
 from actors.kernel.membership_cache import forget_member
+from actors.runtime.bus import AccessChange
 from storage import accounts as accounts_repo
 from storage import events as event_log
 from tests.harness import Org, make_org

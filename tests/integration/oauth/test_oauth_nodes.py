@@ -15,10 +15,10 @@ from actors.identity import oauth_grants
 from actors.identity.accounts import create_organization
 from actors.identity.callers import verify_bearer
 from actors.kernel.credential_cache import secret_digest
-from actors.kernel.node import Node
 from actors.kernel.redis_invalidation import RedisInvalidations
 from protocol.errors import Unauthorized
 from protocol.ids import Prefix, new_id
+from server.node_services import build_node
 from storage import oauth as repo
 from tests.harness import PASSWORD
 from tests.integration.kernel.test_redis_invalidation import _within_deadline
@@ -27,7 +27,7 @@ from tests.integration.oauth.flow import REDIRECT_URI
 
 async def test_reuse_on_one_node_ends_the_grant_on_the_other(pool: asyncpg.Pool, redis_url: str) -> None:
     channel = f"obeya:invalidate:test:{secrets.token_hex(4)}"
-    a, b = Node(pool=pool), Node(pool=pool)
+    a, b = build_node(pool), build_node(pool)
     on_a, on_b = RedisInvalidations(redis_url, a, channel=channel), RedisInvalidations(redis_url, b, channel=channel)
     await on_a.start()
     await on_b.start()

@@ -13,8 +13,8 @@ import asyncpg
 
 from actors.identity import oauth_grants
 from actors.identity.accounts import create_organization
-from actors.kernel.node import Node
 from protocol.ids import Prefix, new_id
+from server.node_services import build_node
 from storage import oauth as repo
 from tests.harness import PASSWORD
 from tests.integration.oauth.flow import REDIRECT_URI
@@ -31,7 +31,7 @@ async def _blocked(pool: asyncpg.Pool, pid: int) -> None:
 
 
 async def test_delete_app_returns_a_token_minted_while_it_ran(pool: asyncpg.Pool) -> None:
-    node = Node(pool=pool)
+    node = build_node(pool)
     slug = f"org-{secrets.token_hex(5)}"
     org_id, user_id = await create_organization(node, slug=slug, name="Race", owner_email=f"o@{slug}.test",
                                                 owner_password=PASSWORD, plan="business")
@@ -60,7 +60,7 @@ async def test_delete_app_returns_a_token_minted_while_it_ran(pool: asyncpg.Pool
 
 
 async def test_no_code_for_a_member_leaving_meanwhile(pool: asyncpg.Pool) -> None:
-    node = Node(pool=pool)
+    node = build_node(pool)
 
     async def approve(org_id: str, owner_id: str, member_id: str) -> Any:
         app = await repo.insert_app(pool, app_id=new_id(Prefix.OAUTH_APP), org_id=org_id,

@@ -13,7 +13,7 @@ async def _invitation_token(org: Org, email: str) -> str:
     node = org.owner.client.server.app[NODE]
     sealed = await node.pool.fetchval(
         "SELECT sealed_body FROM emails WHERE recipient = $1 ORDER BY created_at DESC LIMIT 1", email)
-    body = await sealing.open_sealed(node.pool, sealed, node.secret_key)  # the text the mail sender would send
+    body = await sealing.open_sealed(node.pool, sealed, node.settings.secret_key)  # the text the mail sender would send
     match = re.search(r"Invitation token: (\S+)", body)
     assert match, body
     return match.group(1)

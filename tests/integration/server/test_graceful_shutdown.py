@@ -19,7 +19,8 @@ import asyncpg
 import pytest
 
 from actors.identity.accounts import create_organization
-from actors.kernel.node import Node
+from actors.kernel.settings import NodeSettings
+from server.node_services import build_node
 from tests.harness import free_port
 
 OBEYA = [sys.executable, "-m", "server.cli"]
@@ -66,8 +67,8 @@ async def test_sigterm_finishes_the_request_in_flight_and_exits_zero(database_ur
                                                                      pool: asyncpg.Pool, tmp_path: Path) -> None:
     env = _env(database_url, redis_url)
     slug = f"stop-{secrets.token_hex(4)}"
-    await create_organization(Node(pool=pool, bcrypt_rounds=4), slug=slug, name="Stop", owner_email=f"o@{slug}.test",
-                              owner_password=PASSWORD)
+    await create_organization(build_node(pool, NodeSettings(bcrypt_rounds=4)), slug=slug, name="Stop",
+                              owner_email=f"o@{slug}.test", owner_password=PASSWORD)
     port = free_port()
     log = (tmp_path / "serve.log").open("wb")
     server = subprocess.Popen(OBEYA + ["serve", "--host", "127.0.0.1", "--port", str(port)], env=env,

@@ -37,14 +37,14 @@ async def test_an_admin_configures_sso_and_never_sees_the_secret(client: Any) ->
     sealed = await node.pool.fetchval("SELECT client_secret_sealed FROM sso_configs WHERE organization_id = $1",
                                       org.id)
     assert SECRET.encode() not in bytes(sealed)
-    assert await sealing.open_sealed(node.pool, sealed, node.secret_key) == SECRET
+    assert await sealing.open_sealed(node.pool, sealed, node.settings.secret_key) == SECRET
 
     # An update without a secret keeps the one kept; the other fields change.
     kept = await org.owner.mutate("sso.updateConfig", {**SETTINGS, "clientSecret": None, "enforce": True})
     assert kept.status == 200 and kept.data["enforce"] is True
     sealed = await node.pool.fetchval("SELECT client_secret_sealed FROM sso_configs WHERE organization_id = $1",
                                       org.id)
-    assert await sealing.open_sealed(node.pool, sealed, node.secret_key) == SECRET
+    assert await sealing.open_sealed(node.pool, sealed, node.settings.secret_key) == SECRET
     activity = await node.pool.fetch("SELECT action, metadata FROM activity WHERE organization_id = $1 "
                                      "AND action = 'sso.updated'", org.id)
     assert len(activity) == 2 and all(SECRET not in str(row["metadata"]) for row in activity)

@@ -21,8 +21,11 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from actors.identity import sso_provider
 from actors.identity.sso import state_digest
+from actors.identity.sso_provider import SSO_PROVIDERS
 from actors.kernel.node import Node
+from actors.kernel.settings import NodeSettings
 from protocol.errors import ServiceUnavailable, Unauthorized
+from server.node_services import build_node
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
 from tests.harness import make_org
@@ -205,10 +208,10 @@ async def test_the_authorized_party_must_be_this_client(issued: Issued) -> None:
 async def test_in_production_the_provider_endpoints_must_be_https(issued: Issued) -> None:
     """The code, the client secret and the access token travel to them. A production node has its own cache: the
     development node's copy of the (http) discovery is not its."""
-    production = Node(pool=issued.node.pool, production=True, allow_private_targets=True)
+    production = build_node(issued.node.pool, NodeSettings(production=True, allow_private_targets=True))
     with pytest.raises(ServiceUnavailable, match="authorization_endpoint is not an https URL"):
         await sso_provider.provider(production, issued.provider.issuer)
-    assert production.sso_providers.peek(issued.provider.issuer) == (False, None)
+    assert production.plugins[SSO_PROVIDERS].peek(issued.provider.issuer) == (False, None)
     info = await sso_provider.provider(issued.node, issued.provider.issuer)
     with pytest.raises(ServiceUnavailable, match="userinfo_endpoint is not an https URL"):
         await sso_provider.userinfo(production, info, "an-access-token", _claims(issued.token)["sub"])

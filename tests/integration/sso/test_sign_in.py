@@ -11,7 +11,7 @@ import pytest
 from actors.identity import sso_provider
 from actors.identity.accounts import create_organization
 from actors.identity.sso import state_digest
-from actors.kernel.node import SSO_PROVIDER_SECONDS
+from actors.identity.sso_provider import SSO_PROVIDER_SECONDS, SSO_PROVIDERS
 from storage import notifications as notifications_repo
 from tests.clients import oidc_provider
 from tests.clients.node_packages import NPM_TIMEOUT_S
@@ -138,7 +138,7 @@ async def test_the_provider_restarting_with_new_keys_is_followed(clocked_client:
         await configure(org, provider, domains=["acme-sso.test"])
         first, _ = await sign_in(org, new_email("acme-sso.test"))
         assert first.status == 302
-        info = node.sso_providers.peek(provider.issuer)[1]
+        info = node.plugins[SSO_PROVIDERS].peek(provider.issuer)[1]
         old_kids = set(info.keys)
         await oidc_provider.stop(provider)
         restarted = await oidc_provider.start(provider.redirect_uris, port=provider.port,
@@ -151,7 +151,7 @@ async def test_the_provider_restarting_with_new_keys_is_followed(clocked_client:
             await oidc_provider.stop(restarted)
     assert too_soon.status == 401 and "does not publish" in too_soon.body
     assert second.status == 302 and browser is not None
-    new_kids = set(node.sso_providers.peek(provider.issuer)[1].keys)
+    new_kids = set(node.plugins[SSO_PROVIDERS].peek(provider.issuer)[1].keys)
     assert new_kids and not new_kids & old_kids
 
 
@@ -162,15 +162,15 @@ async def test_the_provider_documents_are_cached_on_the_node_and_its_clock(clock
     async with oidc_provider.running([callback_uri(org)]) as provider:
         await configure(org, provider, domains=["acme-sso.test"])
         await start(org)
-        cached, info = node.sso_providers.peek(provider.issuer)
+        cached, info = node.plugins[SSO_PROVIDERS].peek(provider.issuer)
         assert cached and info is not None and info.discovery["issuer"] == provider.issuer
         await start(org)
-        assert node.sso_providers.peek(provider.issuer)[1] is info  # not fetched again
+        assert node.plugins[SSO_PROVIDERS].peek(provider.issuer)[1] is info  # not fetched again
         clock.advance(SSO_PROVIDER_SECONDS)
-        assert node.sso_providers.peek(provider.issuer) == (False, None)
+        assert node.plugins[SSO_PROVIDERS].peek(provider.issuer) == (False, None)
         reply, browser = await sign_in(org, new_email("acme-sso.test"))
         assert reply.status == 302 and browser is not None
-        assert node.sso_providers.peek(provider.issuer)[1] is not info
+        assert node.plugins[SSO_PROVIDERS].peek(provider.issuer)[1] is not info
 
 
 async def test_an_unreachable_provider_is_a_clear_503(enterprise: Org) -> None:

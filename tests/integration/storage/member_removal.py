@@ -11,15 +11,15 @@ from typing import Any
 import asyncpg
 
 from actors.identity.accounts import create_organization
-from actors.kernel.node import Node
 from protocol.ids import Prefix, new_id
+from server.node_services import build_node
 from tests.harness import PASSWORD
 
 
 async def made_while_removed(pool: asyncpg.Pool, make: Callable[[str, str, str], Awaitable[Any]], table: str) -> None:
     """`make(org_id, owner_id, member_id)` runs while a transaction removing the member holds its lock, and must
     answer None and leave no row of the member in `table`."""
-    node = Node(pool=pool)
+    node = build_node(pool)
     slug = f"org-{secrets.token_hex(5)}"
     org_id, owner_id = await create_organization(node, slug=slug, name="Race", owner_email=f"o@{slug}.test",
                                                  owner_password=PASSWORD, plan="business")

@@ -9,8 +9,9 @@ import pytest
 
 from actors.delivery.addresses import PublicOnlyResolver
 from actors.delivery.webhooks import check_url
-from actors.kernel.node import Node
+from actors.kernel.settings import NodeSettings
 from protocol.errors import ValidationFailed
+from server.node_services import build_node
 
 
 @pytest.mark.parametrize("url", ["https://127.0.0.1/hook", "https://10.0.0.1/hook", "https://169.254.169.254/latest",
@@ -19,26 +20,26 @@ from protocol.errors import ValidationFailed
                                  "http://example.com/hook", "https://localhost/hook"])
 async def test_production_refuses_private_and_plain_http_urls(pool: asyncpg.Pool, url: str) -> None:
     with pytest.raises(ValidationFailed) as refused:
-        await check_url(Node(pool=pool, production=True), url)
+        await check_url(build_node(pool, NodeSettings(production=True)), url)
     assert refused.value.details[0].field == "url"
 
 
 async def test_production_accepts_a_public_https_address(pool: asyncpg.Pool) -> None:
-    assert await check_url(Node(pool=pool, production=True), "https://93.184.215.14/hook") == \
+    assert await check_url(build_node(pool, NodeSettings(production=True)), "https://93.184.215.14/hook") == \
         "https://93.184.215.14/hook"
 
 
 async def test_development_allows_local_receivers_only_when_private_targets_are_allowed(pool: asyncpg.Pool) -> None:
-    allowed = Node(pool=pool, allow_private_targets=True)
+    allowed = build_node(pool, NodeSettings(allow_private_targets=True))
     assert await check_url(allowed, "http://127.0.0.1:8080/hook") == "http://127.0.0.1:8080/hook"
     with pytest.raises(ValidationFailed) as refused:
-        await check_url(Node(pool=pool), "http://127.0.0.1:8080/hook")
+        await check_url(build_node(pool), "http://127.0.0.1:8080/hook")
     assert refused.value.details[0].field == "url"
     assert refused.value.details[0].message == "must not point to a loopback address (127.0.0.1)"
 
 
 async def test_production_with_private_targets_allowed_still_requires_https(pool: asyncpg.Pool) -> None:
-    node = Node(pool=pool, production=True, allow_private_targets=True)
+    node = build_node(pool, NodeSettings(production=True, allow_private_targets=True))
     assert await check_url(node, "https://127.0.0.1/hook") == "https://127.0.0.1/hook"
     with pytest.raises(ValidationFailed, match="must use HTTPS"):
         await check_url(node, "http://127.0.0.1/hook")

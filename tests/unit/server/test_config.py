@@ -81,10 +81,22 @@ def test_production_refuses_a_cheap_bcrypt_cost() -> None:
 def test_the_secret_key_is_never_shown() -> None:
     """Settings (and the node built from them) may be logged; the key sealing secrets at rest must not be."""
     key = "a-secret-key-of-forty-characters-abcdef"
-    assert key not in repr(Settings.from_env({"OBEYA_SECRET_KEY": key}))
+    settings = Settings.from_env({"OBEYA_SECRET_KEY": key})
+    assert key not in repr(settings)
+    assert settings.node_settings().secret_key == key and key not in repr(settings.node_settings())
     with pytest.raises(SystemExit) as stopped:
         Settings.from_env({"OBEYA_SECRET_KEY": "short secret"})
     assert "short secret" not in str(stopped.value)
+
+
+def test_the_node_is_given_what_its_services_read() -> None:
+    settings = Settings.from_env({"OBEYA_PUBLIC_URL": "http://obeya.test:8080", "OBEYA_HTTP_TIMEOUT": "3",
+                                  "OBEYA_BCRYPT_ROUNDS": "12", "OBEYA_ALLOW_PRIVATE_TARGETS": "1",
+                                  "OBEYA_NODE_ID": "plant-1", "OBEYA_SMTP_URL": "smtp://mail.obeya.test"})
+    node = settings.node_settings()
+    assert (node.service_host, node.production, str(node.public_url)) == ("obeya.test", False, "http://obeya.test:8080")
+    assert (node.http_timeout, node.bcrypt_rounds, node.allow_private_targets) == (3.0, 12, True)
+    assert node.node_id == "plant-1" and node.smtp is not None and node.smtp.hostname == "mail.obeya.test"
 
 
 def test_the_metrics_token_and_shutdown_timeout() -> None:

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from actors.kernel.bus import AccessChange, EventBus
+from actors.runtime.bus import AccessChange, EventBus
 from storage.events import StoredEvent
 
 ORG = "org_test"

@@ -1,5 +1,6 @@
 """What a caller is told when the database refused or failed a change: one mapping, by SQLSTATE class
-(never by message text), used by the write path, the actor runtime's commit and the edge.
+(never by message text), used by the actor runtime's commit, the kernel's write path and the edge; in the
+runtime, the lowest of them, so that the runtime imports nothing above it.
 
 - class 40 (transaction rollback: 40001 serialization failure, 40P01 deadlock): 409, retry;
 - 23503 foreign-key violation: a row the change refers to was deleted meanwhile, 404;

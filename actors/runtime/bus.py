@@ -12,6 +12,9 @@ where that matters (the gateway does, per socket).
 The bus also carries in-node access signals (`access_changed`): a revoked credential, a logout. They are
 not events of the log; they are handed to the watchers at once, synchronously, so that anything
 published afterwards is seen by a watcher only after it has reacted.
+
+In the runtime, not the kernel: the actor system publishes every turn's events here and the kernel's write path
+does the same, and the runtime imports nothing above it.
 """
 
 from __future__ import annotations
