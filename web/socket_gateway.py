@@ -44,7 +44,7 @@ from actors.identity.accounts import session_digest
 from actors.identity.callers import resolve_caller
 from actors.kernel.authorization import authorize
 from actors.kernel.events import StoredEvent, wire_payload
-from actors.kernel.invalidation import MembershipChanged, apply
+from actors.kernel.invalidation import MembershipChanged
 from actors.kernel.node import Node
 from actors.runtime.bus import AccessChange
 from actors.runtime.db_errors import as_api_error
@@ -487,7 +487,7 @@ class LiveGateway:
                     if isinstance(user_id, str):  # before this event or any later one is delivered
                         # The event may come from another node ahead of that node's cache invalidation (another
                         # channel): the re-check must not admit the socket from this node's stale role.
-                        apply(self.node, MembershipChanged(item["org"], user_id))
+                        self.node.drop_stale(MembershipChanged(item["org"], user_id))
                         self._access_changed(AccessChange(organization_id=item["org"], user_id=user_id))
                 await self._deliver_one(item)
         finally:

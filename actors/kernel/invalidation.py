@@ -3,21 +3,14 @@ role changed, board access changed, an organization's settings, a board's rules,
 webhooks, rows that moved to another board.
 
 A service that changed one of these calls `node.invalidate(change)`: the change is applied to this node's caches
-at once (`apply`), and, when the node runs beside others (`OBEYA_REDIS_URL`), handed to `node.broadcast`, which
-publishes it for every other node to apply (actors/kernel/redis_invalidation.py). The messages are msgspec
-Structs so that the same value is applied here and decoded there.
+at once (`Node.drop_stale`), and, when the node runs beside others (`OBEYA_REDIS_URL`), handed to
+`node.broadcast`, which publishes it for every other node to apply (actors/kernel/redis_invalidation.py).
+The messages are msgspec Structs so that the same value is applied here and decoded there.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import msgspec
-
-from actors.runtime.bus import AccessChange
-
-if TYPE_CHECKING:
-    from actors.kernel.node import Node
 
 
 class CredentialRevoked(msgspec.Struct, frozen=True, tag="credential"):
@@ -70,39 +63,3 @@ class RowsMoved(msgspec.Struct, frozen=True, tag="moved"):
 
 Invalidation = (CredentialRevoked | SessionEnded | MembershipChanged | BoardAccessChanged | OrganizationChanged
                 | RulesChanged | WebhooksChanged | RowsMoved)
-
-
-def apply(node: Node, change: Invalidation) -> None:
-    """Drop what the node's caches hold of `change` (synchronously: nothing is read back in between)."""
-    match change:
-        case CredentialRevoked(credential_id):
-            node.credentials.drop(credential_id)
-            node.bus.access_changed(AccessChange(credential_id=credential_id))
-        case SessionEnded(digest):
-            node.credentials.drop_session(digest)
-            node.bus.access_changed(AccessChange(session_digest=digest))
-        case MembershipChanged(org_id, user_id):
-            node.roles.drop((org_id, user_id))
-            node.members.drop(org_id)
-            node.access.drop_where(lambda key: key[0] == org_id and key[1] == user_id)
-        case BoardAccessChanged(board_id):
-            node.access.drop_where(lambda key: board_id is None or key[2] == board_id)
-        case OrganizationChanged(slug):
-            node.organizations.drop(slug.lower())
-        case RulesChanged(org_id, board_id):
-            node.rules.drop((org_id, board_id))
-        case WebhooksChanged():
-            node.webhook_orgs.clear()
-        case RowsMoved(row_ids):
-            for row_id in row_ids:
-                node.board_locations.pop(row_id, None)
-
-
-def forget_everything(node: Node) -> None:
-    """Drop every cached answer that another node's change could have made stale: what a node does when it may
-    have missed invalidations (its Redis subscription was lost and is back)."""
-    node.credentials.clear()
-    node.board_locations.clear()
-    for cache in (node.access, node.roles, node.members, node.organizations, node.rules, node.profiles,
-                  node.webhook_orgs):
-        cache.clear()

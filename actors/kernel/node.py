@@ -22,14 +22,24 @@ import asyncpg
 from actors.kernel.credential_cache import CredentialCache, VerifiedCredential
 from actors.kernel.events import EventLog
 from actors.kernel.idempotency import IdempotencyRecords
-from actors.kernel.invalidation import Invalidation, apply
+from actors.kernel.invalidation import (
+    BoardAccessChanged,
+    CredentialRevoked,
+    Invalidation,
+    MembershipChanged,
+    OrganizationChanged,
+    RowsMoved,
+    RulesChanged,
+    SessionEnded,
+    WebhooksChanged,
+)
 from actors.kernel.leadership import Leadership
 from actors.kernel.plugins import Plugins
 from actors.kernel.settings import NodeSettings
 from actors.kernel.supervisor import Supervisor
 from actors.kernel.ttl_cache import TtlCache
 from actors.kernel.write import UnitOfWork
-from actors.runtime.bus import EventBus
+from actors.runtime.bus import AccessChange, EventBus
 from actors.runtime.clock import Clock
 from actors.runtime.system import ActorSystem
 from protocol.caller import Caller
@@ -132,9 +142,43 @@ class Node:
 
     def invalidate(self, change: Invalidation) -> None:
         """A change made on this node: drop what this node's caches hold of it now, and tell the other nodes."""
-        apply(self, change)
+        self.drop_stale(change)
         if self.broadcast is not None:
             self.broadcast(change)
+
+    def drop_stale(self, change: Invalidation) -> None:
+        """Drop what the node's caches hold of `change` (synchronously: nothing is read back in between)."""
+        match change:
+            case CredentialRevoked(credential_id):
+                self.credentials.drop(credential_id)
+                self.bus.access_changed(AccessChange(credential_id=credential_id))
+            case SessionEnded(digest):
+                self.credentials.drop_session(digest)
+                self.bus.access_changed(AccessChange(session_digest=digest))
+            case MembershipChanged(org_id, user_id):
+                self.roles.drop((org_id, user_id))
+                self.members.drop(org_id)
+                self.access.drop_where(lambda key: key[0] == org_id and key[1] == user_id)
+            case BoardAccessChanged(board_id):
+                self.access.drop_where(lambda key: board_id is None or key[2] == board_id)
+            case OrganizationChanged(slug):
+                self.organizations.drop(slug.lower())
+            case RulesChanged(org_id, board_id):
+                self.rules.drop((org_id, board_id))
+            case WebhooksChanged():
+                self.webhook_orgs.clear()
+            case RowsMoved(row_ids):
+                for row_id in row_ids:
+                    self.board_locations.pop(row_id, None)
+
+    def forget_everything(self) -> None:
+        """Drop every cached answer that another node's change could have made stale: what a node does when it may
+        have missed invalidations (its Redis subscription was lost and is back)."""
+        self.credentials.clear()
+        self.board_locations.clear()
+        for cache in (self.access, self.roles, self.members, self.organizations, self.rules, self.profiles,
+                      self.webhook_orgs):
+            cache.clear()
 
     def remember_board(self, row_id: str, board_id: str) -> None:
         if len(self.board_locations) >= MAX_BOARD_LOCATIONS:

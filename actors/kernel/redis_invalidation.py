@@ -24,7 +24,7 @@ import redis.asyncio as redis
 import structlog
 from redis.exceptions import RedisError
 
-from actors.kernel.invalidation import Invalidation, apply, forget_everything
+from actors.kernel.invalidation import Invalidation
 from actors.kernel.node import Node
 from actors.runtime.redis_subscription import FIRST_BACKOFF_SECONDS, MAX_BACKOFF_SECONDS, RedisSubscription
 
@@ -92,7 +92,7 @@ class RedisInvalidations:
     # -- inside ----------------------------------------------------------------------------------------
 
     def _missed(self) -> None:
-        forget_everything(self._node)  # whatever was published while away was missed
+        self._node.forget_everything()  # whatever was published while away was missed
 
     def _hear(self, data: bytes) -> None:
         try:
@@ -103,7 +103,7 @@ class RedisInvalidations:
         if envelope.origin == self.origin:
             return
         for change in envelope.changes:
-            apply(self._node, change)
+            self._node.drop_stale(change)
 
     async def _send(self) -> None:
         assert self._client is not None
