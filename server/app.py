@@ -140,15 +140,17 @@ def create_app(settings: Settings, database_url: str, *, clock: Clock | None = N
                                  statement_timeout=settings.statement_timeout,
                                  idle_transaction_timeout=settings.actor_lease)
         processor = billing_processor(settings)
-        if settings.redis_url is not None:  # the node's actor system is built on the cluster's directory
-            app[CLUSTER] = ClusterLink(settings.redis_url, settings.node_id, lease=settings.actor_lease)
         try:
+            if settings.redis_url is not None:  # the node's actor system is built on the cluster's directory
+                app[CLUSTER] = ClusterLink(settings.redis_url, settings.node_id, lease=settings.actor_lease)
             app[NODE] = build_node(pool, settings.node_settings(), clock=clock, processor=processor,
                                    runtime=RuntimeSettings(ask_timeout=settings.ask_timeout,
                                                            max_active=settings.max_actors),
                                    directory=app[CLUSTER].directory if CLUSTER in app else None)
             yield
         finally:
+            if CLUSTER in app:  # closed already when the actor system ran; not when start-up failed before it
+                await app[CLUSTER].close()
             await processor.close()
             await pool.close()
 

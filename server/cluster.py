@@ -64,6 +64,11 @@ class ClusterLink:
         self._client = redis_client(redis_url)
         self.directory = RedisDirectory(self._client, node_id, lease=lease)
 
+    async def close(self) -> None:
+        """Close the Redis client: after `running`, or when start-up failed before the actor system ran (closing
+        a closed client does nothing)."""
+        await self._client.aclose()
+
     @asynccontextmanager
     async def running(self, system: ActorSystem, *,
                       observe_resubscribed: Callable[[str], None] | None = None) -> AsyncIterator[None]:
@@ -76,7 +81,7 @@ class ClusterLink:
         system.forward_through(inbox, FORWARDED)
         directory.on_lost = system.lost
         async with AsyncExitStack() as stopping:  # in reverse order, each one even if the one before failed
-            stopping.push_async_callback(self._client.aclose)
+            stopping.push_async_callback(self.close)
             stopping.push_async_callback(inbox.stop)
             stopping.push_async_callback(directory.stop)
             stopping.push_async_callback(system.stop)
