@@ -149,12 +149,17 @@ class Settings:
         service_host = _service_host(env, public_url)
         if production and public_url is None:  # as before OBEYA_PUBLIC_URL existed: https on the service host
             public_url = PublicUrl("https", service_host)
+        smtp_url = env.get("OBEYA_SMTP_URL") or None
+        try:  # checked here so that every command, not only `serve`, stops with one line naming the variable
+            smtp_target(smtp_url, service_host)
+        except ValueError as error:
+            raise SystemExit(str(error)) from None
         return cls(
             database_url=env.get("OBEYA_DATABASE_URL") or None,
             redis_url=env.get("OBEYA_REDIS_URL") or None,
             data_dir=_data_dir(env),
             service_host=service_host,
-            smtp_url=env.get("OBEYA_SMTP_URL") or None,
+            smtp_url=smtp_url,
             production=production,
             public_url=public_url,
             # 3: the two LISTEN connections and one to work with.
@@ -192,7 +197,7 @@ class Settings:
 
     def node_settings(self) -> NodeSettings:
         """What the node's services read of these (actors/kernel/settings.py), for the server and the one-shot
-        commands alike: links name `public_url_for()`'s address. A malformed OBEYA_SMTP_URL raises ValueError."""
+        commands alike: links name `public_url_for()`'s address. (OBEYA_SMTP_URL was checked by `from_env`.)"""
         return NodeSettings(service_host=self.service_host, production=self.production,
                             public_url=self.public_url_for(), smtp=smtp_target(self.smtp_url, self.service_host),
                             http_timeout=self.http_timeout, allow_private_targets=self.allow_private_targets,

@@ -41,7 +41,9 @@ def test_every_variable_is_read() -> None:
     ("OBEYA_ALLOW_PRIVATE_TARGETS", "yes"), ("OBEYA_ALLOW_PRIVATE_TARGETS", "true"),
     ("OBEYA_IDEMPOTENCY_PURGE_INTERVAL", "0"), ("OBEYA_IDEMPOTENCY_PURGE_INTERVAL", "hourly"),
     ("OBEYA_NODE_ID", "node one"), ("OBEYA_NODE_ID", "n" * 101), ("OBEYA_NODE_ID", "node\t1"),
-    ("OBEYA_ACTOR_LEASE", "0"), ("OBEYA_ACTOR_LEASE", "long")])
+    ("OBEYA_ACTOR_LEASE", "0"), ("OBEYA_ACTOR_LEASE", "long"),
+    ("OBEYA_SMTP_URL", "http://mail.example"), ("OBEYA_SMTP_URL", "smtp://mail.example:99999"),
+    ("OBEYA_SMTP_URL", "smtp://")])
 def test_a_bad_value_stops_the_start_naming_its_variable(name: str, value: str) -> None:
     with pytest.raises(SystemExit, match=name):
         Settings.from_env({name: value})
