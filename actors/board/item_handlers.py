@@ -52,6 +52,8 @@ archive_item = _by_item(spec.ARCHIVE)
 async def get_item(node: Node, caller: Caller, data: spec.ItemIdInput) -> Any:
     return await read_board(node, caller, await board_for(node, caller, data.id), spec.GET.name, data,
                             comments_of_item=data.id)
+
+
 set_value = _by_item(spec.SET_VALUE, "itemId", members=True)
 
 
