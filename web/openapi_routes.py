@@ -188,4 +188,39 @@ ROUTES: dict[tuple[str, str], Described] = {
                        "approver left the organization",
                   404: "an unknown token", 409: "the link was used, its step is complete or not current, or its "
                                                "request is decided or expired"}),
+    ("GET", "/api/v1/auth/sso/start"): Described(
+        "Start single sign-on on the organization's host: 302 to its identity provider, with a cookie binding the "
+        "sign-in to this browser (docs/sign-in.md)",
+        302, query=(("returnTo", "a path on this host to land on after signing in"),), reply=HTML,
+        refusals={403: "the plan does not include sso, or single sign-on is not configured",
+                  404: "no organization on this host",
+                  503: "the client secret cannot be opened, or the identity provider could not be reached"}),
+    ("GET", "/api/v1/auth/sso/callback"): Described(
+        "Where the identity provider returns the browser: checks the state and the ID token, sets the session "
+        "cookie and redirects (302) to `returnTo`; a refusal is a plain page",
+        302, query=(("code", "the authorization code"), ("state", "the sign-in's state, bound to the browser"),
+                    ("error", "the provider's refusal, if it refused")), reply=HTML,
+        refusals={400: "a missing, unknown or expired state, or one started in another browser",
+                  401: "the identity provider refused, or the ID token's checks failed",
+                  403: "the e-mail is unverified, not a member, or the membership is not active",
+                  404: "no organization on this host",
+                  503: "the identity provider could not be reached"}),
+    ("POST", "/api/v1/automations/{automationId}/webhook"): Described(
+        "The inbound URL of a `webhook.received` automation: no credential; the sender proves it knows the rule's "
+        "secret with `X-Svc-Signature` (`sha256=` HMAC of the body) or `X-Svc-Token`. 202 once the run is stored",
+        202, headers=(("X-Svc-Signature", "`sha256=` and the hex HMAC-SHA256 of the body under the rule's secret"),
+                      ("X-Svc-Token", "the rule's secret itself, where the sender cannot sign"),
+                      ("webhook-id", "a delivery id (or `X-Svc-Delivery`): a repeat of one is not run again")),
+        body=("application/json", {"type": "object"}),
+        refusals={400: "the body is not a JSON object within the depth and number limits",
+                  401: "signature or token does not match the automation's secret",
+                  404: "no inbound-webhook automation by this id in this organization",
+                  409: "the automation is disabled",
+                  413: "the body is larger than the inbound limit"}),
+    ("POST", "/api/v1/billing/webhook"): Described(
+        "The payment processor's signed callbacks (docs/billing.md): no credential; `Stripe-Signature` must sign the "
+        "body under the callback secret. A signed event of a type not handled is acknowledged",
+        headers=(("Stripe-Signature", "the processor's signature of the body (timestamp and HMAC)"),),
+        body=("application/json", {"type": "object"}),
+        refusals={400: "the signature is missing, wrong or too old, or the event is malformed (the field named)"}),
 }

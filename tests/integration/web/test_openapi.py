@@ -188,3 +188,20 @@ async def test_the_file_form_and_decision_routes_say_what_they_take_and_give(cli
     assert [p["name"] for p in show["parameters"]] == ["token", "decision"]
     assert set(decide["requestBody"]["content"]) == {"application/x-www-form-urlencoded"}
     assert set(schemas["DecisionForm"]["required"]) == {"token", "csrf", "decision"}
+
+
+async def test_the_routes_callers_reach_without_a_credential_say_so(client: Any) -> None:
+    """Single sign-on's browser legs, an automation's inbound URL and the processor's callback take no credential:
+    the sender proves itself otherwise (state cookie, the rule's secret, the processor's signature)."""
+    _, document = await fetch_document(client)
+    paths = document["paths"]
+    start, callback = paths["/api/v1/auth/sso/start"]["get"], paths["/api/v1/auth/sso/callback"]["get"]
+    inbound = paths["/api/v1/automations/{automationId}/webhook"]["post"]
+    billing = paths["/api/v1/billing/webhook"]["post"]
+    for operation in (start, callback, inbound, billing):
+        assert operation["security"] == []
+        assert operation["responses"].get("401", {}).get("description") != "credential missing or invalid"
+    assert "302" in start["responses"] and "302" in callback["responses"]
+    assert "202" in inbound["responses"] and {"X-Svc-Signature", "X-Svc-Token"} <= {
+        p["name"] for p in inbound["parameters"]}
+    assert "Stripe-Signature" in [p["name"] for p in billing["parameters"]] and "400" in billing["responses"]
