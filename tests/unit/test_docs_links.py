@@ -1,5 +1,6 @@
-"""Every relative link of the README and the manual (docs/*.md) names a file of the repository, and, when it
-names a section (`file.md#anchor`), a heading of that file under the anchor GitHub gives it."""
+"""Every relative link of the README and the manual (docs/*.md, and the API reference in docs/api/) names a file
+of the repository, and, when it names a section (`file.md#anchor`), a heading of that file under the anchor GitHub
+gives it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "api").glob("*.md"))]
 # [text](target) and ![alt](target); the text may run over lines. Code (fenced or inline) is left out first.
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
