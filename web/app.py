@@ -31,6 +31,7 @@ from web.routes_platform import PLATFORM_ROUTES
 from web.routes_sso import add_sso_routes
 from web.routes_webhooks import WEBHOOK_ROUTES
 from web.rpc import handle_rpc
+from web.ui.app_page import add_app_routes
 from web.ui.form_page import add_form_page_routes
 
 # Client bodies above this are refused with 413 (CSV uploads, the largest input, are at most 10 MB).
@@ -65,6 +66,7 @@ def build_web_app(*, body_timeout: float, handlers: HandlerTable) -> web.Applica
     add_billing_routes(app)
     add_public_form_routes(app)
     add_form_page_routes(app)
+    add_app_routes(app)
     add_mcp_routes(app)
     add_sso_routes(app)
     add_oauth_routes(app)

@@ -1,0 +1,20 @@
+// The shell's text: navigation, the connection banner, sign-out.
+export default {
+  skip: "Skip to main content",
+  home: "Home",
+  notifications: "Notifications",
+  unread: { one: "{count} unread notification", other: "{count} unread notifications" },
+  settings: "Settings",
+  signOut: "Sign out",
+  signedInAs: "Signed in as {name}",
+  mainNavigation: "Main",
+  offline: "Connection to the server lost. Reconnecting…",
+  lastHeard: "Last update received at {time} ({ago}). What you see may be out of date.",
+  neverHeard: "Not connected yet.",
+  loading: "Loading…",
+  loadFailed: "This page could not be loaded",
+  retry: "Try again",
+  notFound: "Page not found",
+  notFoundBody: "There is nothing at this address. Check the link, or go back to the start.",
+  dismiss: "Dismiss",
+};
