@@ -16,11 +16,13 @@ import strings from "./shell.strings.js";
 const t = catalogue(strings);
 
 // path pattern -> screen module (screens/<name>.js, whose default export draws it)
+/** @type {[string, string][]} */
 const ORGANIZATION_ROUTES = [
   ["/", "home"], ["/workspaces/:id", "home"], ["/projects/:id", "home"], ["/notifications", "notifications"],
   ["/boards/:id", "board"], ["/items/:id", "item"], ["/kpis/:id", "kpi"], ["/actions/:id", "action"],
   ["/settings", "settings"], ["/settings/:section", "settings"], ["/signin", "signin"],
 ];
+/** @type {[string, string][]} */
 const SERVICE_ROUTES = [["/", "welcome"], ["/signin", "welcome"], ["/signup", "signup"]];
 // Screens a signed-out person may see.
 const PUBLIC_SCREENS = new Set(["signin", "welcome", "signup"]);
