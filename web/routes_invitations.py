@@ -14,13 +14,13 @@ from datetime import UTC
 from aiohttp import web
 
 from actors.identity.callers import organization_for_slug
+from actors.kernel.app_links import INVITATION_PATH
 from actors.tenancy.organizations import read_invitation
 from protocol.errors import NotFound
 from web.context import host_name, org_slug
 from web.keys import NODE
 from web.plain_pages import plain_page
 
-PATH = "/invite"
 ACCEPT_PATH = "/api/v1/invitations/accept"
 
 
@@ -53,4 +53,4 @@ async def show(request: web.Request) -> web.Response:
 
 
 def add_invitation_routes(app: web.Application) -> None:
-    app.router.add_get(PATH, show)
+    app.router.add_get(INVITATION_PATH, show)

@@ -12,7 +12,7 @@ import msgspec
 from actors.approvals.actor import FlowActor
 from actors.approvals.commands import Command, Context, Message
 from actors.forms.access import visible_form
-from actors.forms.views import public_url
+from actors.kernel.app_links import form_url
 from actors.kernel.node import Node
 from protocol.caller import Caller
 from protocol.errors import NotFound
@@ -50,7 +50,7 @@ async def org_slug(node: Node, org_id: str) -> str:
 async def context(node: Node, org_id: str, form: asyncpg.Record) -> Context:
     base_url = node.base_url(await org_slug(node, org_id))
     settings = msgspec.convert(form["settings"], FormSettings)
-    return Context(base_url=base_url, public_url=public_url(base_url, form["slug"]), form_name=form["name"],
+    return Context(base_url=base_url, public_url=form_url(base_url, form["slug"]), form_name=form["name"],
                    success_message=settings.successMessage, people=await repo.people(node.pool, org_id),
                    smtp_configured=node.settings.smtp is not None)
 

@@ -26,6 +26,7 @@ from actors.actions.handlers import create_action
 from actors.automations import outbound
 from actors.automations.conditions import condition_passes, plain, same
 from actors.board.item_handlers import archive_item, create_item, get_item, move_item, set_value
+from actors.kernel.app_links import item_url
 from actors.kernel.handlers import Handler
 from actors.kernel.membership_cache import org_members
 from actors.kernel.node import Node
@@ -213,9 +214,8 @@ class Run:
         if not isinstance(template, str):
             return template
         item = self.item or {}
-        item_url = (f"{self.node.base_url(self.slug)}/boards/{self.board_id}?item={self.item_id}"
-                    if self.item_id else None)
-        values = {"item.name": item.get("name"), "item.id": self.item_id, "item.url": item_url,
+        link = item_url(self.node.base_url(self.slug), self.item_id) if self.item_id else None
+        values = {"item.name": item.get("name"), "item.id": self.item_id, "item.url": link,
                   "board.name": self.names["board"], "group.name": self.names["group"],
                   "user.name": self.names["user"], "value.old": plain(self.change.get("old")),
                   "value.new": plain(self.change.get("new")), "kpi.name": (self.kpi or {}).get("name"),

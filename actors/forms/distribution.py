@@ -16,7 +16,7 @@ import asyncpg
 from actors.forms import keyed
 from actors.forms.access import visible_form
 from actors.forms.respondents import token_hash
-from actors.forms.views import public_url
+from actors.kernel.app_links import form_url
 from actors.kernel.handlers import Implementations
 from actors.kernel.mailer import queue_mail
 from actors.kernel.node import Node
@@ -40,7 +40,7 @@ async def _mail_link(node: Node, uow: UnitOfWork, caller: Caller, form: asyncpg.
     """Queue the e-mail carrying the recipient's link; the token hash of that link."""
     assert caller.organization is not None
     token = await keyed.tracking_token(uow.conn, node.settings.secret_key, recipient_id)
-    link = f"{public_url(node.base_url(caller.organization.slug), form['slug'])}?t={token}"
+    link = f"{form_url(node.base_url(caller.organization.slug), form['slug'])}?t={token}"
     greeting = f"Hello {name}," if name else "Hello,"
     ask = "A reminder: please fill in" if reminder else "You are asked to fill in"
     await queue_mail(

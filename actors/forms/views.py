@@ -6,20 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from actors.kernel.app_links import form_url
 from protocol.ids import iso
-
-
-def public_url(base_url: str, slug: str) -> str:
-    """Where respondents fill in a form: `{base_url}/forms/<slug>`; the form's
-    `publicUrl`, and the page distribution links (`?t=`) and revision links (`?revision=`) lead to."""
-    return f"{base_url}/forms/{slug}"
 
 
 def form_summary(row: Mapping[str, Any], base_url: str, submission_count: int) -> dict[str, Any]:
     settings = row["settings"]
     return {"id": row["id"], "boardId": row["board_id"], "name": row["name"], "description": row["description"],
             "slug": row["slug"], "status": row["status"], "settings": settings,
-            "publicUrl": public_url(base_url, row["slug"]), "submissionCount": submission_count,
+            "publicUrl": form_url(base_url, row["slug"]), "submissionCount": submission_count,
             "fieldCount": len(row["schema"].get("components", [])),
             "requireAuth": bool(settings.get("requireAuth", False)), "createdBy": row["created_by"],
             "createdAt": iso(row["created_at"]), "updatedAt": iso(row["updated_at"]),

@@ -13,6 +13,7 @@ from actors.approvals.intake import member_left
 from actors.identity import accounts, api_keys, mcp_keys, oauth_grants, personal_tokens, throttle
 from actors.identity.callers import forget_organization
 from actors.identity.passwords import hash_secret, verify_secret
+from actors.kernel.app_links import invitation_url
 from actors.kernel.events import org_stream
 from actors.kernel.handlers import Implementations
 from actors.kernel.mailer import queue_mail
@@ -121,7 +122,7 @@ async def invite(node: Node, caller: Caller, data: spec.InviteInput) -> dict[str
                                             data.workspaceIds, accounts.session_digest(token), caller.uid,
                                             expires_at)
         assert caller.organization is not None
-        link = f"{node.base_url(caller.organization.slug)}/invite?token={token}"
+        link = invitation_url(node.base_url(caller.organization.slug), token)
         await queue_mail(conn, org_id=caller.org_id, kind="invitation", to=data.email,
                          subject=f"You are invited to {caller.organization.name} on Obeya",
                          body=f"Join {caller.organization.name} as {data.role}: {link}\n"

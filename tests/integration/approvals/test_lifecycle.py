@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from actors.approvals.intake import revision_answers, submit_revision
+from server.config import DEFAULT_PORT
 from tests.harness import Api
 from tests.integration.approvals.conftest import (
     Form,
@@ -105,7 +106,7 @@ async def test_returned_for_revision_and_revised_resumes_at_the_returning_step(f
     assert blocked.status == 409, blocked.body
 
     [_, mail] = await mails(sink, "resp@example.test", 2)  # the distribution's, then the revision link
-    assert f"/forms/{form.slug}?revision=" in mail
+    assert f"Revise it here: http://{form.org.host}:{DEFAULT_PORT}/forms/{form.slug}?revision=" in mail
     token = links(mail)["revision"]
     node = form.org.anonymous.client.server.app[NODE]
     assert await revision_answers(node, form.org.id, form.id, token) == {"title": "New press", "amount": 5000}

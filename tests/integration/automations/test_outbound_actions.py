@@ -66,7 +66,7 @@ async def test_send_email_reaches_every_recipient_with_the_texts_templated(
     mails = await _mails(sink, 2)
     assert sorted(rcpt for rcpts, _ in mails for rcpt in rcpts) == ["ops@example.test", "pump-7@example.test"]
     group = board.view["groups"][0]["name"]
-    url = f"http://{board.org.slug}.localhost:{DEFAULT_PORT}/boards/{board.id}?item={item['id']}"
+    url = f"http://{board.org.slug}.localhost:{DEFAULT_PORT}/items/{item['id']}"
     for recipient in ("ops@example.test", "pump-7@example.test"):
         [message] = sink.to(recipient)
         assert message["To"] == recipient
