@@ -68,6 +68,7 @@ export default function Invite({ query }) {
   if (gone) return html`<${Page} title=${t("title")}><${Gone} message=${t("gone")} /><//>`;
   return html`<${Page} title=${t("title")}>
     <p class="invite__intro">${t("intro", { address })}</p>
+    <p class="invite__existing">${t("existing")}</p>
     <${ErrorSummary} title=${t("errorTitle")} errors=${errors} />
     <form class="card" onSubmit=${submit} novalidate>
       <${Field} name="name" label=${t("nameLabel")} hint=${t("nameHint")} error=${errors.name} value=${values.name}
@@ -75,7 +76,6 @@ export default function Invite({ query }) {
       <${Field} name="password" type="password" label=${t("passwordLabel")} hint=${t("passwordHint")}
         error=${errors.password} value=${values.password} onInput=${form.set("password")}
         autocomplete="new-password" required />
-      <p class="hint invite__existing">${t("existing")}</p>
       <${Submit} busy=${form.busy} busyLabel=${t("busy")}>${t("submit")}<//>
     </form>
   <//>`;

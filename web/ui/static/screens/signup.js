@@ -34,6 +34,7 @@ function check({ name, email, password, organizationName, organizationSlug }) {
 function explain(error, values) {
   const address = `${values.organizationSlug}.${serviceHost}`;
   const ours = check(values);
+  /** @type {Record<string, string>} */
   const messages = {};
   for (const { field, message } of error.details) {
     if (field === "organizationSlug") {
