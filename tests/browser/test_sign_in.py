@@ -8,14 +8,14 @@ import re
 import secrets
 from typing import Any
 
-from playwright.async_api import Page, expect
+from playwright.async_api import Browser, Page, expect
 
 from actors.kernel import sealing
 from tests.harness import PASSWORD, Org
 from web.keys import NODE
 
 
-async def _signed_out_page(browser: Any) -> Page:
+async def _signed_out_page(browser: Browser) -> Page:
     context = await browser.new_context(viewport={"width": 1100, "height": 900})
     return await context.new_page()
 
