@@ -22,7 +22,10 @@ STYLE = ("body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:0 auto;
          "label.choice{display:block;padding:.4rem 0;font-size:1.1rem}"
          "textarea,input[type=email],input[type=password],input[type=text]{display:block;width:100%;"
          "box-sizing:border-box;font:inherit;padding:.4rem}"
-         "button{font:inherit;padding:.7rem 1.4rem;border:0;border-radius:.5rem;background:#1f5fbf;color:#fff}"
+         "button,a.button{font:inherit;padding:.7rem 1.4rem;border:0;border-radius:.5rem;background:#1f5fbf;color:#fff}"
+         "a.button{display:inline-block;font-weight:600;text-decoration:none;min-height:44px;box-sizing:border-box}"
+         "a.button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}"
+         "pre{white-space:pre-wrap;overflow-wrap:anywhere}summary{cursor:pointer;padding:.5rem 0}"
          "@media (max-width:30rem){dl{grid-template-columns:1fr}dd{margin-bottom:.4rem}}")
 _STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
 POLICY = ("default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "

@@ -1,8 +1,9 @@
 """The page an invitation e-mail's link opens: `GET /invite?token=` on the organization's host says which
-organization invites which address, with which role and until when, and how to accept: the JSON request
-`POST /api/v1/invitations/accept` takes (session-opening requests are JSON only, so the page has no form that
-could accept). An unknown, used, revoked or expired link, or one opened on another organization's host, is 404.
-The page accepts nothing: mail scanners follow links."""
+organization invites which address, with which role and until when, and leads to the app's screen that accepts
+(`/invite/accept?token=`, web/ui/static/screens/invite.js), with the JSON request `POST
+/api/v1/invitations/accept` takes for a script (session-opening requests are JSON only, so the page has no form
+that could accept). An unknown, used, revoked or expired link, or one opened on another organization's host, is
+404. The page accepts nothing: mail scanners follow links, and following this page's link only opens a form."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import html
 import json
 import shlex
 from datetime import UTC
+from urllib.parse import urlencode
 
 from aiohttp import web
 
@@ -21,6 +23,7 @@ from web.context import host_name, org_slug
 from web.keys import NODE
 from web.plain_pages import plain_page
 
+SCREEN_PATH = "/invite/accept"
 ACCEPT_PATH = "/api/v1/invitations/accept"
 
 
@@ -46,10 +49,13 @@ async def show(request: web.Request) -> web.Response:
     facts = [("Organization", organization.name), ("Invited", invitation["email"]), ("Role", invitation["role"]),
              ("Expires", invitation["expires_at"].astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"))]
     rows = "".join(f"<dt>{html.escape(term)}</dt><dd>{html.escape(text)}</dd>" for term, text in facts)
+    screen = f"{SCREEN_PATH}?{urlencode({'token': token})}"
     return plain_page(f"You are invited to {organization.name}",
-                      f"<dl>{rows}</dl><h2>Accept</h2><p>Send your name and a password (the password of your "
-                      f"account if {html.escape(invitation['email'])} already has one) to {ACCEPT_PATH}:</p>"
-                      f"<pre>{html.escape(accept)}</pre>")
+                      f"<dl>{rows}</dl><p>Choose your name and a password on the next page (the password of your "
+                      f"account if {html.escape(invitation['email'])} already has one).</p>"
+                      f"<p><a class='button' href='{html.escape(screen, quote=True)}'>Accept the invitation</a></p>"
+                      f"<details><summary>Accept from a script instead</summary><p>Send the name and password "
+                      f"to {ACCEPT_PATH}:</p><pre>{html.escape(accept)}</pre></details>")
 
 
 def add_invitation_routes(app: web.Application) -> None:

@@ -131,7 +131,14 @@ async def test_an_invitations_link_opens_its_page(org: Org, port: int, sink: Sin
         text = await page.text()
         assert page.status == 200 and page.content_type == "text/html", text
     assert "newcomer@example.test" in text and "member" in text
-    # What the page says to send accepts the invitation, at the address it prints.
+    # It leads to the app's screen that accepts, carrying the same token; opening that screen accepts nothing.
+    screen = re.search(r"<a class='button' href='([^']+)'>Accept the invitation</a>", text)
+    assert screen and screen[1] == f"/invite/accept?token={link[2]}", text
+    async with browser.get(f"http://{org.slug}.localhost:{port}{screen[1]}") as app:
+        assert app.status == 200 and 'id="app"' in await app.text()
+    async with browser.get(link[0]) as again:
+        assert again.status == 200  # still pending
+    # What the page says a script sends accepts the invitation, at the address it prints.
     accept = re.search(r"-d '([^']+)' (\S+)</pre>", text.replace("&quot;", '"').replace("&#x27;", "'"))
     assert accept and accept[2] == f"http://{org.slug}.localhost:{port}/api/v1/invitations/accept", text
     async with browser.post(accept[2], json={"token": link[2], "name": "New Comer", "password": "a long password"}

@@ -21,11 +21,12 @@ const ORGANIZATION_ROUTES = [
   ["/", "home"], ["/workspaces/:id", "home"], ["/projects/:id", "home"], ["/notifications", "notifications"],
   ["/boards/:id", "board"], ["/items/:id", "item"], ["/kpis/:id", "kpi"], ["/actions/:id", "action"],
   ["/settings", "settings"], ["/settings/:section", "settings"], ["/signin", "signin"],
+  ["/invite/accept", "invite"],
 ];
 /** @type {[string, string][]} */
 const SERVICE_ROUTES = [["/", "welcome"], ["/signin", "welcome"], ["/signup", "signup"]];
 // Screens a signed-out person may see.
-const PUBLIC_SCREENS = new Set(["signin", "welcome", "signup"]);
+const PUBLIC_SCREENS = new Set(["signin", "welcome", "signup", "invite"]);
 
 const screens = new Map();
 function loadScreen(name) {

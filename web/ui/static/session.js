@@ -38,7 +38,8 @@ export async function loadSession() {
     organization.value = org ?? null;
     me.value = user;
   } catch (error) {
-    if (error.status === 401 || error.status === 403) me.value = null;
+    // 404: no such organization here (or the user is gone); its sign-in screen says so.
+    if (error.status === 401 || error.status === 403 || error.status === 404) me.value = null;
     else throw error;
   }
 }

@@ -6,14 +6,17 @@ import { html, useState, useRef, useEffect, useId } from "../lib.js";
 import { ApiError } from "../api.js";
 
 /**
- * A labelled input. `as` is "input" (default), "textarea" or "select" (pass <option>s as children).
+ * A labelled input. `as` is "input" (default), "textarea" or "select" (pass <option>s as children). `suffix`
+ * is text shown after an input as part of the value's meaning (an address's ".obeya.example"), read out with
+ * the hint.
  */
 export function Field({ name, label, hint, error, as = "input", type = "text", value, onInput, children,
-  required = false, autocomplete, inputmode, ...rest }) {
+  required = false, autocomplete, inputmode, suffix, ...rest }) {
   const id = `field-${name}`;
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
-  const described = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+  const suffixId = suffix ? `${id}-suffix` : undefined;
+  const described = [hintId, suffixId, errorId].filter(Boolean).join(" ") || undefined;
   const common = { id, name, "aria-describedby": described, "aria-invalid": error ? "true" : undefined,
     required, autocomplete, inputmode, ...rest };
   const onChange = (event) => onInput?.(event.currentTarget.value);
@@ -22,6 +25,7 @@ export function Field({ name, label, hint, error, as = "input", type = "text", v
   else if (as === "select") {
     control = html`<select ...${common} value=${value ?? ""} onChange=${onChange}>${children}</select>`;
   } else control = html`<input ...${common} type=${type} value=${value ?? ""} onInput=${onChange} />`;
+  if (suffix) control = html`<div class="field__affixed">${control}<span class="field__suffix" id=${suffixId}>${suffix}</span></div>`;
   return html`<div class=${`field${error ? " field--error" : ""}`}>
     <label for=${id}>${label}</label>
     ${hint && html`<p class="hint" id=${hintId}>${hint}</p>`}

@@ -1,0 +1,23 @@
+// Text of the screen that accepts an invitation to an organization.
+export default {
+  title: "Accept the invitation",
+  intro: "Join {address}: choose the name your colleagues will see and a password.",
+  existing: "Already have an Obeya account with the invited e-mail address? Enter that account's password: the account joins this organization and keeps its name.",
+  nameLabel: "Your name",
+  nameHint: "2 to 100 characters.",
+  passwordLabel: "Password",
+  passwordHint: "8 to 200 characters. A short sentence you remember is a good password.",
+  submit: "Accept and sign in",
+  busy: "Joining…",
+  errorTitle: "There is a problem",
+  nameMissing: "Enter your name",
+  nameShort: "Enter a name of 2 to 100 characters",
+  passwordMissing: "Enter a password",
+  passwordLength: "Enter a password of 8 to 200 characters",
+  wrongPassword: "This e-mail address already has an Obeya account. Enter that account's password",
+  noSeat: "{address} has no free seat for another member. Ask the person who invited you to free one, then try again",
+  goneTitle: "This invitation cannot be used",
+  gone: "It is not known here, was already accepted, or has expired. Ask the person who invited you to send a new one.",
+  missing: "This link has no invitation in it. Open the link from your invitation e-mail again.",
+  signIn: "Sign in instead",
+};
