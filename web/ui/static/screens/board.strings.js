@@ -37,7 +37,6 @@ export default {
   selectItem: "Select {item}",
   addItem: "Add item",
   addItemTo: "Add item to {group}",
-  newItemName: "New item name in {group}",
   itemAdded: "Added {item}",
   renameItem: "Rename",
   renameItemLabel: "New name for {item}",
@@ -62,7 +61,7 @@ export default {
   noSubItems: "No sub-items yet.",
   loadingSubItems: "Loading sub-items…",
   addSubItem: "Add sub-item",
-  newSubItemName: "New sub-item name for {item}",
+  newSubItemName: "Add sub-item to {item}",
   emptyGroup: "No items in this group yet.",
   nameRequired: "Enter a name",
 
@@ -137,6 +136,6 @@ export default {
   movedToLane: "Moved {item} to {label}",
   addCard: "Add card",
   addCardTo: "Add a card to {label}",
-  newCardName: "New card name in {label}",
+  newCardName: "Add card to {label}",
   laneCards: { one: "1 card", other: "{count} cards" },
 };
