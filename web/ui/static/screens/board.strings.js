@@ -26,6 +26,7 @@ export default {
   groupActions: "Actions for group {group}",
   selectGroup: "Select all in {group}",
   save: "Save",
+  problem: "There is a problem",
   cancel: "Cancel",
   close: "Close",
   add: "Add",

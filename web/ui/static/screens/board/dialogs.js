@@ -58,7 +58,7 @@ function RenameForm({ label, value, onSave, onDone }) {
     if (done) onDone();
   };
   return html`<form onSubmit=${submit} noValidate>
-    <${ErrorSummary} title=${t("saveFailed", { message: "" })} errors=${form.errors} />
+    <${ErrorSummary} title=${t("problem")} errors=${form.errors} />
     <${Field} name="name" label=${label} value=${form.values.name} onInput=${form.set("name")} error=${form.errors.name} />
     <${Submit} busy=${form.busy}>${t("save")}<//>
   </form>`;
