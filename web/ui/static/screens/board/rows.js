@@ -78,8 +78,7 @@ export function ItemRow({ item, index, columns, members, items, selection, expan
     event.preventDefault();
     onMove(item, event.key === "ArrowUp" ? -1 : 1, event.key === "ArrowUp" ? "up" : "down");
   };
-  return html`<tr ref=${row} class=${`row row--item${selected ? " row--selected" : ""}`} aria-rowindex=${index}
-      aria-selected=${selected ? "true" : "false"} draggable="true" onKeyDown=${keydown}
+  return html`<tr ref=${row} class=${`row row--item${selected ? " row--selected" : ""}`} aria-rowindex=${index} draggable="true" onKeyDown=${keydown}
       onDragStart=${(event) => drag.start(event, item)} onDragOver=${(event) => drag.over(event, item)}
       onDrop=${(event) => drag.drop(event, item)}>
     <td class="cell cell--select"><input type="checkbox" class="row__check" checked=${selected} onChange=${toggle}
