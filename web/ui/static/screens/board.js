@@ -41,6 +41,7 @@ function useBoard(boardId) {
   useEffect(() => {
     let gone = false;
     const load = async () => {
+      /** @type {any[] | null} */
       let latest = null;
       let drawn = false;
       const pages = queryPages("items.list", { boardId }, "items", (soFar) => {
