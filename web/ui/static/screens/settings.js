@@ -61,8 +61,9 @@ function Navigation({ sections, current }) {
 function PlanMissing({ entry, plan }) {
   const canSeeBilling = mayOpen(SECTIONS.find((item) => item.section === "billing"), role.value);
   const feature = t(`feature.${entry.feature}`);
-  return html`<div class="notice notice--warning settings__plan">
-    <h2>${t("planMissingTitle", { feature })}</h2>
+  return html`<h2>${t(`section.${entry.section}`)}</h2>
+  <div class="notice notice--warning">
+    <p><strong>${t("planMissingTitle", { feature })}</strong></p>
     <p>${t("planMissing", { section: t(`section.${entry.section}`), feature, plan: t(`plan.${plan}`) })}</p>
     <p>${canSeeBilling ? html`<a href=${settingsPath("billing")}>${t("planUpgrade")}</a>` : t("planAskAdmin")}</p>
   </div>`;

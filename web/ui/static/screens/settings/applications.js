@@ -66,9 +66,8 @@ function AppForm({ app, onDone, onCancel }) {
 
 function AppRow({ app, onAsk }) {
   return html`<tr>
-    <th scope="row">${app.name}</th>
+    <th scope="row">${app.name}<br /><span class="hint">${t(app.public ? "typePublic" : "typeConfidential")}</span></th>
     <td><code class="client-id">${app.clientId}</code></td>
-    <td>${t(app.public ? "typePublic" : "typeConfidential")}</td>
     <td><ul class="uri-list">${app.redirectUris.map((uri) => html`<li key=${uri}><code>${uri}</code></li>`)}</ul></td>
     <td><ul class="scope-chips">${app.scopes.map((scope) => html`<li key=${scope}><code>${scope}</code></li>`)}</ul></td>
     <td><div class="row-actions">
@@ -129,8 +128,8 @@ export default function Section() {
     <${ListState} list=${list}>${(apps) => (apps.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">
         <caption class="visually-hidden">${t("listTitle")}</caption>
-        <thead><tr><th scope="col">${t("name")}</th><th scope="col">${t("clientId")}</th><th scope="col">${t("type")}</th>
-          <th scope="col">${t("redirectUris")}</th><th scope="col">${t("scopes")}</th><th scope="col">${t("actions")}</th></tr></thead>
+        <thead><tr><th scope="col">${t("name")}</th><th scope="col">${t("clientId")}</th>
+          <th scope="col">${t("redirectUris")}</th><th scope="col">${t("scopesColumn")}</th><th scope="col">${t("actions")}</th></tr></thead>
         <tbody>${apps.map((app) => html`<${AppRow} key=${app.id} app=${app}
           onAsk=${(action, item) => setAsking({ action, app: item })} />`)}</tbody>
       </table></div>`)}<//>

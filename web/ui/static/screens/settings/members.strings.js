@@ -34,7 +34,7 @@ export default {
   ownerFixed: "The owner cannot be removed or given another role.",
   adminFixed: "Only the owner can change or remove an admin.",
   changeRole: "Change role",
-  changeRoleOf: "Change the role of {name}",
+  changeRoleOf: "Change role of {name}",
   changeRoleTitle: "Change the role of {name}",
   newRole: "New role",
   save: "Save role",
