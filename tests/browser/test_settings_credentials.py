@@ -40,7 +40,8 @@ async def test_an_owner_invites_someone_and_changes_a_members_role(
     await page.get_by_label("E-mail address").fill("pat@example.com")
     await page.get_by_label("Role", exact=True).select_option(label="Guest")
     await page.get_by_role("button", name="Send invitation").click()
-    invitation = page.get_by_role("table", name="Pending invitations").get_by_role("row", name=re.compile("pat@example.com"))
+    invitations = page.get_by_role("table", name="Pending invitations")
+    invitation = invitations.get_by_role("row", name=re.compile("pat@example.com"))
     await expect(invitation).to_contain_text("Guest")
     await expect(invitation).to_contain_text("Invitation pending")
     listed = (await org.owner.query("organizations.members.list", {"status": "pending"})).data["members"]
