@@ -199,9 +199,14 @@ def _rest_line(route: RestRoute, input_schema: Schema) -> str:
     return "; ".join(parts)
 
 
+def answers_pages(input_schema: Schema) -> bool:
+    """Whether a procedure taking this input answers a page of a cursor-paged list (`{<list>: [...], nextCursor}`)."""
+    return "cursor" in input_schema.get("properties", {})
+
+
 def _reply(input_schema: Schema, routes: list[RestRoute], examples: list[Example]) -> str:
     reshaped = any(route.view is not None for route in routes)
-    if "cursor" in input_schema.get("properties", {}):
+    if answers_pages(input_schema):
         rest = (", over REST as its REST line says" if reshaped else
                 ", over REST `{\"data\": [...], \"meta\": {\"cursor\", \"has_more\", \"limit\"}}`" if routes else "")
         text = ("A page of a list: over RPC `{\"<list>\": [...], \"nextCursor\": ...}` (the list named for what it "
