@@ -35,7 +35,7 @@ function Choice({ name, label, list, value, onInput, emptyText }) {
   <//>`;
 }
 
-/** `onChange(boardId)` with the chosen board's id ("" while none is chosen). */
+/** `onChange(boardId, board)` with the chosen board's id and list entry ("" and null while none is chosen). */
 export function BoardPicker({ onChange }) {
   const [workspaceId, setWorkspaceId] = useState("");
   const [projectId, setProjectId] = useState("");
@@ -43,7 +43,10 @@ export function BoardPicker({ onChange }) {
   const workspaces = useList("workspaces.list", {}, "workspaces", setWorkspaceId);
   const projects = useList("projects.list", workspaceId ? { workspaceId } : null, "projects", setProjectId);
   const boards = useList("boards.list", projectId ? { projectId } : null, "boards", setBoardId);
-  useEffect(() => { onChange(boards === null ? "" : boardId); }, [boardId, boards]);
+  useEffect(() => {
+    const board = boards?.find((entry) => entry.id === boardId) ?? null;
+    onChange(board ? boardId : "", board);
+  }, [boardId, boards]);
   const pick = (set, ...clear) => (value) => { clear.forEach((reset) => reset("")); set(value); };
   return html`<div class="board-picker">
     <${Choice} name="workspace" label=${t("workspace")} list=${workspaces} value=${workspaceId}
