@@ -32,7 +32,8 @@ function RunDetail({ id, columns }) {
   </dl>`}<//>`;
 }
 
-export function RunHistory({ boardId, rules, board, history }) {
+/** `onRefresh` also reads the rules again (their last run changes with each run). */
+export function RunHistory({ boardId, rules, board, history, onRefresh }) {
   const [older, setOlder] = useState({ rows: [], cursor: undefined });
   const [open, setOpen] = useState(null);
   const names = Object.fromEntries(rules.map((rule) => [rule.id, rule.name]));
@@ -42,7 +43,7 @@ export function RunHistory({ boardId, rules, board, history }) {
     const page = await api.automations.getExecutionHistory({ boardId, limit: PAGE, cursor });
     setOlder((old) => ({ rows: [...old.rows, ...page.items], cursor: page.nextCursor }));
   };
-  const reload = () => { setOlder({ rows: [], cursor: undefined }); history.reload(); };
+  const reload = () => { setOlder({ rows: [], cursor: undefined }); history.reload(); onRefresh(); };
   return html`<section aria-labelledby="automation-history-title" class="automation-history">
     <h3 id="automation-history-title">${t("historyTitle")}</h3>
     <p class="hint">${t("historyIntro")}</p>

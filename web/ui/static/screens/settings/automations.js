@@ -1,7 +1,7 @@
 // Settings section "Automations": pick a board, then its rules (name, trigger, an enabled switch, last run),
 // adding and editing a rule in a dialog, deleting one after a confirmation, "Run now", and the board's run
 // history. Plans without automations get the plan message.
-import { html, useState } from "../../lib.js";
+import { html, useState, useEffect } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { queryAll, queryPages } from "../../api.js";
 import { catalogue } from "../../i18n.js";
@@ -25,12 +25,20 @@ async function readBoard(boardId, signal) {
 }
 
 function RuleRow({ rule, onToggle, onRun, onEdit, onDelete }) {
+  // The switch moves at once; it moves back when the server refuses.
+  const [enabled, setEnabled] = useState(rule.enabled);
+  useEffect(() => setEnabled(rule.enabled), [rule.enabled]);
+  const flip = async (value) => {
+    setEnabled(value);
+    if (!(await onToggle(value))) setEnabled(!value);
+  };
   return html`<tr>
     <th scope="row">${rule.name}</th>
     <td>${t(`trigger.${rule.trigger.type}`)}</td>
     <td><label class="checkbox checkbox--plain">
-      <input type="checkbox" role="switch" checked=${rule.enabled} onChange=${(event) => onToggle(event.currentTarget.checked)} />
-      <span>${t("enabled")}<span class="visually-hidden">: ${rule.name}</span></span>
+      <input type="checkbox" role="switch" aria-label=${t("enabledOf", { name: rule.name })} checked=${enabled}
+        onChange=${(event) => flip(event.currentTarget.checked)} />
+      <span>${t("enabled")}</span>
     </label></td>
     <td>${rule.lastExecutedAt ? dateTime(rule.lastExecutedAt) : t("never")}<br />
       <span class="hint">${t("runs", { count: rule.executionCount })}</span></td>
@@ -58,8 +66,10 @@ function BoardRules({ boardId }) {
       notify(message);
       after?.(message);
       state.reload();
+      return true;
     } catch (error) {
       notify(error.message, "error");
+      return false;
     }
   };
   const toggle = (rule) => (enabled) => act(async () => {
@@ -86,7 +96,7 @@ function BoardRules({ boardId }) {
       <tbody>${rules.map((rule) => html`<${RuleRow} key=${rule.id} rule=${rule} onToggle=${toggle(rule)} onRun=${run(rule)}
         onEdit=${() => setEditing(rule)} onDelete=${() => setDeleting(rule)} />`)}</tbody>
     </table></div>`}
-    <${RunHistory} boardId=${boardId} rules=${rules} board=${board} history=${history} />
+    <${RunHistory} boardId=${boardId} rules=${rules} board=${board} history=${history} onRefresh=${state.reload} />
     <${Dialog} open=${editing !== null} wide title=${editing?.id ? t("editTitle") : t("createTitle")}
         onClose=${() => setEditing(null)}>
       ${editing !== null && html`<${RuleForm} rule=${editing.id ? editing : null} boardId=${boardId} board=${board}
