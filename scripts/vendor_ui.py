@@ -52,6 +52,9 @@ REWRITES = {"preact": "./preact.mjs", "preact/hooks": "./hooks.mjs", "@preact/si
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = "web/ui/vendor.lock.json"
 LICENSES = f"{STATIC}/LICENSES.txt"
+# Our own type declarations beside the served modules (`preact.d.mts` ...): tsc reads them instead of checking the
+# minified code. Not from npm, so neither listed in the lock nor removed as stale.
+DECLARATIONS = ".d.mts"
 # `import … from "x"`, `export … from "x"`, `import "x"` and `import("x")`; not `Array.from("x")` nor `a.import(…)`.
 SPECIFIER = re.compile(r"""(?<![\w$.])(?:import\s*\(\s*|(?:from|import)\s*)(["'])([^"'\n]*)\1""")
 SOURCE_MAP = re.compile(rb"\n?//# sourceMappingURL=[^\n]*\n?\Z")
@@ -155,7 +158,8 @@ def refresh(root: Path) -> None:
     written[LOCK] = (json.dumps({"packages": entries}, indent=2) + "\n").encode()
     for folder in {STATIC, TESTS}:
         for stale in (root / folder).glob("*"):
-            if stale.is_file() and stale.relative_to(root).as_posix() not in written:
+            if stale.is_file() and stale.relative_to(root).as_posix() not in written \
+                    and not stale.name.endswith(DECLARATIONS):
                 stale.unlink()
     for path, data in written.items():
         target = root / path
@@ -178,7 +182,7 @@ def check(root: Path) -> list[str]:
     for folder in sorted({str(PurePosixPath(path).parent) for path in listed}):
         for found in sorted((root / folder).glob("*")):
             path = found.relative_to(root).as_posix()
-            if path not in listed and path != LICENSES:
+            if path not in listed and path != LICENSES and not path.endswith(DECLARATIONS):
                 problems.append(f"{path}: not listed in {LOCK}")
     return problems
 

@@ -31,7 +31,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 _STATIC_ROOT = Path(str(files(__package__).joinpath("static")))
 _TEMPLATE = files(__package__).joinpath("app_page.html").read_text(encoding="utf-8")
 _TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
-          ".png": "image/png", ".json": "application/json", ".woff2": "font/woff2", ".txt": "text/plain"}
+          ".png": "image/png", ".woff2": "font/woff2", ".txt": "text/plain"}
 _SECURITY = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "same-origin"}
 
 
@@ -68,7 +68,7 @@ async def static_file(request: web.Request) -> web.StreamResponse:
     if request.headers.get("If-None-Match") == etag:
         return web.Response(status=304, headers=headers)
     return web.Response(body=body, content_type=_TYPES[found.suffix], charset="utf-8"
-                        if found.suffix in (".js", ".mjs", ".css", ".svg", ".json", ".txt") else None,
+                        if found.suffix in (".js", ".mjs", ".css", ".svg", ".txt") else None,
                         headers=headers)
 
 

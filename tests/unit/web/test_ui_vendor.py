@@ -59,7 +59,14 @@ def test_every_listed_file_is_there_with_its_hash(path: str) -> None:
 
 def test_every_file_in_the_vendor_folders_is_listed() -> None:
     found = {p.relative_to(ROOT).as_posix() for folder in VENDOR_FOLDERS for p in folder.rglob("*") if p.is_file()}
-    assert found - {LICENSES.relative_to(ROOT).as_posix()} == set(listed())
+    ours = {path for path in found if path.endswith(vendor_ui.DECLARATIONS)}
+    assert found - ours - {LICENSES.relative_to(ROOT).as_posix()} == set(listed())
+
+
+def test_every_served_module_has_our_type_declaration_beside_it() -> None:
+    # Without one, tsc (tests/unit/web/test_ui_types.py) would type-check the minified third-party code.
+    served = [path for path in listed() if path.startswith("web/") and path.endswith(".mjs")]
+    assert served and all((ROOT / path.replace(".mjs", vendor_ui.DECLARATIONS)).is_file() for path in served)
 
 
 @pytest.mark.parametrize("package", packages(), ids=lambda package: package["name"])

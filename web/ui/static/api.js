@@ -74,7 +74,11 @@ const pause = (ms, signal) => new Promise((resolve, reject) => {
   signal?.addEventListener("abort", () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
 });
 
-/** Send `build()`'s request until it is answered for good; answers the parsed body or throws ApiError. */
+/**
+ * Send `build()`'s request until it is answered for good; answers the parsed body or throws ApiError.
+ * @param {() => [string, RequestInit]} build
+ * @param {AbortSignal | undefined} signal
+ */
 async function send(build, signal) {
   for (let attempt = 0; ; attempt++) {
     let response;

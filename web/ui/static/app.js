@@ -5,7 +5,7 @@
 import { html, render, useEffect, useState, signal } from "./lib.js";
 import { location, match, navigate } from "./router.js";
 import { catalogue } from "./i18n.js";
-import { me, organization, isAdmin, loadSession, signOut, organizationSlug } from "./session.js";
+import { me, organization, loadSession, signOut, organizationSlug } from "./session.js";
 import { connection } from "./live.js";
 import { unread, followNotifications } from "./notifications.js";
 import { Notices } from "./components/notices.js";
@@ -16,11 +16,13 @@ import strings from "./shell.strings.js";
 const t = catalogue(strings);
 
 // path pattern -> screen module (screens/<name>.js, whose default export draws it)
+/** @type {[string, string][]} */
 const ORGANIZATION_ROUTES = [
   ["/", "home"], ["/workspaces/:id", "home"], ["/projects/:id", "home"], ["/notifications", "notifications"],
   ["/boards/:id", "board"], ["/items/:id", "item"], ["/kpis/:id", "kpi"], ["/actions/:id", "action"],
   ["/settings", "settings"], ["/settings/:section", "settings"], ["/signin", "signin"],
 ];
+/** @type {[string, string][]} */
 const SERVICE_ROUTES = [["/", "welcome"], ["/signin", "welcome"], ["/signup", "signup"]];
 // Screens a signed-out person may see.
 const PUBLIC_SCREENS = new Set(["signin", "welcome", "signup"]);
@@ -75,7 +77,7 @@ function Navigation() {
         ${count > 0 && html`<span class="badge" aria-hidden="true">${count}</span>`}
         <span class="visually-hidden">${count > 0 ? `, ${t("unread", { count })}` : ""}</span>
       </a>
-      ${isAdmin.value && html`<a href="/settings/members" aria-current=${current("/settings")}>${t("settings")}</a>`}
+      <a href="/settings" aria-current=${current("/settings")}>${t("settings")}</a>
     </nav>
     <div class="topbar__user">
       <span class="topbar__name" title=${me.value?.email}>${me.value?.name}</span>

@@ -36,6 +36,7 @@ export function number(value) {
 /** "5 minutes ago", "in 2 days": how far `iso` is from now. */
 export function ago(iso, now = Date.now()) {
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
+  /** @type {[number, Intl.RelativeTimeFormatUnit][]} */
   const steps = [[60, "second"], [60, "minute"], [24, "hour"], [7, "day"], [4.35, "week"], [12, "month"]];
   let value = seconds;
   for (const [size, unit] of steps) {

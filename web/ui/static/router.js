@@ -30,7 +30,7 @@ window.addEventListener("popstate", () => { location.value = current(); });
 
 // Same-origin links move inside the app; a modified click (new tab), a download or another origin does not.
 document.addEventListener("click", (event) => {
-  const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+  const link = /** @type {HTMLAnchorElement | null} */ (event.target instanceof Element ? event.target.closest("a[href]") : null);
   if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey
       || event.altKey || link.target || link.hasAttribute("download") || link.dataset.reload !== undefined) return;
   const url = new URL(link.href);

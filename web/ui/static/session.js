@@ -31,6 +31,7 @@ export function organizationUrl(slug, path = "/") {
 /** Learn who is signed in here; on an organization's host, also the organization. */
 export async function loadSession() {
   try {
+    /** @type {[string, object][]} */
     const calls = [["auth.me", {}]];
     if (organizationSlug) calls.push(["organizations.get", {}]);
     const [user, org] = await queryAll(calls);

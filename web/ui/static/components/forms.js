@@ -71,6 +71,10 @@ export function useForm(initial) {
     values, errors, busy, setErrors,
     set: (name) => (value) => setValues((old) => ({ ...old, [name]: value })),
     reset: () => { setValues(initial); setErrors({}); },
+    /**
+     * @param {(values: any) => Promise<any>} action
+     * @param {(values: any) => Record<string, string | null | undefined>} [check] the browser's own checks
+     */
     async submit(action, check = () => ({})) {
       const problems = Object.fromEntries(Object.entries(check(values)).filter(([, m]) => m));
       setErrors(problems);

@@ -10,7 +10,7 @@ export function SecretOnce({ label, value, warning, copyLabel, copiedLabel }) {
       await navigator.clipboard.writeText(value);
     } catch {
       // No clipboard permission (plain http): select the text so Ctrl+C copies it.
-      const input = document.getElementById(id);
+      const input = /** @type {HTMLInputElement | null} */ (document.getElementById(id));
       input?.select();
       document.execCommand?.("copy");
     }

@@ -1,0 +1,120 @@
+// What the credential sections (API keys, tokens, applications, assistant keys) draw the same way: a list
+// read once and then kept up to date from each write's reply, the scope checkboxes with their meaning, a
+// credential's status in words and its dates, an optional expiry day, and the box a new secret is shown in
+// once.
+import { html, useEffect, useRef, useState } from "../../lib.js";
+import { catalogue } from "../../i18n.js";
+import { dateTime } from "../../format.js";
+import { Loading, LoadError } from "../../components/page.js";
+import { SecretOnce } from "../../components/secret.js";
+import { Field } from "../../components/forms.js";
+import strings from "./parts.strings.js";
+
+const t = catalogue(strings);
+
+/**
+ * A list the section reads when it opens: {items (null while loading), error, reload, upsert, drop}. Writes
+ * put their reply into it at once (upsert by id, newest first) instead of reading the list again.
+ * @param {(signal: AbortSignal) => Promise<any[]>} read
+ */
+export function useList(read) {
+  const [items, setItems] = useState(null);
+  const [error, setError] = useState(null);
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    const controller = new AbortController();
+    setError(null);
+    read(controller.signal).then((list) => { if (!controller.signal.aborted) setItems(list); },
+      (failure) => { if (!controller.signal.aborted) setError(failure); });
+    return () => controller.abort();
+  }, [round]);
+  return {
+    items, error,
+    reload: () => setRound((value) => value + 1),
+    upsert: (item) => setItems((list) => (list?.some((old) => old.id === item.id)
+      ? list.map((old) => (old.id === item.id ? { ...old, ...item } : old)) : [item, ...(list ?? [])])),
+    drop: (id) => setItems((list) => (list ?? []).filter((old) => old.id !== id)),
+  };
+}
+
+/** The list's loading line or load error, else `children(items)`. */
+export function ListState({ list, children }) {
+  if (list.error) {
+    return html`<${LoadError} title=${t("loadFailed")} error=${list.error} retryLabel=${t("retry")}
+      onRetry=${list.reload} />`;
+  }
+  if (list.items === null) return html`<${Loading} label=${t("loading")} />`;
+  return children(list.items);
+}
+
+/**
+ * Checkboxes for a credential's scopes: each labelled with the scope's name and described by its meaning.
+ * The first box carries `field-<name>` so the error summary's link lands on the group.
+ * @param {{name: string, legend: string, hint: string, choices: {value: string, meaning: string}[],
+ *   selected: string[], onChange: (selected: string[]) => void, error?: string}} props
+ */
+export function ScopeChoices({ name, legend, hint, choices, selected, onChange, error }) {
+  const toggle = (value, on) => onChange(on ? [...selected, value] : selected.filter((item) => item !== value));
+  return html`<div class=${`field${error ? " field--error" : ""}`}>
+    <fieldset class="scopes" aria-describedby=${`${name}-hint${error ? ` ${name}-error` : ""}`}>
+      <legend>${legend}</legend>
+      <p class="hint" id=${`${name}-hint`}>${hint}</p>
+      ${error && html`<p class="field-error" id=${`${name}-error`}><span class="visually-hidden">Error:</span> ${error}</p>`}
+      <div class="scopes__list">${choices.map(({ value, meaning }, index) => {
+        const id = index === 0 ? `field-${name}` : `field-${name}-${index}`;
+        return html`<div class="checkbox scopes__choice" key=${value}>
+          <input type="checkbox" id=${id} name=${name} value=${value} checked=${selected.includes(value)}
+            aria-describedby=${`${id}-meaning`} onChange=${(event) => toggle(value, event.currentTarget.checked)} />
+          <label for=${id}><code>${value}</code></label>
+          <span class="scopes__meaning" id=${`${id}-meaning`}>${meaning}</span>
+        </div>`;
+      })}</div>
+    </fieldset>
+  </div>`;
+}
+
+/** A credential's status in words (the colour only repeats it). */
+export function Status({ status }) {
+  return html`<span class=${`chip chip--${status}`}>${t(`status.${status}`)}</span>`;
+}
+
+/** Created, last used and expiry of a credential, in the viewer's time zone. */
+export function Dates({ credential }) {
+  return html`<dl class="credential-dates">
+    <dt>${t("created")}</dt><dd>${dateTime(credential.createdAt)}</dd>
+    <dt>${t("lastUsed")}</dt><dd>${credential.lastUsedAt ? dateTime(credential.lastUsedAt) : t("never")}</dd>
+    <dt>${t("expires")}</dt><dd>${credential.expiresAt ? dateTime(credential.expiresAt) : t("never")}</dd>
+  </dl>`;
+}
+
+/** An optional expiry day (a date field); `expiryInstant` turns it into the end of that day where the viewer is. */
+export function ExpiryDay({ value, onInput, error }) {
+  return html`<${Field} name="expiresAt" type="date" label=${t("expiryDay")} hint=${t("expiryDayHint")}
+    value=${value} onInput=${onInput} error=${error} />`;
+}
+
+/** The end of `day` ("2026-12-31") in the viewer's time zone, as the ISO instant the API takes; null for "". */
+export function expiryInstant(day) {
+  return day ? new Date(`${day}T23:59:59`).toISOString() : null;
+}
+
+/** The browser's check of an expiry day: after today. */
+export function expiryProblem(day) {
+  return day && new Date(`${day}T23:59:59`).getTime() <= Date.now() ? t("expiryPast") : null;
+}
+
+/**
+ * The box a new secret is shown in, once: a heading (focused when it appears), what else the person needs
+ * (`children`, e.g. a client id), the secret with its copy button, and "Done" which hides it for good.
+ */
+export function NewSecret({ title, label, value, children, onDone }) {
+  const heading = useRef(null);
+  useEffect(() => { heading.current?.focus(); }, [value]);
+  return html`<section class="card new-secret" aria-labelledby="new-secret-title">
+    <h3 id="new-secret-title" tabindex="-1" ref=${heading}>${title}</h3>
+    ${children}
+    ${value && html`<${SecretOnce} label=${label} value=${value} warning=${t("secretWarning")} copyLabel=${t("copy")}
+      copiedLabel=${t("copied")} />`}
+    <button type="button" class="button button--secondary" onClick=${onDone}>${t("done")}</button>
+  </section>`;
+}

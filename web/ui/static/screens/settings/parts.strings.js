@@ -1,0 +1,20 @@
+// Text the credential sections share: statuses, dates, loading and the box a new secret is shown in.
+export default {
+  "status.active": "Active",
+  "status.revoked": "Revoked",
+  "status.expired": "Expired",
+  created: "Created",
+  lastUsed: "Last used",
+  expires: "Expires",
+  never: "Never",
+  loading: "Loading…",
+  loadFailed: "This list could not be loaded",
+  retry: "Try again",
+  copy: "Copy",
+  copied: "Copied to the clipboard.",
+  done: "Done: I have copied it",
+  secretWarning: "Copy it now: it is shown only once. If you lose it, make a new one.",
+  expiryDay: "Expires on (optional)",
+  expiryDayHint: "It stops working at the end of that day. Leave empty for no expiry.",
+  expiryPast: "Enter a day after today",
+};

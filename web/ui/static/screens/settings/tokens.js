@@ -1,0 +1,101 @@
+// Settings section "Personal access tokens" (every member, their own): the person's tokens with scopes, status
+// and dates; creating one (name, scopes, lifetime) whose secret is shown once; revoking one after a
+// confirmation.
+import { html, useState } from "../../lib.js";
+import { api } from "../../api/client.js";
+import { catalogue } from "../../i18n.js";
+import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
+import { ConfirmDialog } from "../../components/dialog.js";
+import { notify } from "../../components/notices.js";
+import { useList, ListState, ScopeChoices, Status, Dates, NewSecret } from "./parts.js";
+import strings from "./tokens.strings.js";
+
+const t = catalogue(strings);
+
+const SCOPES = ["read", "write", "delete", "admin", "webhooks"];
+// Lifetimes offered, in days; the server's default is 90 and its longest 365.
+const LIFETIMES = [7, 30, 90, 180, 365];
+
+function CreateForm({ onCreated }) {
+  const form = useForm({ name: "", scopes: [], expiresIn: "90" });
+  const check = (values) => ({ name: values.name.trim() ? null : t("nameMissing"),
+    scopes: values.scopes.length ? null : t("scopesMissing") });
+  const submit = (event) => {
+    event.preventDefault();
+    form.submit(async (values) => {
+      const reply = await api.auth.tokens.create({ name: values.name.trim(), scopes: values.scopes,
+        expiresIn: `${values.expiresIn}d` });
+      form.reset();
+      onCreated(reply);
+    }, check);
+  };
+  return html`<section class="card settings__create" aria-labelledby="token-create">
+    <h3 id="token-create">${t("createTitle")}</h3>
+    <${ErrorSummary} title=${t("errorTitle")} errors=${form.errors} />
+    <form onSubmit=${submit} novalidate>
+      <${Field} name="name" label=${t("name")} hint=${t("nameHint")} value=${form.values.name} onInput=${form.set("name")}
+        error=${form.errors.name} maxlength="100" autocomplete="off" />
+      <${ScopeChoices} name="scopes" legend=${t("scopes")} hint=${t("scopesHint")} selected=${form.values.scopes}
+        choices=${SCOPES.map((value) => ({ value, meaning: t(`scope.${value}`) }))} onChange=${form.set("scopes")}
+        error=${form.errors.scopes} />
+      <${Field} name="expiresIn" as="select" label=${t("expiresIn")} hint=${t("expiresInHint")}
+        value=${form.values.expiresIn} onInput=${form.set("expiresIn")} error=${form.errors.expiresIn}>
+        ${LIFETIMES.map((days) => html`<option key=${days} value=${String(days)}>${t("days", { count: days })}</option>`)}
+      <//>
+      <${Submit} busy=${form.busy} busyLabel=${t("creating")}>${t("create")}<//>
+    </form>
+  </section>`;
+}
+
+function TokenRow({ token, onRevoke }) {
+  return html`<tr>
+    <th scope="row" class="credential__name">${token.name}<br /><code class="hint">svc_pat_${token.prefix}…</code></th>
+    <td><ul class="scope-chips">${token.scopes.map((scope) => html`<li key=${scope}><code>${scope}</code></li>`)}</ul></td>
+    <td><${Status} status=${token.status} /></td>
+    <td><${Dates} credential=${token} /></td>
+    <td>${token.status === "active" && html`<button type="button" class="button button--secondary button--small"
+      aria-label=${t("revokeOf", { name: token.name })} onClick=${onRevoke}>${t("revoke")}</button>`}</td>
+  </tr>`;
+}
+
+export default function Section() {
+  const list = useList((signal) => api.auth.tokens.list({}, { signal }));
+  const [secret, setSecret] = useState(null);
+  const [revoking, setRevoking] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const created = (reply) => {
+    // The reply has the secret but not the listed shape (prefix, status): the list is read again.
+    list.reload();
+    setSecret({ title: t("newTokenTitle", { name: reply.name }), value: reply.token });
+    notify(t("created", { name: reply.name }));
+  };
+  const revoke = async () => {
+    setBusy(true);
+    try {
+      list.upsert(await api.auth.tokens.revoke({ tokenId: revoking.id }));
+      notify(t("revoked", { name: revoking.name }));
+    } catch (error) {
+      notify(error.message, "error");
+    } finally {
+      setBusy(false);
+      setRevoking(null);
+    }
+  };
+  return html`<h2>${t("title")}</h2>
+    <p class="settings__intro">${t("intro")}</p>
+    ${secret && html`<${NewSecret} title=${secret.title} label=${t("newTokenLabel")} value=${secret.value}
+      onDone=${() => setSecret(null)} />`}
+    <${CreateForm} onCreated=${created} />
+    <h3>${t("listTitle")}</h3>
+    <${ListState} list=${list}>${(tokens) => (tokens.length === 0 ? html`<p class="empty">${t("empty")}</p>`
+      : html`<div class="table-scroll"><table class="table">
+        <caption class="visually-hidden">${t("listTitle")}</caption>
+        <thead><tr><th scope="col">${t("name")}</th><th scope="col">${t("access")}</th><th scope="col">${t("status")}</th>
+          <th scope="col">${t("dates")}</th><th scope="col">${t("actions")}</th></tr></thead>
+        <tbody>${tokens.map((token) => html`<${TokenRow} key=${token.id} token=${token}
+          onRevoke=${() => setRevoking(token)} />`)}</tbody>
+      </table></div>`)}<//>
+    <${ConfirmDialog} open=${revoking !== null} title=${t("revokeTitle")}
+      message=${revoking ? t("revokeMessage", { name: revoking.name }) : ""} confirmLabel=${t("revoke")}
+      cancelLabel=${t("cancel")} busy=${busy} onConfirm=${revoke} onClose=${() => setRevoking(null)} />`;
+}
