@@ -1,6 +1,7 @@
 // Settings section "Automations": pick a board, then its rules (name, trigger, an enabled switch, last run),
 // adding and editing a rule in a dialog, deleting one after a confirmation, "Run now", and the board's run
-// history. Plans without automations get the plan message.
+// history. Viewers and guests see the rules and runs without the controls that change them (members and up
+// may). Plans without automations get the plan message.
 import { html, useState, useEffect } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { queryAll, queryPages } from "../../api.js";
@@ -8,6 +9,7 @@ import { catalogue } from "../../i18n.js";
 import { dateTime } from "../../format.js";
 import { Dialog, ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
+import { role } from "../../session.js";
 import { useLoad, Loaded } from "./load.js";
 import { withFeature, PlanRequired } from "./plan-gate.js";
 import { BoardPicker } from "./board-picker.js";
@@ -24,7 +26,7 @@ async function readBoard(boardId, signal) {
   return { rules: automations, board, members };
 }
 
-function RuleRow({ rule, onToggle, onRun, onEdit, onDelete }) {
+function RuleRow({ rule, mayChange, onToggle, onRun, onEdit, onDelete }) {
   // The switch moves at once; it moves back when the server refuses.
   const [enabled, setEnabled] = useState(rule.enabled);
   useEffect(() => setEnabled(rule.enabled), [rule.enabled]);
@@ -37,19 +39,20 @@ function RuleRow({ rule, onToggle, onRun, onEdit, onDelete }) {
     <td>${t(`trigger.${rule.trigger.type}`)}</td>
     <td><label class="checkbox checkbox--plain">
       <input type="checkbox" role="switch" aria-label=${t("enabledOf", { name: rule.name })} checked=${enabled}
+        disabled=${!mayChange}
         onChange=${(event) => flip(event.currentTarget.checked)} />
       <span>${t("enabled")}</span>
     </label></td>
     <td>${rule.lastExecutedAt ? dateTime(rule.lastExecutedAt) : t("never")}<br />
       <span class="hint">${t("runs", { count: rule.executionCount })}</span></td>
-    <td><div class="row-actions">
+    <td>${mayChange && html`<div class="row-actions">
       <button type="button" class="button button--primary button--small" aria-label=${t("runNowOf", { name: rule.name })}
         onClick=${onRun}>${t("runNow")}</button>
       <button type="button" class="button button--secondary button--small" aria-label=${t("editOf", { name: rule.name })}
         onClick=${onEdit}>${t("edit")}</button>
       <button type="button" class="button button--quiet button--small" aria-label=${t("deleteOf", { name: rule.name })}
         onClick=${onDelete}>${t("delete")}</button>
-    </div></td>
+    </div>`}</td>
   </tr>`;
 }
 
@@ -60,6 +63,7 @@ function BoardRules({ boardId }) {
   const [deleting, setDeleting] = useState(null);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState("");
+  const mayChange = ["owner", "admin", "member"].includes(role.value ?? "");
   const act = async (work, after) => {
     try {
       const message = await work();
@@ -86,14 +90,14 @@ function BoardRules({ boardId }) {
     setBusy(false);
   };
   return html`<${Loaded} state=${state}>${({ rules, board, members }) => html`
-    <div class="button-row"><button type="button" class="button button--primary" onClick=${() => setEditing({})}>
-      ${t("add")}</button></div>
+    ${mayChange && html`<div class="button-row"><button type="button" class="button button--primary"
+      onClick=${() => setEditing({})}>${t("add")}</button></div>`}
     <p role="status" class=${outcome ? "notice notice--success" : ""}>${outcome}</p>
     ${rules.length === 0 ? html`<p class="empty">${t("empty")}</p>` : html`<div class="table-scroll"><table class="table">
       <caption class="visually-hidden">${t("title")}</caption>
       <thead><tr><th scope="col">${t("name")}</th><th scope="col">${t("trigger")}</th><th scope="col">${t("enabled")}</th>
         <th scope="col">${t("lastRun")}</th><th scope="col">${t("actions")}</th></tr></thead>
-      <tbody>${rules.map((rule) => html`<${RuleRow} key=${rule.id} rule=${rule} onToggle=${toggle(rule)} onRun=${run(rule)}
+      <tbody>${rules.map((rule) => html`<${RuleRow} key=${rule.id} rule=${rule} mayChange=${mayChange} onToggle=${toggle(rule)} onRun=${run(rule)}
         onEdit=${() => setEditing(rule)} onDelete=${() => setDeleting(rule)} />`)}</tbody>
     </table></div>`}
     <${RunHistory} boardId=${boardId} rules=${rules} board=${board} history=${history} onRefresh=${state.reload} />

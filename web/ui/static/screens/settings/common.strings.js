@@ -6,6 +6,7 @@ export default {
   retry: "Try again",
   planMissing: "The {plan} plan does not include {feature}.",
   planUpgrade: "See the plans and upgrade in Billing",
+  planAskAdmin: "Ask an admin of your organization to upgrade the plan.",
   "feature.webhooks": "webhooks",
   "feature.automations": "automations",
   "feature.sso": "single sign-on",

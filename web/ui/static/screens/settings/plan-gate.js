@@ -1,10 +1,12 @@
 // Sections of a plan feature (webhooks, automations, single sign-on): whether the organization's plan has it
 // (billing.checkFeatureGate, read from the database, so an upgrade a moment ago counts) and, when it does not,
-// the message shown instead of the section, linking to the billing section.
+// the message shown instead of the section, linking to the billing section (or, for those who may not open
+// it, saying to ask an admin).
 import { html } from "../../lib.js";
 import { query } from "../../api.js";
 import { catalogue } from "../../i18n.js";
 import { settingsPath } from "../../links.js";
+import { isAdmin } from "../../session.js";
 import strings from "./common.strings.js";
 
 const t = catalogue(strings);
@@ -25,6 +27,6 @@ export async function withFeature(feature, signal, read) {
 export function PlanRequired({ feature, plan }) {
   return html`<div class="notice notice--warning">
     <p>${t("planMissing", { plan, feature: t(`feature.${feature}`) })}</p>
-    <p><a href=${settingsPath("billing")}>${t("planUpgrade")}</a></p>
+    <p>${isAdmin.value ? html`<a href=${settingsPath("billing")}>${t("planUpgrade")}</a>` : t("planAskAdmin")}</p>
   </div>`;
 }
