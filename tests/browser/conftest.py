@@ -43,7 +43,7 @@ from playwright.async_api import (
     async_playwright,
 )
 
-from tests.harness import Org
+from tests.harness import Org, free_port
 from web.context import SESSION_COOKIE
 
 CHROMIUM = os.environ.get("OBEYA_CHROMIUM", "/usr/bin/chromium")
@@ -56,6 +56,7 @@ _AXE = Path(__file__).with_name("vendor") / "axe.min.js"
 # What axe-core reports at these impacts fails a test (the project's accessibility bar: WCAG 2.2 AA).
 _FAILING_IMPACTS = ("serious", "critical")
 _LAUNCH_SECONDS = 60
+_REFUSED = re.compile(r"Failed to load resource: the server responded with a status of 4\d\d\b")
 
 
 @pytest.fixture(scope="session")
@@ -101,9 +102,12 @@ class _Guard:
 
     def console(self, message: ConsoleMessage) -> None:
         where = message.location.get("url", "")
-        # Chromium asks every origin for /favicon.ico by itself and logs the 404 as the page's error; the server
-        # serves no icon, and the request is the browser's, not the page's.
-        if (message.type != "error" or urlsplit(where).path == "/favicon.ico"
+        # Chromium logs every 4xx answer as the page's error: for /favicon.ico, which it asks every origin for by
+        # itself, and for the API's refusals, which the app handles and shows (a signed-out `auth.me` is 401; the
+        # tests check what the page says). A 4xx for anything else (a module of the app) stays a problem.
+        refused = _REFUSED.match(message.text) is not None
+        path = urlsplit(where).path
+        if (message.type != "error" or (refused and (path == "/favicon.ico" or path.startswith("/api/")))
                 or any(pattern.search(message.text) for pattern in self.allowed)):
             return
         self.problems.append(f"console error: {message.text}" + (f" (at {where})" if where else ""))
@@ -159,9 +163,10 @@ def allow_console_errors(page: Page, pattern: str | re.Pattern[str]) -> Iterator
 
 
 @pytest.fixture
-async def browser(browser_endpoint: str) -> AsyncIterator[Browser]:
+async def browser(browser_endpoint: str, client: Any) -> AsyncIterator[Browser]:
     """This process's Chromium, connected on this test's event loop; at teardown the test fails on what the
-    guards of its pages collected, and the contexts it made are closed."""
+    guards of its pages collected, and the contexts it made are closed. It asks for the test server so that it
+    closes its pages before the server stops (else their last requests would be refused)."""
     async with async_playwright() as playwright:
         connected = await playwright.chromium.connect(browser_endpoint)
         problems: list[str] = []
@@ -174,6 +179,22 @@ async def browser(browser_endpoint: str) -> AsyncIterator[Browser]:
                 del _GUARDS[context]
             await connected.close()
     _fail(problems)
+
+
+@pytest.fixture
+async def client(aiohttp_client: Any, database_url: str, request: pytest.FixtureRequest) -> Any:
+    """The test server for browser tests, on a port chosen before it starts, so that the links it builds and the
+    browser follows (the sandbox checkout, invitations) name that port: OBEYA_PUBLIC_URL is
+    `http://localhost:<port>`."""
+    from aiohttp import DummyCookieJar
+
+    from server.app import create_app
+    from tests.conftest import server_settings
+
+    port = free_port()
+    settings = server_settings(request, OBEYA_PUBLIC_URL=f"http://localhost:{port}")
+    return await aiohttp_client(create_app(settings, database_url), cookie_jar=DummyCookieJar(),
+                                server_kwargs={"port": port})
 
 
 def service_url(client: Any) -> str:

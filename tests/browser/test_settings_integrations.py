@@ -218,7 +218,7 @@ async def test_activity_lists_a_change_made_through_the_api(browser: Any, client
     await screenshot(page, "settings-activity")
 
 
-async def test_an_export_downloads_the_boards_items(browser: Any, client: Any) -> None:
+async def test_an_export_downloads_the_boards_items(browser: Any, client: Any, tmp_path: Path) -> None:
     org = await make_org(client)
     board = await make_board(org)
     for name in ("Pump A", "Pump B"):
@@ -229,7 +229,8 @@ async def test_an_export_downloads_the_boards_items(browser: Any, client: Any) -
         await page.get_by_role("button", name="Download the items").click()
     download = await csv_download.value
     assert download.suggested_filename == "Tier-1-board-items.csv"
-    text = Path(await download.path()).read_text(encoding="utf-8")
+    await download.save_as(tmp_path / "items.csv")  # the browser is remote: its files are copied, not shared
+    text = (tmp_path / "items.csv").read_text(encoding="utf-8")
     header, *rows = text.splitlines()
     assert header.startswith("Group,Item Name,Created At")
     assert sorted(row.split(",")[1] for row in rows) == ["Pump A", "Pump B"]
@@ -239,7 +240,8 @@ async def test_an_export_downloads_the_boards_items(browser: Any, client: Any) -
         await page.get_by_role("button", name="Download the items").click()
     download = await json_download.value
     assert download.suggested_filename == "Tier-1-board-items.json"
-    items = json.loads(Path(await download.path()).read_text(encoding="utf-8"))
+    await download.save_as(tmp_path / "items.json")
+    items = json.loads((tmp_path / "items.json").read_text(encoding="utf-8"))
     assert sorted(item["Item Name"] for item in items) == ["Pump A", "Pump B"]
     await check_accessibility(page, "settings-exports")
     await screenshot(page, "settings-exports")

@@ -11,13 +11,13 @@ from typing import Any
 from playwright.async_api import Browser, Page, expect
 
 from actors.kernel import sealing
+from tests.browser.conftest import open_page
 from tests.harness import PASSWORD, Org
 from web.keys import NODE
 
 
-async def _signed_out_page(browser: Browser) -> Page:
-    context = await browser.new_context(viewport={"width": 1100, "height": 900})
-    return await context.new_page()
+async def _signed_out_page(browser: Browser, client: Any) -> Page:
+    return await open_page(browser, client, viewport=(1100, 900))
 
 
 async def _sign_in(page: Page, email: str, password: str = PASSWORD) -> None:
@@ -40,7 +40,7 @@ async def _invitation_token(client: Any, email: str) -> str:
 async def test_sign_up_then_sign_in_on_the_new_organizations_address(
         browser: Any, client: Any, service_url: Any, org_url: Any, check_accessibility: Any,
         screenshot: Any) -> None:
-    page = await _signed_out_page(browser)
+    page = await _signed_out_page(browser, client)
     await page.goto(service_url(client) + "/")
     await expect(page.get_by_role("heading", name="Welcome to Obeya", level=1)).to_be_visible()
     await expect(page.get_by_label("Your organization's address")).to_be_visible()
@@ -75,7 +75,7 @@ async def test_sign_up_then_sign_in_on_the_new_organizations_address(
 
 async def test_a_wrong_password_is_said_next_to_the_field(browser: Any, client: Any, org: Org, org_url: Any,
                                                           check_accessibility: Any, screenshot: Any) -> None:
-    page = await _signed_out_page(browser)
+    page = await _signed_out_page(browser, client)
     await page.goto(f"{org_url(client, org.slug)}/signin?email={org.owner_email}")
     await page.get_by_label("Password").fill("not the password")
     await page.get_by_role("button", name="Sign in", exact=True).click()
@@ -92,7 +92,7 @@ async def test_a_wrong_password_is_said_next_to_the_field(browser: Any, client: 
 
 
 async def test_signing_out_shows_the_sign_in_screen(browser: Any, client: Any, org: Org, org_url: Any) -> None:
-    page = await _signed_out_page(browser)
+    page = await _signed_out_page(browser, client)
     await page.goto(org_url(client, org.slug) + "/")
     await _sign_in(page, org.owner_email)
     await page.get_by_role("button", name="Sign out").click()
@@ -104,7 +104,7 @@ async def test_signing_out_shows_the_sign_in_screen(browser: Any, client: Any, o
 
 async def test_a_deep_link_while_signed_out_returns_there_after_signing_in(browser: Any, client: Any, org: Org,
                                                                            org_url: Any) -> None:
-    page = await _signed_out_page(browser)
+    page = await _signed_out_page(browser, client)
     await page.goto(org_url(client, org.slug) + "/settings/members")
     await expect(page.get_by_role("heading", name="Sign in", level=1)).to_be_visible()
     sso = page.get_by_role("link", name="Sign in with single sign-on")
@@ -115,7 +115,7 @@ async def test_a_deep_link_while_signed_out_returns_there_after_signing_in(brows
 
 
 async def test_next_names_only_a_path_on_this_host(browser: Any, client: Any, org: Org, org_url: Any) -> None:
-    page = await _signed_out_page(browser)
+    page = await _signed_out_page(browser, client)
     await page.goto(org_url(client, org.slug) + "/signin?next=//evil.example/x")
     await _sign_in(page, org.owner_email)
     await expect(page.get_by_role("button", name="Sign out")).to_be_visible()
@@ -129,7 +129,7 @@ async def test_an_invitation_is_accepted_from_its_page(browser: Any, client: Any
     assert invited.status == 200, invited.body
     token = await _invitation_token(client, email)
 
-    page = await _signed_out_page(browser)
+    page = await _signed_out_page(browser, client)
     await page.goto(f"{org_url(client, org.slug)}/invite?token={token}")
     await expect(page.get_by_role("heading", name=re.compile("You are invited to"))).to_be_visible()
     await page.get_by_role("link", name="Accept the invitation").click()
@@ -157,7 +157,7 @@ async def test_an_invitation_is_accepted_from_its_page(browser: Any, client: Any
 
 async def test_sign_up_refusals_are_shown_by_their_fields(browser: Any, client: Any, org: Org, service_url: Any,
                                                           check_accessibility: Any, screenshot: Any) -> None:
-    page = await _signed_out_page(browser)
+    page = await _signed_out_page(browser, client)
     await page.goto(service_url(client) + "/signup")
     await page.get_by_label("Your name").fill("Bob Builder")
     await page.get_by_label("E-mail address").fill(f"bob-{secrets.token_hex(3)}@example.test")

@@ -26,32 +26,48 @@ class Room {
     this.load = load;
     this.seq = null;          // the last seq applied; null until subscribed
     this.held = null;         // events kept while the screen loads its data, or null
-    this.subscribed = null;   // the pending or done subscription (a promise of the ack's seq)
+    this.stopped = false;
+    this.ready = new Promise((resolve, reject) => { this.settle = { resolve, reject }; });
+    this.ready.catch(() => {});  // a screen that does not await `ready` must not see an unhandled rejection
   }
 
-  /** Subscribe (from `since`, or live from now when null) and, when the server says we are too far
-   * behind, reload the screen's data while events are held. */
+  /** On every connect: the first time, subscribe and load; after a reconnect, resume from the last seq (or
+   * reload when the server says the page is too far behind). A connection lost meanwhile is not an error:
+   * the next connect starts again. */
+  async start() {
+    try {
+      if (this.seq === null) await this.reload();
+      else if (!(await this.subscribe(this.seq))) await this.reload();
+      this.settle.resolve();
+    } catch (error) {
+      if (!socket?.connected || this.stopped) return;
+      this.settle.reject(error);
+      console.warn(`live: ${this.name}: ${error.message}`);
+    }
+  }
+
+  /** Subscribe from `since` (null: live from now); false when the server says we are too far behind. */
   async subscribe(since) {
     const answer = await socket.timeout(10_000).emitWithAck("subscribe",
       since === null ? { room: this.name } : { room: this.name, since });
     if (answer.ok) {
-      if (this.seq === null || since === null) this.seq = answer.seq;
-      return;
+      if (since === null) this.seq = answer.seq;
+      return true;
     }
     if (answer.error?.code === "TOO_FAR_BEHIND") {
       this.seq = null;
-      await this.reload();
-      return;
+      return false;
     }
     throw Object.assign(new Error(answer.error?.message ?? "subscribe refused"), { code: answer.error?.code });
   }
 
-  /** Run the screen's loader with live events held, then apply the held ones (appliers are idempotent: an
-   * event may also be in what the loader read). */
+  /** Subscribe live from now and run the screen's loader with live events held, then apply the held ones
+   * (appliers are idempotent: an event may also be in what the loader read). */
   async reload() {
     this.held = [];
     try {
-      if (this.seq === null) await this.subscribe(null);
+      this.seq = null;
+      await this.subscribe(null);
       await this.load();
     } finally {
       const held = this.held;
@@ -78,9 +94,7 @@ function ensureSocket() {
   socket.on("connect", () => {
     connection.value = { status: "live", lastHeard: Date.now() };
     // The user room is joined live at connect: resume it (and every content room) from the last seq seen.
-    for (const room of rooms.values()) {
-      if (room.seq !== null) room.subscribe(room.seq).catch(() => room.reload());
-    }
+    for (const room of rooms.values()) room.start();
   });
   socket.on("disconnect", () => { connection.value = { ...connection.value, status: "offline" }; });
   socket.on("connect_error", () => { connection.value = { ...connection.value, status: "offline" }; });
@@ -113,15 +127,12 @@ export function follow(name, onEvent, load = async () => {}) {
   const room = new Room(name, onEvent, load);
   rooms.set(name, room);
   ensureSocket();
-  const ready = new Promise((resolve, reject) => {
-    const start = () => room.reload().then(resolve, reject);
-    if (socket.connected) start();
-    else socket.once("connect", start);
-  });
-  return { ready, stop: () => stopFollowing(room) };
+  if (socket.connected) room.start();  // otherwise the connect handler starts it
+  return { ready: room.ready, stop: () => stopFollowing(room) };
 }
 
 function stopFollowing(room) {
+  room.stopped = true;
   if (rooms.get(room.name) !== room) return;
   rooms.delete(room.name);
   if (socket?.connected && room.name !== USER_ROOM) socket.emit("unsubscribe", { room: room.name });
