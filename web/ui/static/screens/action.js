@@ -56,12 +56,15 @@ function ChangeForm({ action, members, onSaved }) {
   const person = (id) => members.find((member) => member.id === id)?.name ?? t("nobody");
   const line = (values) => t("conflictLine", { status: t(`status_${values.status}`), owner: person(values.assigneeId),
     due: values.dueDate ? day(values.dueDate) : t("noDue") });
-  // A change made elsewhere refreshes the form when the person has not started editing it.
-  const shown = useRef(editable(action));
+  // The action as the form was filled from: its version goes with the save, so a change made elsewhere while
+  // the person edits is a conflict they see, not one they overwrite. An untouched form follows live changes.
+  const base = useRef(action);
   useEffect(() => {
-    const untouched = Object.entries(shown.current).every(([name, value]) => form.values[name] === value);
-    shown.current = editable(action);
-    if (untouched) form.reset();
+    const shown = editable(base.current);
+    if (Object.entries(shown).every(([name, value]) => form.values[name] === value)) {
+      base.current = action;
+      form.reset();
+    }
   }, [action.version]);
 
   const save = async (values, version) => {
@@ -72,12 +75,15 @@ function ChangeForm({ action, members, onSaved }) {
       return;
     }
     try {
-      onSaved(await mutate("actions.update", { id: action.id, ...changed, expectedVersion: version }));
+      const saved = await mutate("actions.update", { id: action.id, ...changed, expectedVersion: version });
+      base.current = saved;
+      onSaved(saved);
       setConflict(null);
       notify(t("saved"));
     } catch (failure) {
       if (failure.status !== 409 || failure.code !== "CONFLICT") throw failure;
       const theirs = await query("actions.getById", { id: action.id });
+      base.current = theirs;
       onSaved(theirs);
       setConflict({ theirs, yours: values });
     }
@@ -85,7 +91,7 @@ function ChangeForm({ action, members, onSaved }) {
   const check = (values) => ({ dueDate: values.dueDate && !/^\d{4}-\d{2}-\d{2}$/.test(values.dueDate) ? t("dueInvalid") : null });
   const submit = (event) => {
     event.preventDefault();
-    form.submit((values) => save(values, action.version), check);
+    form.submit((values) => save(values, base.current.version), check);
   };
   return html`<form class="card action-change" onSubmit=${submit} novalidate aria-labelledby="action-change-title">
     <h2 id="action-change-title">${t("changeTitle")}</h2>
