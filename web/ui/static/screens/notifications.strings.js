@@ -1,0 +1,20 @@
+// The notifications screen's text.
+export default {
+  title: "Notifications",
+  loading: "Loading notifications…",
+  loadFailed: "The notifications could not be loaded",
+  retry: "Try again",
+  none: "You have no notifications. When someone assigns you an action, mentions you or a KPI you own turns red, it shows here.",
+  unreadLabel: "Unread",
+  readLabel: "Read",
+  markRead: "Mark as read",
+  markReadOf: "Mark “{title}” as read",
+  markAllRead: "Mark all as read",
+  showMore: "Show more",
+  loadingMore: "Loading…",
+  open: "Open",
+  allMarked: "All notifications marked as read",
+  markFailed: "Could not mark as read: {message}",
+  summary: { one: "You have {count} unread notification.", other: "You have {count} unread notifications." },
+  list: "Your notifications, newest first",
+};
