@@ -91,6 +91,14 @@ export default {
   react: { one: "React {emoji}, 1 person", other: "React {emoji}, {count} people" },
   reactionsOf: "Reactions to {author}'s comment",
   addReaction: "Add reaction",
+  "emoji.thumbsup": "Thumbs up",
+  "emoji.thumbsdown": "Thumbs down",
+  "emoji.heart": "Heart",
+  "emoji.check": "Done",
+  "emoji.eyes": "Looking",
+  "emoji.rocket": "Rocket",
+  "emoji.party": "Celebrate",
+  "emoji.thinking": "Thinking",
   hideReactions: "Hide reactions",
 
   // activity
@@ -112,6 +120,7 @@ export default {
   "action.item.deleted": "deleted the item",
   "action.item.restored": "restored the item",
   "action.comment.created": "commented",
+  "action.comment.replied": "replied to a comment",
   "action.comment.updated": "edited a comment",
   "action.comment.deleted": "deleted a comment",
   "action.comment.pinned": "pinned a comment",

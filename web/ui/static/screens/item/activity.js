@@ -34,7 +34,8 @@ function Change({ field, change, store }) {
 }
 
 function describe(entry) {
-  const key = `action.${entry.action}`;
+  const replied = entry.action === "comment.created" && entry.metadata?.parentId;
+  const key = replied ? "action.comment.replied" : `action.${entry.action}`;
   return key in strings ? t(key) : entry.action;
 }
 

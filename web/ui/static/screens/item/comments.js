@@ -26,7 +26,7 @@ function Reactions({ comment, writes }) {
   const button = (code) => {
     const users = counts.get(code) ?? [];
     return html`<button key=${code} type="button" class="reaction" aria-pressed=${users.includes(myId) ? "true" : "false"}
-        aria-label=${t("react", { emoji: EMOJI[code], count: users.length })} onClick=${() => toggle(code)}>
+        aria-label=${t("react", { emoji: EMOJI[code], count: users.length })} title=${t(`emoji.${code}`)} onClick=${() => toggle(code)}>
       <span aria-hidden="true">${EMOJI[code]}</span>${users.length > 0 && html`<span aria-hidden="true" class="reaction__count">${users.length}</span>`}
     </button>`;
   };
