@@ -10,7 +10,7 @@ import strings from "../item.strings.js";
 
 const t = catalogue(strings);
 const PAGE = 20;
-// Several events of one action (a comment and its reaction, a burst of edits) cost one read of the trail.
+// Several events close together (a comment and its reaction, a burst of edits) cost one read of the trail.
 const SETTLE_MS = 400;
 
 const newestFirst = (a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1);
@@ -29,8 +29,8 @@ function Change({ field, change, store }) {
     if (column) return html`<${CellValue} column=${column} value=${value} members=${store.members.value} />`;
     return typeof value === "object" ? JSON.stringify(value) : String(value);
   };
-  return html`<li><span class="change__field">${label}</span>: ${show(change?.old)} <span aria-hidden="true">→</span>
-    <span class="visually-hidden">${t("changedTo")}</span> ${show(change?.new)}</li>`;
+  return html`<li><span class="change__field">${label}</span>: ${show(change?.old)}${" "}<span aria-hidden="true">→</span>${" "}<span
+    class="visually-hidden">${t("changedTo")}${" "}</span>${show(change?.new)}</li>`;
 }
 
 function describe(entry) {
@@ -44,8 +44,7 @@ function Entry({ entry, store }) {
     .filter(([field]) => entry.action.startsWith("item."));
   return html`<li class="activity__entry">
     <div class="activity__line">
-      <strong>${entry.actor?.name ?? t("system")}</strong> ${describe(entry)}
-      <time datetime=${entry.createdAt} title=${dateTime(entry.createdAt)}>${ago(entry.createdAt)}</time>
+      <strong>${entry.actor?.name ?? t("system")}</strong> ${describe(entry)}${" "}<time datetime=${entry.createdAt} title=${dateTime(entry.createdAt)}>${ago(entry.createdAt)}</time>
     </div>
     ${changes.length > 0 && html`<ul class="activity__changes">
       ${changes.map(([field, change]) => html`<${Change} key=${field} field=${field} change=${change} store=${store} />`)}
@@ -63,14 +62,16 @@ export function Activity({ store, itemId, first }) {
   const changedAt = store.changedAt.value;
 
   useEffect(() => { setEntries((old) => merge(old, first.entries ?? [])); }, [first]);
+  useEffect(() => () => clearTimeout(timer.current), []);
   useEffect(() => {
-    if (!changedAt) return undefined;
-    clearTimeout(timer.current);
+    // One read per burst, started after the first event of it: later events of the burst ride along (the read
+    // starts after they were committed), and a burst that never pauses still gets its reads.
+    if (!changedAt || timer.current) return;
     timer.current = setTimeout(() => {
+      timer.current = 0;
       query("activity.listByEntity", { entityType: "item", entityId: itemId, limit: PAGE })
         .then((page) => setEntries((old) => merge(old, page.entries)), () => {});
     }, SETTLE_MS);
-    return () => clearTimeout(timer.current);
   }, [changedAt]);
 
   const more = async () => {

@@ -66,7 +66,7 @@ function Comment({ comment, store, writes, replies = null }) {
       <h3 class="comment__author" id=${headingId}>${author}</h3>
       <time datetime=${comment.createdAt} title=${dateTime(comment.createdAt)}>${ago(comment.createdAt)}</time>
       ${edited && html`<span class="comment__edited">${t("edited")}</span>`}
-      ${comment.isPinned && html`<span class="chip comment__pin">📌 ${t("pinned")}</span>`}
+      ${comment.isPinned && html`<span class="chip comment__pin">${t("pinned")}</span>`}
     </header>
     ${editing
       ? html`<${Composer} name=${`edit-${comment.id}`} label=${t("editLabel")} members=${members} autofocus

@@ -38,10 +38,8 @@ function FieldRow({ column, store, writes }) {
       notify(t("actionFailed", { message: error.message }), "error");
     }
   };
-  const labelId = `column-${column.id}`;
-
-  return html`<div class="item-field" role="group" aria-labelledby=${labelId}>
-    <div class="item-field__name" id=${labelId}>${column.name}</div>
+  return html`<div class="item-field">
+    <div class="item-field__name">${column.name}</div>
     <div class="item-field__value">
       ${conflict ? html`<${ConflictNotice} title=${t("valueConflict", { column: column.name })}
           theirsLabel=${t("theirValue")} yoursLabel=${t("yourValue")} theirs=${show(conflict.theirs)} yours=${show(conflict.yours)}

@@ -11,9 +11,9 @@ const nameOf = (members, id, unknown) => members.find((member) => member.id === 
 export function bodyWithNames(bodyHtml, members, unknown) {
   const template = document.createElement("template");
   template.innerHTML = bodyHtml ?? "";
-  for (const span of template.content.querySelectorAll("span.mention[data-user-id]")) {
+  template.content.querySelectorAll("span.mention[data-user-id]").forEach((span) => {
     span.textContent = `@${nameOf(members, span.getAttribute("data-user-id"), unknown)}`;
-  }
+  });
   return template.innerHTML;
 }
 
