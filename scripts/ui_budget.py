@@ -14,7 +14,8 @@ from pathlib import Path, PurePosixPath
 STATIC = Path(__file__).resolve().parent.parent / "web" / "ui" / "static"
 # At most this many compressed bytes of JavaScript per screen (shell included).
 BUDGET_BYTES = 150 * 1024
-_STATIC_IMPORT = re.compile(r"""(?:^|[;\s}])(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?["']([^"']+)["']""")
+_STATIC_IMPORT = re.compile(r"""(?:^|;)\s*(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?["']([^"'\s]+\.m?js)["']""",
+                            re.MULTILINE)
 _LAZY_IMPORT = re.compile(r"""\bimport\(\s*[`"']([^`"']+)[`"']\s*\)""")
 
 
@@ -51,8 +52,13 @@ def screens() -> list[Path]:
 def sizes() -> dict[str, int]:
     """Compressed bytes per screen, shell included, by the screen's path under screens/."""
     shell = static_graph(STATIC / "app.js")
-    return {path.relative_to(STATIC / "screens").as_posix(): compressed(shell | static_graph(path))
-            for path in screens()}
+
+    def loaded(path: Path) -> set[Path]:
+        # A lazily loaded part of a screen (screens/settings/members.js) comes with its screen (settings.js).
+        parent = path.parent.with_suffix(".js")
+        return static_graph(path) | (static_graph(parent) if parent.parent.name == "screens" else set())
+
+    return {path.relative_to(STATIC / "screens").as_posix(): compressed(shell | loaded(path)) for path in screens()}
 
 
 def main() -> None:

@@ -31,8 +31,12 @@ function chosenBy(path, params) {
   return {};
 }
 
-/** Every workspace, the chosen workspace with its projects, the chosen project with its boards. */
+/**
+ * Every workspace, the chosen workspace with its projects, the chosen project with its boards.
+ * @param {{workspaceId?: string, projectId?: string}} chosen
+ */
 async function read({ workspaceId, projectId }) {
+  /** @type {[string, object][]} */
   const calls = [["workspaces.list", { limit: PAGE }]];
   if (workspaceId) calls.push(["workspaces.get", { id: workspaceId }]);
   if (projectId) calls.push(["projects.get", { id: projectId }]);

@@ -45,7 +45,7 @@ export function NameDialog({ t, open, title, label, hint, initial = "", submitLa
 /** The vendor's templates (the SQCDP board first) and the organization's, in one request. */
 async function loadTemplates() {
   const [vendor, tenant] = await queryAll([["templates.listVendor", {}], ["templates.listTenant", {}]]);
-  const ordered = [...vendor.templates].sort((a, b) => (b.id === FIRST_TEMPLATE) - (a.id === FIRST_TEMPLATE));
+  const ordered = [...vendor.templates].sort((a, b) => Number(b.id === FIRST_TEMPLATE) - Number(a.id === FIRST_TEMPLATE));
   return { vendor: ordered, tenant: tenant.templates };
 }
 
