@@ -49,10 +49,11 @@ export function WebhookForm({ webhook, onDone, onCancel }) {
   const { values, errors, set } = form;
   const check = (v) => ({ url: v.url.trim() ? null : t("urlRequired"), events: v.events.length ? null : t("eventsRequired") });
   const save = async (v) => {
-    const common = { url: v.url.trim(), events: v.events, description: v.description.trim() || null };
+    const common = { url: v.url.trim(), events: v.events };
+    // webhooks.update reads a null description as "unchanged": an emptied one is sent as "" to clear it.
     const saved = webhook
-      ? await api.webhooks.update({ id: webhook.id, ...common, active: v.active })
-      : await api.webhooks.create({ ...common, secret: v.secret || null });
+      ? await api.webhooks.update({ id: webhook.id, ...common, description: v.description.trim(), active: v.active })
+      : await api.webhooks.create({ ...common, description: v.description.trim() || null, secret: v.secret || null });
     onDone(saved);
   };
   return html`<form novalidate onSubmit=${(event) => { event.preventDefault(); form.submit(save, check); }}>
