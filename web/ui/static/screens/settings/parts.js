@@ -6,7 +6,7 @@ import { html, useEffect, useRef } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
 import { dateTime } from "../../format.js";
 import { SecretOnce } from "../../components/secret.js";
-import { Field } from "../../components/forms.js";
+import { Field, FieldError } from "../../components/forms.js";
 import { useLoad } from "./load.js";
 import strings from "./parts.strings.js";
 
@@ -39,7 +39,7 @@ export function ScopeChoices({ name, legend, hint, choices, selected, onChange, 
     <fieldset class="scopes" aria-describedby=${`${name}-hint${error ? ` ${name}-error` : ""}`}>
       <legend>${legend}</legend>
       <p class="hint" id=${`${name}-hint`}>${hint}</p>
-      ${error && html`<p class="field-error" id=${`${name}-error`}><span class="visually-hidden">Error:</span> ${error}</p>`}
+      ${error && html`<${FieldError} id=${`${name}-error`} message=${error} />`}
       <div class="scopes__list">${choices.map(({ value, meaning }, index) => {
         const id = index === 0 ? `field-${name}` : `field-${name}-${index}`;
         return html`<div class="checkbox scopes__choice" key=${value}>

@@ -4,7 +4,7 @@
 import { html } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
-import { Field, ErrorSummary, Submit, useForm } from "../../components/forms.js";
+import { Field, FieldError, ErrorSummary, Submit, useForm } from "../../components/forms.js";
 import strings from "./webhooks.strings.js";
 
 const t = catalogue(strings);
@@ -28,7 +28,7 @@ function EventChoices({ chosen, onChange, error }) {
       aria-describedby=${error ? "webhook-events-error" : "webhook-events-hint"}>
     <legend>${t("eventsLegend")}</legend>
     <p class="hint" id="webhook-events-hint">${t("eventsHint")}</p>
-    ${error && html`<p class="field-error" id="webhook-events-error"><span class="visually-hidden">Error:</span> ${error}</p>`}
+    ${error && html`<${FieldError} id="webhook-events-error" message=${error} />`}
     <div class="webhook-events__groups">
       ${GROUPS.map((group) => html`<fieldset key=${group} class="webhook-events__group">
         <legend>${t(`group.${group}`)}</legend>
