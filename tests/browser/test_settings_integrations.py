@@ -156,8 +156,11 @@ async def test_automation_made_in_the_page_runs_now_and_shows_in_the_history(bro
 async def test_a_plan_without_automations_is_sent_to_billing(browser: Any, client: Any) -> None:
     org = await make_org(client, plan="free")
     page = await settings(browser, client, org, "automations")
-    await expect(page.get_by_text("The free plan does not include automations.")).to_be_visible()
-    await page.get_by_role("link", name="See the plans and upgrade in Billing").click()
+    await expect(page.get_by_text("Your plan does not include automations")).to_be_visible()
+    await expect(page.get_by_text("Plans with automations: Starter, Business and Enterprise. This organization is on "
+                                  "the Free plan.")).to_be_visible()
+    await expect(page.get_by_role("button", name="Add a rule")).to_have_count(0)
+    await page.get_by_role("link", name="Compare plans and upgrade in Billing").click()
     await expect(page).to_have_url(f"{org_url(client, org.slug)}/settings/billing")
 
 

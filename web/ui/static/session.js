@@ -16,7 +16,7 @@ export const organizationSlug = meta("obeya-organization");
 export const me = signal(undefined);
 /** This host's organization (organizations.get), when signed in to it. */
 export const organization = signal(null);
-/** The caller's role in this organization: owner, admin, member, viewer or guest. */
+/** The caller's role in this organization: owner, admin, member or guest. */
 export const role = computed(() => me.value?.memberships?.find(
   (membership) => membership.organizationSlug === organizationSlug)?.role ?? null);
 export const isAdmin = computed(() => role.value === "owner" || role.value === "admin");

@@ -4,6 +4,15 @@
 // summary alone. `useForm` keeps a form's values, errors and busy state.
 import { html, useState, useRef, useEffect, useId } from "../lib.js";
 import { ApiError } from "../api.js";
+import { catalogue } from "../i18n.js";
+import strings from "./components.strings.js";
+
+const t = catalogue(strings);
+
+/** The message next to a field (or a group of boxes) saying what is wrong, read out as an error. */
+export function FieldError({ id, message }) {
+  return html`<p class="field-error" id=${id}><span class="visually-hidden">${t("errorPrefix")}</span> ${message}</p>`;
+}
 
 /**
  * A labelled input. `as` is "input" (default), "textarea" or "select" (pass <option>s as children). `suffix`
@@ -29,7 +38,7 @@ export function Field({ name, label, hint, error, as = "input", type = "text", v
   return html`<div class=${`field${error ? " field--error" : ""}`}>
     <label for=${id}>${label}</label>
     ${hint && html`<p class="hint" id=${hintId}>${hint}</p>`}
-    ${error && html`<p class="field-error" id=${errorId}><span class="visually-hidden">Error:</span> ${error}</p>`}
+    ${error && html`<${FieldError} id=${errorId} message=${error} />`}
     ${control}
   </div>`;
 }

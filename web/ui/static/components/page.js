@@ -2,6 +2,10 @@
 // the new screen), the document title, an optional breadcrumb trail and actions beside the heading.
 import { html, useEffect, useRef } from "../lib.js";
 import { organization } from "../session.js";
+import { catalogue } from "../i18n.js";
+import strings from "./components.strings.js";
+
+const t = catalogue(strings);
 
 export function Page({ title, breadcrumbs = [], actions = null, children, wide = false }) {
   const heading = useRef(null);
@@ -11,7 +15,7 @@ export function Page({ title, breadcrumbs = [], actions = null, children, wide =
   }, [title, organization.value?.name]);
   useEffect(() => { heading.current?.focus({ preventScroll: true }); }, []);
   return html`<div class=${`page${wide ? " page--wide" : ""}`}>
-    ${breadcrumbs.length > 0 && html`<nav aria-label="Breadcrumb" class="breadcrumbs"><ol>
+    ${breadcrumbs.length > 0 && html`<nav aria-label=${t("breadcrumb")} class="breadcrumbs"><ol>
       ${breadcrumbs.map(([label, href]) => html`<li key=${href ?? label}>${href ? html`<a href=${href}>${label}</a>` : label}</li>`)}
     </ol></nav>`}
     <div class="page__header">

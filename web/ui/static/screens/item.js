@@ -9,6 +9,7 @@ import { follow } from "../live.js";
 import { catalogue } from "../i18n.js";
 import { entityPath, boardPath } from "../links.js";
 import { Page, Loading, LoadError } from "../components/page.js";
+import { notify } from "../components/notices.js";
 import { createItemStore } from "./item/store.js";
 import { itemWrites } from "./item/writes.js";
 import { RenameForm, ItemMeta, ItemActions } from "./item/header.js";
@@ -73,10 +74,14 @@ function useItem(itemId) {
   }, [store, attempt]);
 
   const earlierComments = async () => {
-    const page = await query("comments.list", { itemId, limit: COMMENT_PAGE, cursor: commentCursor });
-    const replies = await repliesOf(page.comments);
-    for (const comment of [...page.comments, ...replies]) store.putComment(comment);
-    setCommentCursor(page.nextCursor ?? null);
+    try {
+      const page = await query("comments.list", { itemId, limit: COMMENT_PAGE, cursor: commentCursor });
+      const replies = await repliesOf(page.comments);
+      for (const comment of [...page.comments, ...replies]) store.putComment(comment);
+      setCommentCursor(page.nextCursor ?? null);
+    } catch (error) {
+      notify(t("actionFailed", { message: error.message }), "error");
+    }
   };
 
   return { store, state, crumbs, activity, commentCursor, earlierComments, retry: () => setAttempt(attempt + 1) };

@@ -2,7 +2,8 @@
 // (screens/settings/<section>.js, default export `Section({query})`, loaded on first use). Who may open a
 // section follows the least role its procedures need (docs/api/<domain>.md); a section whose plan feature
 // the organization lacks shows the plan and the way to Billing instead of a form every write of which would
-// be refused. "/settings" goes to the first section the person may open.
+// be refused (this frame is the one place that checks: sections assume their feature is there). "/settings"
+// goes to the first section the person may open.
 import { html, useEffect, useState } from "../lib.js";
 import { query as read } from "../api.js";
 import { catalogue } from "../i18n.js";
@@ -18,8 +19,8 @@ const RANK = { guest: 0, member: 1, admin: 2, owner: 3 };
 
 /**
  * The sections in navigation order: the least role that may open each (what its list procedure needs), and
- * the plan feature without which its credentials would be refused (`billing.checkFeatureGate`). Webhooks,
- * automations and single sign-on check their own plan feature inside the section.
+ * the plan feature without which its procedures (or the credentials it makes) would be refused
+ * (`billing.checkFeatureGate`).
  * @type {{section: string, least: keyof typeof RANK, feature?: string}[]}
  */
 const SECTIONS = [
@@ -28,9 +29,9 @@ const SECTIONS = [
   { section: "tokens", least: "guest", feature: "api_access" },
   { section: "applications", least: "admin", feature: "api_access" },
   { section: "mcp-keys", least: "guest", feature: "api_access" },
-  { section: "webhooks", least: "admin" },
-  { section: "automations", least: "guest" },
-  { section: "sso", least: "admin" },
+  { section: "webhooks", least: "admin", feature: "webhooks" },
+  { section: "automations", least: "guest", feature: "automations" },
+  { section: "sso", least: "admin", feature: "sso" },
   { section: "billing", least: "admin" },
   { section: "activity", least: "member" },
   { section: "exports", least: "guest" },
@@ -64,7 +65,7 @@ function PlanMissing({ entry, plan }) {
   return html`<h2>${t(`section.${entry.section}`)}</h2>
   <div class="notice notice--warning">
     <p><strong>${t("planMissingTitle", { feature })}</strong></p>
-    <p>${t("planMissing", { section: t(`section.${entry.section}`), feature, plan: t(`plan.${plan}`) })}</p>
+    <p>${t("planMissing", { plans: t(`plans.${entry.feature}`), feature, plan: t(`plan.${plan}`) })}</p>
     <p>${canSeeBilling ? html`<a href=${settingsPath("billing")}>${t("planUpgrade")}</a>` : t("planAskAdmin")}</p>
   </div>`;
 }

@@ -9,7 +9,8 @@ import { organizationUrl } from "../../session.js";
 import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
 import { Dialog, ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, ListState, ScopeChoices, NewSecret } from "./parts.js";
+import { useList, ScopeChoices, NewSecret } from "./parts.js";
+import { Loaded } from "./load.js";
 import strings from "./applications.strings.js";
 
 const t = catalogue(strings);
@@ -125,7 +126,7 @@ export default function Section() {
       <${AppForm} onDone=${registered} />
     </section>`}
     <h3>${t("listTitle")}</h3>
-    <${ListState} list=${list}>${(apps) => (apps.length === 0 ? html`<p class="empty">${t("empty")}</p>`
+    <${Loaded} state=${list}>${(apps) => (apps.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">
         <caption class="visually-hidden">${t("listTitle")}</caption>
         <thead><tr><th scope="col">${t("name")}</th><th scope="col">${t("clientId")}</th>

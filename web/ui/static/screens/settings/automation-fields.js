@@ -4,7 +4,7 @@
 // (`trigger-cron`, `action-0-url`), the keys the form's errors use.
 import { html } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
-import { Field } from "../../components/forms.js";
+import { Field, FieldError } from "../../components/forms.js";
 import strings from "./automations.strings.js";
 
 const t = catalogue(strings);
@@ -13,7 +13,7 @@ function People({ name, label, chosen, members, error, onChange }) {
   const toggle = (id) => (event) => onChange(event.currentTarget.checked ? [...chosen, id] : chosen.filter((x) => x !== id));
   return html`<fieldset class=${`field${error ? " field--error" : ""}`}>
     <legend class="label">${label}</legend>
-    ${error && html`<p class="field-error"><span class="visually-hidden">Error:</span> ${error}</p>`}
+    ${error && html`<${FieldError} message=${error} />`}
     ${members.map((member, index) => html`<label key=${member.id} class="checkbox checkbox--plain">
       <input type="checkbox" id=${index === 0 ? `field-${name}` : undefined} checked=${chosen.includes(member.id)}
         onChange=${toggle(member.id)} /> <span>${member.name} (${member.email})</span>

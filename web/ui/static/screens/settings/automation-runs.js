@@ -7,6 +7,7 @@ import { catalogue } from "../../i18n.js";
 import { dateTime, number } from "../../format.js";
 import { itemPath } from "../../links.js";
 import { Dialog } from "../../components/dialog.js";
+import { notify } from "../../components/notices.js";
 import { useLoad, Loaded } from "./load.js";
 import strings from "./automations.strings.js";
 
@@ -40,8 +41,12 @@ export function RunHistory({ boardId, rules, board, history, onRefresh }) {
   const columns = Object.fromEntries(board.columns.map((column) => [column.id, column.name]));
   const cursor = older.cursor === undefined ? history.data?.nextCursor : older.cursor;
   const more = async () => {
-    const page = await api.automations.getExecutionHistory({ boardId, limit: PAGE, cursor });
-    setOlder((old) => ({ rows: [...old.rows, ...page.items], cursor: page.nextCursor }));
+    try {
+      const page = await api.automations.getExecutionHistory({ boardId, limit: PAGE, cursor });
+      setOlder((old) => ({ rows: [...old.rows, ...page.items], cursor: page.nextCursor }));
+    } catch (error) {
+      notify(error.message, "error");
+    }
   };
   const reload = () => { setOlder({ rows: [], cursor: undefined }); history.reload(); onRefresh(); };
   return html`<section aria-labelledby="automation-history-title" class="automation-history">

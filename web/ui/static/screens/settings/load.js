@@ -1,7 +1,8 @@
-// A settings section's reads: `useLoad(read, deps)` runs `read(signal)` when the section opens and when `deps`
-// change, keeps {data, error, loading} and gives `reload()` for after a write (a newer read aborts the older
-// one, so a slow reply never overwrites a newer one); `Loaded` draws the loading line or the load error until
-// there is data.
+// A settings section's reads, the one loader of every section: `useLoad(read, deps)` runs `read(signal)` when
+// the section opens and when `deps` change, keeps {data, error, loading} and gives `reload()` for after a write
+// (a newer read aborts the older one, so a slow reply never overwrites a newer one) and `update(change)` to put
+// a write's reply into the data at once; `Loaded` draws the loading line or the load error until there is
+// data.
 import { html, useState, useEffect } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
 import { Loading, LoadError } from "../../components/page.js";
@@ -13,7 +14,8 @@ const t = catalogue(strings);
  * @template T
  * @param {(signal: AbortSignal) => Promise<T>} read
  * @param {any[]} deps
- * @returns {{data: T | null, error: any, loading: boolean, reload: () => void}}
+ * @returns {{data: T | null, error: any, loading: boolean, reload: () => void,
+ *   update: (change: (data: T | null) => T | null) => void}}
  */
 export function useLoad(read, deps) {
   const [state, setState] = useState({ data: null, error: null, loading: true });
@@ -26,7 +28,8 @@ export function useLoad(read, deps) {
       (error) => { if (!controller.signal.aborted) setState({ data: null, error, loading: false }); });
     return () => controller.abort();
   }, [...deps, round]);
-  return { ...state, reload: () => setRound((value) => value + 1) };
+  return { ...state, reload: () => setRound((value) => value + 1),
+    update: (change) => setState((old) => ({ ...old, data: change(old.data) })) };
 }
 
 /** `children(data)` once loaded; the loading line before, the error with a retry after a failure. */

@@ -8,7 +8,8 @@ import { organizationUrl, organizationSlug } from "../../session.js";
 import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
 import { ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, ListState, Status, Dates, ExpiryDay, expiryInstant, expiryProblem, NewSecret } from "./parts.js";
+import { useList, Status, Dates, ExpiryDay, expiryInstant, expiryProblem, NewSecret } from "./parts.js";
+import { Loaded } from "./load.js";
 import strings from "./mcp-keys.strings.js";
 
 const t = catalogue(strings);
@@ -92,7 +93,7 @@ export default function Section() {
       onDone=${() => setSecret(null)} />`}
     <${CreateForm} onCreated=${created} />
     <h3>${t("listTitle")}</h3>
-    <${ListState} list=${list}>${(keys) => (keys.length === 0 ? html`<p class="empty">${t("empty")}</p>`
+    <${Loaded} state=${list}>${(keys) => (keys.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">
         <caption class="visually-hidden">${t("listTitle")}</caption>
         <thead><tr><th scope="col">${t("name")}</th><th scope="col">${t("allowedTools")}</th>

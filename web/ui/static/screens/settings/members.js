@@ -12,7 +12,8 @@ import { me, role, isAdmin } from "../../session.js";
 import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
 import { Dialog, ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, ListState } from "./parts.js";
+import { useList } from "./parts.js";
+import { Loaded } from "./load.js";
 import strings from "./members.strings.js";
 
 const t = catalogue(strings);
@@ -121,7 +122,7 @@ export default function Section() {
   const [busy, setBusy] = useState(false);
   const invited = (reply) => {
     // A new invitation to the same address replaces the old one.
-    const old = list.items?.find((entry) => entry.status === "pending" && entry.email === reply.email);
+    const old = list.data?.find((entry) => entry.status === "pending" && entry.email === reply.email);
     if (old) list.drop(old.id);
     list.upsert({ id: reply.invitationId, name: null, email: reply.email, role: reply.role, status: "pending",
       joinedAt: new Date().toISOString() });
@@ -145,7 +146,7 @@ export default function Section() {
   return html`<h2>${t("title")}</h2>
     <p class="settings__intro">${t("intro")}</p>
     ${isAdmin.value ? html`<${InviteForm} onInvited=${invited} />` : html`<p class="notice">${t("readOnly")}</p>`}
-    <${ListState} list=${list}>${(everyone) => html`
+    <${Loaded} state=${list}>${(everyone) => html`
       <h3>${t("membersTitle")}</h3>
       <${MembersTable} members=${everyone.filter((entry) => entry.status !== "pending")} onAsk=${onAsk} />
       <h3>${t("invitationsTitle")}</h3>

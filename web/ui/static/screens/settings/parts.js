@@ -1,50 +1,30 @@
-// What the credential sections (API keys, tokens, applications, assistant keys) draw the same way: a list
-// read once and then kept up to date from each write's reply, the scope checkboxes with their meaning, a
+// What the credential sections (API keys, tokens, applications, assistant keys) and members draw the same way:
+// a list read once (load.js) and then kept up to date from each write's reply, the scope checkboxes with their meaning, a
 // credential's status in words and its dates, an optional expiry day, and the box a new secret is shown in
 // once.
-import { html, useEffect, useRef, useState } from "../../lib.js";
+import { html, useEffect, useRef } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
 import { dateTime } from "../../format.js";
-import { Loading, LoadError } from "../../components/page.js";
 import { SecretOnce } from "../../components/secret.js";
-import { Field } from "../../components/forms.js";
+import { Field, FieldError } from "../../components/forms.js";
+import { useLoad } from "./load.js";
 import strings from "./parts.strings.js";
 
 const t = catalogue(strings);
 
 /**
- * A list the section reads when it opens: {items (null while loading), error, reload, upsert, drop}. Writes
- * put their reply into it at once (upsert by id, newest first) instead of reading the list again.
+ * A list the section reads when it opens (`useLoad`'s state, drawn with `Loaded`), plus `upsert` and `drop`:
+ * writes put their reply into it at once (upsert by id, newest first) instead of reading the list again.
  * @param {(signal: AbortSignal) => Promise<any[]>} read
  */
 export function useList(read) {
-  const [items, setItems] = useState(null);
-  const [error, setError] = useState(null);
-  const [round, setRound] = useState(0);
-  useEffect(() => {
-    const controller = new AbortController();
-    setError(null);
-    read(controller.signal).then((list) => { if (!controller.signal.aborted) setItems(list); },
-      (failure) => { if (!controller.signal.aborted) setError(failure); });
-    return () => controller.abort();
-  }, [round]);
+  const list = useLoad(read, []);
   return {
-    items, error,
-    reload: () => setRound((value) => value + 1),
-    upsert: (item) => setItems((list) => (list?.some((old) => old.id === item.id)
-      ? list.map((old) => (old.id === item.id ? { ...old, ...item } : old)) : [item, ...(list ?? [])])),
-    drop: (id) => setItems((list) => (list ?? []).filter((old) => old.id !== id)),
+    ...list,
+    upsert: (item) => list.update((rows) => (rows?.some((old) => old.id === item.id)
+      ? rows.map((old) => (old.id === item.id ? { ...old, ...item } : old)) : [item, ...(rows ?? [])])),
+    drop: (id) => list.update((rows) => (rows ?? []).filter((old) => old.id !== id)),
   };
-}
-
-/** The list's loading line or load error, else `children(items)`. */
-export function ListState({ list, children }) {
-  if (list.error) {
-    return html`<${LoadError} title=${t("loadFailed")} error=${list.error} retryLabel=${t("retry")}
-      onRetry=${list.reload} />`;
-  }
-  if (list.items === null) return html`<${Loading} label=${t("loading")} />`;
-  return children(list.items);
 }
 
 /**
@@ -59,7 +39,7 @@ export function ScopeChoices({ name, legend, hint, choices, selected, onChange, 
     <fieldset class="scopes" aria-describedby=${`${name}-hint${error ? ` ${name}-error` : ""}`}>
       <legend>${legend}</legend>
       <p class="hint" id=${`${name}-hint`}>${hint}</p>
-      ${error && html`<p class="field-error" id=${`${name}-error`}><span class="visually-hidden">Error:</span> ${error}</p>`}
+      ${error && html`<${FieldError} id=${`${name}-error`} message=${error} />`}
       <div class="scopes__list">${choices.map(({ value, meaning }, index) => {
         const id = index === 0 ? `field-${name}` : `field-${name}-${index}`;
         return html`<div class="checkbox scopes__choice" key=${value}>

@@ -1,4 +1,4 @@
-// Text the credential sections share: statuses, dates, loading and the box a new secret is shown in.
+// Text the credential sections share: statuses, dates, the expiry day and the box a new secret is shown in.
 export default {
   "status.active": "Active",
   "status.revoked": "Revoked",
@@ -7,9 +7,6 @@ export default {
   lastUsed: "Last used",
   expires: "Expires",
   never: "Never",
-  loading: "Loading…",
-  loadFailed: "This list could not be loaded",
-  retry: "Try again",
   copy: "Copy",
   copied: "Copied to the clipboard.",
   done: "Done: I have copied it",

@@ -1,7 +1,7 @@
 // Settings section "Single sign-on": the redirect URI to register at the provider (with a copy button), and
 // the organization's OpenID Connect settings (sso.getConfig / sso.updateConfig): issuer, client ID, a client
 // secret that is never shown back ("a secret is set" instead), allowed domains, and enforcement behind a
-// plain warning. Plans without single sign-on get the plan message.
+// plain warning. (The settings frame shows plans without single sign-on the plan message instead.)
 import { html, useState } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
@@ -11,7 +11,6 @@ import { Field, ErrorSummary, Submit, useForm } from "../../components/forms.js"
 import { notify } from "../../components/notices.js";
 import { SecretOnce } from "../../components/secret.js";
 import { useLoad, Loaded } from "./load.js";
-import { withFeature, PlanRequired } from "./plan-gate.js";
 import strings from "./sso.strings.js";
 
 const t = catalogue(strings);
@@ -54,11 +53,10 @@ function SsoForm({ config, onSaved }) {
 }
 
 export default function Section() {
-  const state = useLoad((signal) => withFeature("sso", signal, (s) => api.sso.getConfig({}, { signal: s })), []);
+  const state = useLoad((signal) => api.sso.getConfig({}, { signal }), []);
   const [saved, setSaved] = useState(null);
   return html`<h2>${t("title")}</h2>
-    <${Loaded} state=${state}>${({ gate, data }) => {
-      if (!gate.allowed) return html`<${PlanRequired} feature="sso" plan=${gate.plan} />`;
+    <${Loaded} state=${state}>${(data) => {
       const config = saved ?? data;
       return html`<p>${t("intro")}</p>
         <section class="card" aria-labelledby="sso-redirect-title">

@@ -7,7 +7,8 @@ import { catalogue } from "../../i18n.js";
 import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
 import { ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, ListState, ScopeChoices, Status, Dates, NewSecret } from "./parts.js";
+import { useList, ScopeChoices, Status, Dates, NewSecret } from "./parts.js";
+import { Loaded } from "./load.js";
 import strings from "./tokens.strings.js";
 
 const t = catalogue(strings);
@@ -87,7 +88,7 @@ export default function Section() {
       onDone=${() => setSecret(null)} />`}
     <${CreateForm} onCreated=${created} />
     <h3>${t("listTitle")}</h3>
-    <${ListState} list=${list}>${(tokens) => (tokens.length === 0 ? html`<p class="empty">${t("empty")}</p>`
+    <${Loaded} state=${list}>${(tokens) => (tokens.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">
         <caption class="visually-hidden">${t("listTitle")}</caption>
         <thead><tr><th scope="col">${t("name")}</th><th scope="col">${t("access")}</th><th scope="col">${t("status")}</th>

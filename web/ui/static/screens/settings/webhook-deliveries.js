@@ -37,8 +37,13 @@ export function DeliveryLog({ webhook, onChanged, onClose }) {
   const cursor = older.cursor === undefined ? log.data?.nextCursor : older.cursor;
   const more = async () => {
     setOlder((old) => ({ ...old, busy: true }));
-    const page = await api.webhooks.deliveries({ id: webhook.id, limit: PAGE, cursor });
-    setOlder((old) => ({ rows: [...old.rows, ...page.deliveries], cursor: page.nextCursor, busy: false }));
+    try {
+      const page = await api.webhooks.deliveries({ id: webhook.id, limit: PAGE, cursor });
+      setOlder((old) => ({ rows: [...old.rows, ...page.deliveries], cursor: page.nextCursor, busy: false }));
+    } catch (error) {
+      notify(error.message, "error");
+      setOlder((old) => ({ ...old, busy: false }));
+    }
   };
   const redeliver = async () => {
     setBusy(true);

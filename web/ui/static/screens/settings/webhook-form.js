@@ -4,7 +4,7 @@
 import { html } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
-import { Field, ErrorSummary, Submit, useForm } from "../../components/forms.js";
+import { Field, FieldError, ErrorSummary, Submit, useForm } from "../../components/forms.js";
 import strings from "./webhooks.strings.js";
 
 const t = catalogue(strings);
@@ -28,7 +28,7 @@ function EventChoices({ chosen, onChange, error }) {
       aria-describedby=${error ? "webhook-events-error" : "webhook-events-hint"}>
     <legend>${t("eventsLegend")}</legend>
     <p class="hint" id="webhook-events-hint">${t("eventsHint")}</p>
-    ${error && html`<p class="field-error" id="webhook-events-error"><span class="visually-hidden">Error:</span> ${error}</p>`}
+    ${error && html`<${FieldError} id="webhook-events-error" message=${error} />`}
     <div class="webhook-events__groups">
       ${GROUPS.map((group) => html`<fieldset key=${group} class="webhook-events__group">
         <legend>${t(`group.${group}`)}</legend>
@@ -49,10 +49,11 @@ export function WebhookForm({ webhook, onDone, onCancel }) {
   const { values, errors, set } = form;
   const check = (v) => ({ url: v.url.trim() ? null : t("urlRequired"), events: v.events.length ? null : t("eventsRequired") });
   const save = async (v) => {
-    const common = { url: v.url.trim(), events: v.events, description: v.description.trim() || null };
+    const common = { url: v.url.trim(), events: v.events };
+    // webhooks.update reads a null description as "unchanged": an emptied one is sent as "" to clear it.
     const saved = webhook
-      ? await api.webhooks.update({ id: webhook.id, ...common, active: v.active })
-      : await api.webhooks.create({ ...common, secret: v.secret || null });
+      ? await api.webhooks.update({ id: webhook.id, ...common, description: v.description.trim(), active: v.active })
+      : await api.webhooks.create({ ...common, description: v.description.trim() || null, secret: v.secret || null });
     onDone(saved);
   };
   return html`<form novalidate onSubmit=${(event) => { event.preventDefault(); form.submit(save, check); }}>

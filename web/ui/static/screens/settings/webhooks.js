@@ -1,6 +1,7 @@
 // Settings section "Webhooks": the organization's webhooks (URL, events, status in words, last delivery),
 // adding and editing one in a dialog, deleting one after a confirmation, and the delivery log of the one the
-// person opens, with re-sending its failed deliveries. Plans without webhooks get the plan message.
+// person opens, with re-sending its failed deliveries. (The settings frame shows plans without webhooks the
+// plan message instead.)
 import { html, useState } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { queryAll } from "../../api.js";
@@ -9,7 +10,6 @@ import { dateTime } from "../../format.js";
 import { Dialog, ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
 import { useLoad, Loaded } from "./load.js";
-import { withFeature, PlanRequired } from "./plan-gate.js";
 import { WebhookForm } from "./webhook-form.js";
 import { DeliveryLog } from "./webhook-deliveries.js";
 import strings from "./webhooks.strings.js";
@@ -48,7 +48,7 @@ function WebhookRow({ hook, onLog, onEdit, onDelete }) {
 }
 
 export default function Section() {
-  const state = useLoad((signal) => withFeature("webhooks", signal, readWebhooks), []);
+  const state = useLoad(readWebhooks, []);
   const [editing, setEditing] = useState(null); // null: closed, {}: adding, a webhook: editing it
   const [deleting, setDeleting] = useState(null);
   const [busy, setBusy] = useState(false);
@@ -68,8 +68,7 @@ export default function Section() {
     }
   };
   return html`<h2>${t("title")}</h2>
-    <${Loaded} state=${state}>${({ gate, data }) => {
-      if (!gate.allowed) return html`<${PlanRequired} feature="webhooks" plan=${gate.plan} />`;
+    <${Loaded} state=${state}>${(data) => {
       const opened = data.find((hook) => hook.id === logOf);
       return html`<p>${t("intro")}</p>
         <div class="button-row"><button type="button" class="button button--primary" onClick=${() => setEditing({})}>
