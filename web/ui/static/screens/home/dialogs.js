@@ -56,10 +56,8 @@ function TemplateChoice({ t, template, checked, onChoose }) {
   return html`<div class="template-choice">
     <input type="radio" id=${id} name="templateId" value=${template.id} checked=${checked}
       aria-describedby=${`${id}-hint`} onChange=${() => onChoose(template.id)} />
-    <label for=${id}>
-      <span class="template-choice__name">${template.name}</span>
-      <span class="template-choice__hint" id=${`${id}-hint`}>${template.description ?? ""}${parts ? ` ${parts}` : ""}</span>
-    </label>
+    <label for=${id} class="template-choice__name">${template.name}</label>
+    <p class="template-choice__hint" id=${`${id}-hint`}>${template.description ?? ""}${parts ? ` ${parts}` : ""}</p>
   </div>`;
 }
 
