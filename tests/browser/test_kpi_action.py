@@ -103,3 +103,85 @@ async def test_a_kpi_value_is_entered_arrives_live_and_its_alert_is_acknowledged
     await expect(alert.get_by_role("button")).to_have_count(0)
     listed = (await org.owner.query("kpis.getAlerts", {"boardId": board["id"], "kpiId": kpi["id"]})).data["alerts"]
     assert [(a["threshold"], a["status"]) for a in listed] == [("red", "resolved")]
+
+
+async def _action(org: Org) -> tuple[dict[str, Any], str, str]:
+    """An action on an SQCDP board, owned by a member; answers it, the member's id and the other member's."""
+    board = await _sqcdp_board(org)
+    mia, _ = await org.add_user("member", name="Mia Martin")
+    theo, _ = await org.add_user("member", name="Theo Team-lead")
+    action = (await org.owner.mutate("actions.create", {
+        "boardId": board["id"], "title": "Fix the guard on press 3", "priority": "high", "assigneeId": mia,
+        "dueDate": "2026-12-04", "description": "The light curtain trips without cause.",
+        "category": "safety"})).data
+    return dict(action), mia, theo
+
+
+async def test_an_action_changes_status_and_due_date_and_is_escalated(browser: Browser, client: Any) -> None:
+    org = await make_org(client)
+    action, _, theo = await _action(org)
+    page = await _open(browser, client, org, f"/actions/{action['id']}")
+    await expect(page.get_by_role("heading", level=1)).to_have_text("Fix the guard on press 3")
+    facts = page.locator(".action-facts")
+    await expect(facts).to_contain_text("StatusOpen")
+    await expect(facts).to_contain_text("OwnerMia Martin")
+    await expect(facts).to_contain_text("Due4 Dec 2026")
+    await expect(page.get_by_text("The light curtain trips without cause.")).to_be_visible()
+
+    form = page.get_by_role("form", name="Change status, owner or due date")
+    await form.get_by_label("Status").select_option(label="In progress")
+    await form.get_by_label("Due").fill("2026-12-18")
+    await form.get_by_role("button", name="Save changes").click()
+    await expect(facts).to_contain_text("StatusIn progress")
+    await expect(facts).to_contain_text("Due18 Dec 2026")
+    saved = (await org.owner.query("actions.getById", {"id": action["id"]})).data
+    assert (saved["status"], saved["dueDate"]) == ("in_progress", "2026-12-18")
+
+    await page.get_by_role("button", name="Escalate").click()
+    dialog = page.get_by_role("dialog", name="Escalate this action")
+    await dialog.get_by_role("button", name="Escalate").click()
+    summary = dialog.get_by_role("alert")
+    await expect(summary.get_by_role("link", name="Choose who the action is escalated to")).to_be_visible()
+    await expect(summary.get_by_role("link", name="Enter the reason")).to_be_visible()
+    await dialog.get_by_label("Escalate to").select_option(label="Theo Team-lead")
+    await dialog.get_by_label("Reason").fill("Needs a maintenance slot this week")
+    await dialog.get_by_role("button", name="Escalate").click()
+    await expect(dialog).to_be_hidden()
+    await expect(facts).to_contain_text("EscalationLevel 1, escalated to Theo Team-lead")
+    history = page.get_by_role("region", name="Escalation history")
+    await expect(history).to_contain_text("Level 0 to 1: Needs a maintenance slot this week")
+    saved = (await org.owner.query("actions.getById", {"id": action["id"]})).data
+    assert (saved["escalationLevel"], saved["escalatedTo"]["id"]) == (1, theo)
+
+    await check_accessibility(page, "action")
+    await _clear_for_the_shot(page)
+    await screenshot(page, "action")
+
+
+async def test_a_change_made_through_the_api_after_loading_is_offered_as_a_choice(browser: Browser,
+                                                                                  client: Any) -> None:
+    org = await make_org(client)
+    action, _, theo = await _action(org)
+    page = await _open(browser, client, org, f"/actions/{action['id']}")
+    form = page.get_by_role("form", name="Change status, owner or due date")
+    await form.get_by_label("Status").select_option(label="Completed")
+
+    await org.owner.mutate("actions.update", {"id": action["id"], "assigneeId": theo, "dueDate": "2026-12-01"})
+    facts = page.locator(".action-facts")
+    await expect(facts).to_contain_text("OwnerTheo Team-lead")
+    conflict = page.get_by_role("alert").filter(has_text="Someone changed this action while you were editing it")
+    # The browser logs the refused write (409) as a console error: here it is the point.
+    with allow_console_errors(page, r"status of 409 \(Conflict\)"):
+        await form.get_by_role("button", name="Save changes").click()
+        await expect(conflict).to_contain_text("Now savedOpen; owner Theo Team-lead; due 1 Dec 2026")
+    # Theirs is kept where the person changed nothing: only the status is theirs to overwrite.
+    await expect(conflict).to_contain_text("Your changeCompleted; owner Theo Team-lead; due 1 Dec 2026")
+    await expect(form.get_by_label("Owner")).to_have_value(theo)
+    await expect(form.get_by_label("Status")).to_have_value("completed")
+    assert (await org.owner.query("actions.getById", {"id": action["id"]})).data["status"] == "open"
+
+    await conflict.get_by_role("button", name="Save mine over it").click()
+    await expect(conflict).to_have_count(0)
+    await expect(facts).to_contain_text("StatusCompleted")
+    saved = (await org.owner.query("actions.getById", {"id": action["id"]})).data
+    assert (saved["status"], saved["assigneeId"], saved["dueDate"]) == ("completed", theo, "2026-12-01")
