@@ -78,6 +78,7 @@ async def test_an_empty_organization_is_led_from_a_workspace_to_a_board_from_the
     choices = lean.get_by_role("radio")
     await expect(choices.first).to_have_accessible_name("SQCDP tier-1 board")
     await expect(choices.first).to_be_checked()
+    await expect(lean.get_by_text(re.compile(r"\(4 groups, 7 columns, 1 KPI\.\)$"))).to_have_count(1)
     await dialog.get_by_label("Board name").fill("Line 4 tier 1")
     await dialog.get_by_role("button", name="Create board").click()
     await expect(page).to_have_url(re.compile(r"/boards/brd_\w+$"))

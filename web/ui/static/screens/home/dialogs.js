@@ -52,7 +52,8 @@ async function loadTemplates() {
 function TemplateChoice({ t, template, checked, onChoose }) {
   const id = `template-${template.id}`;
   const parts = template.isVendor === false ? null
-    : t("templateParts", { groups: template.groups, columns: template.columns, kpis: template.kpis });
+    : t("templateParts", { groups: t("templateGroups", { count: template.groups }),
+      columns: t("templateColumns", { count: template.columns }), kpis: t("templateKpis", { count: template.kpis }) });
   return html`<div class="template-choice">
     <input type="radio" id=${id} name="templateId" value=${template.id} checked=${checked}
       aria-describedby=${`${id}-hint`} onChange=${() => onChoose(template.id)} />
