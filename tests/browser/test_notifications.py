@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, Route, expect
 
 from tests.browser.conftest import check_accessibility, open_page, org_url, screenshot
 from tests.harness import Org, make_org
@@ -73,3 +73,31 @@ async def test_actions_assigned_by_someone_else_are_counted_live_listed_and_mark
     await entries.nth(1).get_by_role("link").click()
     await expect(page).to_have_url(re.compile(rf"/actions/{first['id']}$"))
     await expect(page.get_by_role("heading", level=1)).to_have_text("Fix the guard on press 3")
+
+
+async def test_a_notification_made_while_the_count_is_first_read_is_counted_once(browser: Browser,
+                                                                                 client: Any) -> None:
+    org = await make_org(client)
+    board = await _board(org)
+    _, member = await org.add_user("member", name="Mia Martin")
+    page = await open_page(browser, client, org)
+    assigned: list[str] = []
+
+    async def assign_then_answer(route: Route) -> None:
+        # The page has subscribed to its notifications and asks for the count: an action is assigned now, so the
+        # count read includes its notification and the event arrives while the read is on its way.
+        if not assigned:
+            action = (await member.mutate("actions.create", {
+                "boardId": board, "title": "Fix the guard on press 3", "priority": "high",
+                "assigneeId": org.owner_id, "dueDate": "2026-12-04"})).data
+            assigned.append(action["id"])
+        await route.continue_()
+
+    await page.route(re.compile(r"/api/trpc/notifications\.unreadCount"), assign_then_answer)
+    await page.goto(f"{org_url(client, org.slug)}/notifications")
+    listed = page.get_by_role("list", name="Your notifications, newest first")
+    await expect(listed.get_by_role("listitem")).to_have_count(1)
+    link = page.get_by_role("navigation", name="Main").get_by_role("link", name=re.compile(r"^Notifications"))
+    await expect(link).to_have_accessible_name(re.compile(r"1 unread notification$"))
+    await expect(page.get_by_text("You have 1 unread notification.")).to_be_visible()
+    assert len(assigned) == 1
