@@ -9,9 +9,28 @@ export const unread = signal(0);
 export const arrived = signal([]);
 const seen = new Set();
 
-async function load() {
-  const reply = await query("notifications.unreadCount", {});
-  unread.value = reply.count;
+// The count is read, never incremented: a notification made while the first read was on its way is both in
+// that count and in the events held meanwhile, so adding one per event could count it twice. One read at a time
+// (a read asked for meanwhile runs once after it), so an older answer never overwrites a newer one.
+let reading = null;
+let again = false;
+
+function load() {
+  if (reading) {
+    again = true;
+    return reading;
+  }
+  reading = (async () => {
+    try {
+      do {
+        again = false;
+        unread.value = (await query("notifications.unreadCount", {})).count;
+      } while (again);
+    } finally {
+      reading = null;
+    }
+  })();
+  return reading;
 }
 
 function apply(name, payload) {
@@ -20,7 +39,8 @@ function apply(name, payload) {
   if (seen.has(notification.id)) return;
   seen.add(notification.id);
   arrived.value = [notification, ...arrived.value];
-  if (!notification.read) unread.value += 1;
+  // A failed read leaves the count as it was until the next notification or mark-as-read reads it again.
+  if (!notification.read) load().catch(() => {});
 }
 
 /** Start following the person's notifications (once per page). */

@@ -44,7 +44,8 @@ function Facts({ action, board }) {
     <div><dt>${t("priority")}</dt><dd>${t(`priority_${action.priority}`)}</dd></div>
     <div><dt>${t("escalation")}</dt><dd>${escalation}</dd></div>
     <div><dt>${t("board")}</dt><dd><a href=${boardPath(board.id)}>${board.name}</a></dd></div>
-    <div><dt>${t("source")}</dt><dd>${t(`source_${action.sourceType ?? "manual"}`)}</dd></div>
+    ${action.sourceType && action.sourceType !== "manual"
+      && html`<div><dt>${t("source")}</dt><dd>${t(`source_${action.sourceType}`)}</dd></div>`}
     ${action.verifiedAt && html`<div><dt>${t("verification")}</dt><dd>${t("verifiedOn", { when: dateTime(action.verifiedAt) })}
       ${action.verificationNote && html`<br />${action.verificationNote}`}</dd></div>`}
   </dl>`;
@@ -52,7 +53,7 @@ function Facts({ action, board }) {
 
 function ChangeForm({ action, members, onSaved }) {
   const form = useForm(editable(action));
-  const [conflict, setConflict] = useState(null);   // {theirs: action, yours: values}
+  const [conflict, setConflict] = useState(null);   // {theirs: action, changed: the person's edits}
   const person = (id) => members.find((member) => member.id === id)?.name ?? t("nobody");
   const line = (values) => t("conflictLine", { status: t(`status_${values.status}`), owner: person(values.assigneeId),
     due: values.dueDate ? day(values.dueDate) : t("noDue") });
@@ -67,9 +68,14 @@ function ChangeForm({ action, members, onSaved }) {
     }
   }, [action.version]);
 
-  const save = async (values, version) => {
-    const before = editable(action);
-    const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => value !== before[name] && value !== ""));
+  // What the person changed: the fields that differ from the action the form was filled from. Only these are
+  // sent, so a save (or "save mine over it") never writes back a field someone else changed meanwhile.
+  const edits = (values) => {
+    const before = editable(base.current);
+    return Object.fromEntries(Object.entries(values).filter(([name, value]) => value !== before[name] && value !== ""));
+  };
+  const show = (values) => Object.entries(values).forEach(([name, value]) => form.set(name)(value));
+  const save = async (changed, version) => {
     if (!Object.keys(changed).length) {
       notify(t("nothingChanged"));
       return;
@@ -78,6 +84,7 @@ function ChangeForm({ action, members, onSaved }) {
       const saved = await mutate("actions.update", { id: action.id, ...changed, expectedVersion: version });
       base.current = saved;
       onSaved(saved);
+      show(editable(saved));
       setConflict(null);
       notify(t("saved"));
     } catch (failure) {
@@ -85,20 +92,22 @@ function ChangeForm({ action, members, onSaved }) {
       const theirs = await query("actions.getById", { id: action.id });
       base.current = theirs;
       onSaved(theirs);
-      setConflict({ theirs, yours: values });
+      show({ ...editable(theirs), ...changed });
+      setConflict({ theirs, changed });
     }
   };
   const check = (values) => ({ dueDate: values.dueDate && !/^\d{4}-\d{2}-\d{2}$/.test(values.dueDate) ? t("dueInvalid") : null });
   const submit = (event) => {
     event.preventDefault();
-    form.submit((values) => save(values, base.current.version), check);
+    form.submit((values) => save(edits(values), base.current.version), check);
   };
   return html`<form class="card action-change" onSubmit=${submit} novalidate aria-labelledby="action-change-title">
     <h2 id="action-change-title">${t("changeTitle")}</h2>
     ${conflict && html`<${ConflictNotice} title=${t("conflictTitle")} theirsLabel=${t("theirs")} yoursLabel=${t("yours")}
-      theirs=${line(editable(conflict.theirs))} yours=${line(conflict.yours)} keepTheirsLabel=${t("keepTheirs")}
-      overwriteLabel=${t("overwrite")} onKeepTheirs=${() => { setConflict(null); form.reset(); }}
-      onOverwrite=${() => form.submit(() => save(conflict.yours, conflict.theirs.version), () => ({}))} />`}
+      theirs=${line(editable(conflict.theirs))} yours=${line({ ...editable(conflict.theirs), ...conflict.changed })}
+      keepTheirsLabel=${t("keepTheirs")} overwriteLabel=${t("overwrite")}
+      onKeepTheirs=${() => { setConflict(null); show(editable(conflict.theirs)); }}
+      onOverwrite=${() => form.submit(() => save(conflict.changed, conflict.theirs.version), () => ({}))} />`}
     <${ErrorSummary} title=${t("errorTitle")} errors=${form.errors} />
     <${Field} name="status" as="select" label=${t("status")} value=${form.values.status} onInput=${form.set("status")}
       error=${form.errors.status}>

@@ -30,7 +30,6 @@ export default {
   description: "Description",
   noDescription: "No description.",
   source: "Raised from",
-  source_manual: "Entered by hand",
   source_kpi_breach: "A KPI turning red",
   source_audit: "An audit",
   source_gemba: "A gemba walk",

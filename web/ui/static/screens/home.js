@@ -2,7 +2,7 @@
 // workspaces | the chosen workspace's projects | the chosen project's boards, the choice in the URL so it can
 // be bookmarked. Creates, renames and deletes workspaces, projects and boards (a delete asks first, naming
 // what goes with it), builds a board from a template, and follows the `org` room, which carries projects
-// created and deleted by others (workspaces and boards are not announced there).
+// created and deleted by others (workspaces and boards are not announced there; guests may not follow it).
 import { html, useState, useEffect, useRef } from "../lib.js";
 import { query, queryAll, mutate } from "../api.js";
 import { follow } from "../live.js";
@@ -89,6 +89,11 @@ export default function Home({ params }) {
 
   useEffect(() => {
     setError(null);
+    // The server refuses guests the `org` room: a guest's home is read once, without live updates.
+    if (role.value === "guest") {
+      read(chosen).then(setData, setError);
+      return undefined;
+    }
     const following = follow("org", (name, payload) => {
       const before = current.current;
       if (!before) return;

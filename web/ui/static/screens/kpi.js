@@ -145,7 +145,7 @@ export default function Kpi({ params }) {
     <${Figures} t=${t} kpi=${kpi} />
     <div class="kpi-columns">
       ${canEdit && html`<${ValueForm} kpi=${kpi} onRecorded=${recorded} />`}
-      <section class="kpi-alerts-section" aria-labelledby="kpi-alerts-title">
+      <section class="card kpi-alerts-section" aria-labelledby="kpi-alerts-title">
         <h2 id="kpi-alerts-title">${t("alerts")}</h2>
         <${Alerts} t=${t} kpi=${kpi} alerts=${alerts} busy=${busy} canEdit=${canEdit} onMove=${move} />
       </section>

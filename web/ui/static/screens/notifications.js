@@ -27,7 +27,7 @@ function Notification({ notification, onMarkRead, busy }) {
         ${ago(notification.createdAt)}</time></p>
     </div>
     ${!read && html`<button type="button" class="button button--secondary" disabled=${busy}
-      aria-label=${t("markReadOf", { title: notification.title })} onClick=${() => onMarkRead(notification)}>${t("markRead")}</button>`}
+      aria-label=${t("markReadOf", { what: notification.body ? `${notification.title}: ${notification.body}` : notification.title })} onClick=${() => onMarkRead(notification)}>${t("markRead")}</button>`}
   </li>`;
 }
 
@@ -92,9 +92,12 @@ export default function Notifications() {
   };
 
   const anyUnread = unread.value > 0 || shown.some((notification) => !notification.read);
-  return html`<${Page} title=${t("title")} actions=${anyUnread && html`<button type="button"
-      class="button button--primary" disabled=${busy} onClick=${markAll}>${t("markAllRead")}</button>`}>
-    ${unread.value > 0 && html`<p class="notifications__summary">${t("summary", { count: unread.value })}</p>`}
+  // The count and "Mark all as read" sit right above the list, as wide as it, not at the far edge of the page.
+  return html`<${Page} title=${t("title")}>
+    ${anyUnread && html`<div class="notifications__bar">
+      <p class="notifications__summary">${unread.value > 0 ? t("summary", { count: unread.value }) : ""}</p>
+      <button type="button" class="button button--primary" disabled=${busy} onClick=${markAll}>${t("markAllRead")}</button>
+    </div>`}
     ${shown.length === 0 ? html`<p class="empty">${t("none")}</p>`
       : html`<ul class="notifications" aria-label=${t("list")}>
         ${shown.map((notification) => html`<${Notification} key=${notification.id} notification=${notification}

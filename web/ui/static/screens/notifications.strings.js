@@ -8,7 +8,7 @@ export default {
   unreadLabel: "Unread",
   readLabel: "Read",
   markRead: "Mark as read",
-  markReadOf: "Mark “{title}” as read",
+  markReadOf: "Mark as read: {what}",
   markAllRead: "Mark all as read",
   showMore: "Show more",
   loadingMore: "Loading…",

@@ -52,14 +52,13 @@ async function loadTemplates() {
 function TemplateChoice({ t, template, checked, onChoose }) {
   const id = `template-${template.id}`;
   const parts = template.isVendor === false ? null
-    : t("templateParts", { groups: template.groups, columns: template.columns, kpis: template.kpis });
+    : t("templateParts", { groups: t("templateGroups", { count: template.groups }),
+      columns: t("templateColumns", { count: template.columns }), kpis: t("templateKpis", { count: template.kpis }) });
   return html`<div class="template-choice">
     <input type="radio" id=${id} name="templateId" value=${template.id} checked=${checked}
       aria-describedby=${`${id}-hint`} onChange=${() => onChoose(template.id)} />
-    <label for=${id}>
-      <span class="template-choice__name">${template.name}</span>
-      <span class="template-choice__hint" id=${`${id}-hint`}>${template.description ?? ""}${parts ? ` ${parts}` : ""}</span>
-    </label>
+    <label for=${id} class="template-choice__name">${template.name}</label>
+    <p class="template-choice__hint" id=${`${id}-hint`}>${template.description ?? ""}${parts ? ` ${parts}` : ""}</p>
   </div>`;
 }
 

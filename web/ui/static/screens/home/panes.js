@@ -3,10 +3,14 @@
 // chosen entry is marked (aria-current and a bar, not colour alone) and shows its rename and delete buttons.
 import { html, useId } from "../../lib.js";
 
+// Entries in name order, as a person reads them ("Line 2" before "Line 10"), in the viewer's language.
+const byName = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+
 /**
- * One pane. `entries` [{id, name, href, detail}], `headingId` its heading's id (to move focus there), `chosen` the id marked current, `actions` the buttons under
- * the heading, `rowActions(entry)` the buttons of an entry (shown for the chosen one, or for all when
- * `actionsOnEvery`), `empty` what an empty list says.
+ * One pane. `entries` [{id, name, href, detail}] (listed by name), `headingId` its heading's id (to move focus
+ * there), `chosen` the id marked current, `actions` the buttons under the heading, `rowActions(entry)` the
+ * buttons of an entry (shown for the chosen one, or for all when `actionsOnEvery`), `empty` what an empty list
+ * says.
  */
 export function Pane({ title, entries, chosen, actions, rowActions, actionsOnEvery = false, empty, listLabel,
   headingId }) {
@@ -19,7 +23,7 @@ export function Pane({ title, entries, chosen, actions, rowActions, actionsOnEve
     </div>
     ${entries.length === 0 ? html`<p class="home-pane__empty">${empty}</p>`
       : html`<ul class="home-pane__list" aria-label=${listLabel}>
-          ${entries.map((entry) => {
+          ${[...entries].sort((a, b) => byName.compare(a.name, b.name)).map((entry) => {
             const current = entry.id === chosen;
             return html`<li key=${entry.id} class=${`home-entry${current ? " home-entry--current" : ""}`}>
               <a class="home-entry__link" href=${entry.href} aria-current=${current ? "page" : undefined}>
