@@ -56,27 +56,28 @@ function ConnectionBanner() {
   const [grace, setGrace] = useState(true);
   useEffect(() => { const timer = setTimeout(() => setGrace(false), 2000); return () => clearTimeout(timer); }, []);
   const show = status === "offline" || (status === "connecting" && !grace);
-  return html`<div class="connection" role="status" aria-live="polite">
-    ${show && html`<div class="connection__banner">
-      <strong>${t("offline")}</strong>
-      <span>${lastHeard ? t("lastHeard", { time: time(lastHeard), ago: ago(new Date(lastHeard).toISOString(), now.value) })
-        : t("neverHeard")}</span>
-    </div>`}
+  // Only the news that the connection is lost is announced; the "last update ... ago" line beside it changes
+  // every second and stays out of the live region, or a screen reader would read it every second.
+  return html`<div class=${`connection${show ? " connection__banner" : ""}`}>
+    <strong role="status" aria-live="polite">${show ? t("offline") : ""}</strong>
+    ${show && html`<span>${lastHeard ? t("lastHeard", { time: time(lastHeard),
+      ago: ago(new Date(lastHeard).toISOString(), now.value) }) : t("neverHeard")}</span>`}
   </div>`;
 }
 
 function Navigation() {
   const path = location.value.path;
-  const current = (href) => (href === "/" ? path === "/" : path.startsWith(href)) ? "page" : undefined;
+  // Home covers the workspace and project paths too (the same screen with a choice made).
+  const home = path === "/" || path.startsWith("/workspaces/") || path.startsWith("/projects/");
+  const current = (href) => (href === "/" ? home : path.startsWith(href)) ? "page" : undefined;
   const count = unread.value;
   return html`<header class="topbar">
     <a class="topbar__brand" href="/">${organization.value?.name ?? "Obeya"}</a>
     <nav aria-label=${t("mainNavigation")} class="topbar__nav">
       <a href="/" aria-current=${current("/")}>${t("home")}</a>
       <a href="/notifications" aria-current=${current("/notifications")}>
-        ${t("notifications")}
+        <span>${t("notifications")}${count > 0 && html`<span class="visually-hidden">, ${t("unread", { count })}</span>`}</span>
         ${count > 0 && html`<span class="badge" aria-hidden="true">${count}</span>`}
-        <span class="visually-hidden">${count > 0 ? `, ${t("unread", { count })}` : ""}</span>
       </a>
       <a href="/settings" aria-current=${current("/settings")}>${t("settings")}</a>
     </nav>
