@@ -2,15 +2,20 @@
 // and the notifications that arrived live since the page opened (newest first). Fed by the private `user`
 // room; each notification counted once, by id, however often it is delivered.
 import { signal } from "./lib.js";
-import { query } from "./api.js";
+import { queryAll } from "./api.js";
 import { follow } from "./live.js";
 
 export const unread = signal(0);
 export const arrived = signal([]);
 const seen = new Set();
 
+// The newest notifications read with the count: a `notification.created` held while they were read may be
+// one of them, already in the count.
+const NEWEST = 50;
+
 async function load() {
-  const reply = await query("notifications.unreadCount", {});
+  const [reply, page] = await queryAll([["notifications.unreadCount", {}], ["notifications.list", { limit: NEWEST }]]);
+  for (const notification of page.notifications ?? []) seen.add(notification.id);
   unread.value = reply.count;
 }
 
