@@ -53,7 +53,7 @@ def _names(page: Page) -> Any:
 
 
 def _banner(page: Page) -> Any:
-    return page.get_by_role("status").filter(has_text=_OFFLINE)
+    return page.get_by_role("region", name="Connection to the server").filter(has_text=_OFFLINE)
 
 
 async def _open_board(browser: Browser, client: Any, org: Org, board_id: str, names: list[str]) -> Page:

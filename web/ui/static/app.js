@@ -58,10 +58,13 @@ function ConnectionBanner() {
   const show = status === "offline" || (status === "connecting" && !grace);
   // Only the news that the connection is lost is announced; the "last update ... ago" line beside it changes
   // every second and stays out of the live region, or a screen reader would read it every second.
-  return html`<div class=${`connection${show ? " connection__banner" : ""}`}>
-    <strong role="status" aria-live="polite">${show ? t("offline") : ""}</strong>
-    ${show && html`<span>${lastHeard ? t("lastHeard", { time: time(lastHeard),
-      ago: ago(new Date(lastHeard).toISOString(), now.value) }) : t("neverHeard")}</span>`}
+  return html`<div class="connection">
+    <p role="status" class="visually-hidden">${show ? t("offline") : ""}</p>
+    ${show && html`<section class="connection__banner" aria-label=${t("connection")}>
+      <strong>${t("offline")}</strong>
+      <span>${lastHeard ? t("lastHeard", { time: time(lastHeard), ago: ago(new Date(lastHeard).toISOString(),
+        now.value) }) : t("neverHeard")}</span>
+    </section>`}
   </div>`;
 }
 

@@ -8,6 +8,7 @@ export default {
   signOut: "Sign out",
   signedInAs: "Signed in as {name}",
   mainNavigation: "Main",
+  connection: "Connection to the server",
   offline: "Connection to the server lost. Reconnecting…",
   lastHeard: "Last update received at {time} ({ago}). What you see may be out of date.",
   neverHeard: "Not connected yet.",
