@@ -94,7 +94,7 @@ export function NewSecret({ title, label, value, children, onDone }) {
     <h3 id="new-secret-title" tabindex="-1" ref=${heading}>${title}</h3>
     ${children}
     ${value && html`<${SecretOnce} label=${label} value=${value} warning=${t("secretWarning")} copyLabel=${t("copy")}
-      copiedLabel=${t("copied")} />`}
+      copiedLabel=${t("copied")} copyFailedLabel=${t("copyFailed")} />`}
     <button type="button" class="button button--secondary" onClick=${onDone}>${t("done")}</button>
   </section>`;
 }

@@ -9,6 +9,7 @@ export default {
   never: "Never",
   copy: "Copy",
   copied: "Copied to the clipboard.",
+  copyFailed: "This browser did not copy it: select the text and copy it.",
   done: "Done: I have copied it",
   secretWarning: "Copy it now: it is shown only once. If you lose it, make a new one.",
   expiryDay: "Expires on (optional)",
