@@ -2,7 +2,7 @@
 // with client id, type, redirect URIs and scopes; registering one (confidential ones get a client secret shown
 // once); editing name, redirect URIs and scopes; issuing a new secret (shown once) and deleting, each after a
 // confirmation.
-import { html, useState } from "../../lib.js";
+import { html, useState, useId } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
 import { organizationUrl } from "../../session.js";
@@ -35,6 +35,9 @@ function KindChoice({ value, onChange }) {
 
 /** Name, redirect URIs and scopes; the type too when registering (it cannot change later). */
 function AppForm({ app, onDone, onCancel }) {
+  // The edit dialog's fields get their own ids: the registration form stays on the page beneath it.
+  const editing = useId();
+  const idPrefix = app ? editing : undefined;
   const form = useForm({ name: app?.name ?? "", redirectUris: (app?.redirectUris ?? []).join("\n"),
     scopes: app?.scopes ?? [], kind: "confidential" });
   const submit = (event) => {
@@ -47,16 +50,16 @@ function AppForm({ app, onDone, onCancel }) {
       onDone(reply);
     }, check);
   };
-  return html`<${ErrorSummary} title=${t("errorTitle")} errors=${form.errors} />
+  return html`<${ErrorSummary} title=${t("errorTitle")} errors=${form.errors} idPrefix=${idPrefix} />
     <form onSubmit=${submit} novalidate>
       <${Field} name="name" label=${t("name")} hint=${t("nameHint")} value=${form.values.name} onInput=${form.set("name")}
-        error=${form.errors.name} maxlength="100" autocomplete="off" />
+        error=${form.errors.name} maxlength="100" autocomplete="off" idPrefix=${idPrefix} />
       <${Field} name="redirectUris" as="textarea" label=${t("redirectUris")} hint=${t("redirectUrisHint")} rows="3"
         value=${form.values.redirectUris} onInput=${form.set("redirectUris")} error=${form.errors.redirectUris}
-        spellcheck="false" />
+        spellcheck="false" idPrefix=${idPrefix} />
       <${ScopeChoices} name="scopes" legend=${t("scopes")} hint=${t("scopesHint")} selected=${form.values.scopes}
         choices=${SCOPES.map((value) => ({ value, meaning: t(`scope.${value}`) }))} onChange=${form.set("scopes")}
-        error=${form.errors.scopes} />
+        error=${form.errors.scopes} idPrefix=${idPrefix} />
       ${!app && html`<${KindChoice} value=${form.values.kind} onChange=${form.set("kind")} />`}
       <div class="button-row">
         <${Submit} busy=${form.busy} busyLabel=${t(app ? "saving" : "registering")}>${t(app ? "save" : "register")}<//>
@@ -114,17 +117,16 @@ export default function Section() {
     }
   };
   const confirming = asking && asking.action !== "edit" ? asking : null;
-  // The create form leaves the page while the edit dialog is open: both name their fields alike.
   return html`<h2>${t("title")}</h2>
     <p class="settings__intro">${t("intro", { url: organizationUrl("auth", "/oauth/authorize") })}</p>
     ${shown && html`<${NewSecret} title=${shown.title} label=${t("clientSecret")} value=${shown.secret}
         onDone=${() => setShown(null)}>
       <dl class="new-secret__fact"><dt>${t("clientId")}</dt><dd><code>${shown.app.clientId}</code></dd></dl>
     <//>`}
-    ${asking?.action !== "edit" && html`<section class="card settings__create" aria-labelledby="app-create">
+    <section class="card settings__create" aria-labelledby="app-create">
       <h3 id="app-create">${t("createTitle")}</h3>
       <${AppForm} onDone=${registered} />
-    </section>`}
+    </section>
     <h3>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(apps) => (apps.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">

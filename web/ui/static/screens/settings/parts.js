@@ -6,7 +6,7 @@ import { html, useEffect, useRef } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
 import { dateTime } from "../../format.js";
 import { SecretOnce } from "../../components/secret.js";
-import { Field, FieldError } from "../../components/forms.js";
+import { Field, FieldError, fieldId } from "../../components/forms.js";
 import { useLoad } from "./load.js";
 import strings from "./parts.strings.js";
 
@@ -29,19 +29,20 @@ export function useList(read) {
 
 /**
  * Checkboxes for a credential's scopes: each labelled with the scope's name and described by its meaning.
- * The first box carries `field-<name>` so the error summary's link lands on the group.
+ * The first box carries the field's id (`fieldId`) so the error summary's link lands on the group.
  * @param {{name: string, legend: string, hint: string, choices: {value: string, meaning: string}[],
- *   selected: string[], onChange: (selected: string[]) => void, error?: string}} props
+ *   selected: string[], onChange: (selected: string[]) => void, error?: string, idPrefix?: string}} props
  */
-export function ScopeChoices({ name, legend, hint, choices, selected, onChange, error }) {
+export function ScopeChoices({ name, legend, hint, choices, selected, onChange, error, idPrefix }) {
+  const base = fieldId(name, idPrefix);
   const toggle = (value, on) => onChange(on ? [...selected, value] : selected.filter((item) => item !== value));
   return html`<div class=${`field${error ? " field--error" : ""}`}>
-    <fieldset class="scopes" aria-describedby=${`${name}-hint${error ? ` ${name}-error` : ""}`}>
+    <fieldset class="scopes" aria-describedby=${`${base}-hint${error ? ` ${base}-error` : ""}`}>
       <legend>${legend}</legend>
-      <p class="hint" id=${`${name}-hint`}>${hint}</p>
-      ${error && html`<${FieldError} id=${`${name}-error`} message=${error} />`}
+      <p class="hint" id=${`${base}-hint`}>${hint}</p>
+      ${error && html`<${FieldError} id=${`${base}-error`} message=${error} />`}
       <div class="scopes__list">${choices.map(({ value, meaning }, index) => {
-        const id = index === 0 ? `field-${name}` : `field-${name}-${index}`;
+        const id = index === 0 ? base : `${base}-${index}`;
         return html`<div class="checkbox scopes__choice" key=${value}>
           <input type="checkbox" id=${id} name=${name} value=${value} checked=${selected.includes(value)}
             aria-describedby=${`${id}-meaning`} onChange=${(event) => toggle(value, event.currentTarget.checked)} />
