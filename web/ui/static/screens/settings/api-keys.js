@@ -7,8 +7,8 @@ import { catalogue } from "../../i18n.js";
 import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
 import { ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, ScopeChoices, Status, Dates, ExpiryDay, expiryInstant, expiryProblem, NewSecret }
-  from "./parts.js";
+import { useList, ScopeChoices, Status, Dates, ExpiryDay, expiryInstant, expiryProblem, NewSecret, SecretWithheld,
+  withheld } from "./parts.js";
 import { Loaded } from "./load.js";
 import strings from "./api-keys.strings.js";
 
@@ -18,16 +18,17 @@ const SCOPES = ["read:items", "write:items", "read:actions", "write:actions", "r
   "read:members", "manage_settings", "manage_billing"];
 const DONE = { revoke: "revoked", rotate: "rotated", delete: "deleted" };
 
-function CreateForm({ onCreated }) {
+function CreateForm({ onCreated, onWithheld }) {
   const form = useForm({ name: "", scopes: [], expiresAt: "" });
   const check = (values) => ({ name: values.name.trim() ? null : t("nameMissing"), expiresAt: expiryProblem(values.expiresAt) });
   const submit = (event) => {
     event.preventDefault();
     form.submit(async (values) => {
-      const reply = await api.apiKeys.create({ name: values.name.trim(), scopes: values.scopes,
-        expiresAt: expiryInstant(values.expiresAt) });
+      const name = values.name.trim();
+      const reply = await withheld(() => api.apiKeys.create({ name, scopes: values.scopes,
+        expiresAt: expiryInstant(values.expiresAt) }), () => onWithheld(name));
       form.reset();
-      onCreated(reply);
+      if (reply) onCreated(reply);
     }, check);
   };
   return html`<section class="card settings__create" aria-labelledby="api-key-create">
@@ -66,13 +67,18 @@ function KeyRow({ apiKey, onAsk }) {
 
 export default function Section() {
   const list = useList((signal) => api.apiKeys.list({}, { signal }));
-  const [secret, setSecret] = useState(null); // {title, value} of a key just made
+  const [secret, setSecret] = useState(null); // {title, value} of a key just made, or {title, message} if withheld
   const [asking, setAsking] = useState(null); // {action, apiKey} awaiting confirmation
   const [busy, setBusy] = useState(false);
   const created = ({ key, apiKey }) => {
     list.upsert(apiKey);
     setSecret({ title: t("newKeyTitle", { name: apiKey.name }), value: key });
     notify(t("created", { name: apiKey.name }));
+  };
+  // The key was made (or rotated) but its secret is withheld: it is in the list, to be revoked.
+  const lost = (title) => () => {
+    list.reload();
+    setSecret({ title, message: t("withheldMessage") });
   };
   const confirm = async () => {
     const { action, apiKey } = asking;
@@ -83,10 +89,13 @@ export default function Section() {
         await api.apiKeys.delete({ id: apiKey.id });
         list.drop(apiKey.id);
       } else {
-        const reply = await api.apiKeys.rotate({ id: apiKey.id });
-        list.upsert({ id: reply.revokedKeyId, status: "revoked" });
-        list.upsert(reply.apiKey);
-        setSecret({ title: t("rotatedKeyTitle", { name: apiKey.name }), value: reply.key });
+        const reply = await withheld(() => api.apiKeys.rotate({ id: apiKey.id }),
+          lost(t("rotateWithheldTitle", { name: apiKey.name })));
+        if (reply) {
+          list.upsert({ id: reply.revokedKeyId, status: "revoked" });
+          list.upsert(reply.apiKey);
+          setSecret({ title: t("rotatedKeyTitle", { name: apiKey.name }), value: reply.key });
+        }
       }
       notify(t(DONE[action], { name: apiKey.name }));
       setAsking(null);
@@ -99,9 +108,11 @@ export default function Section() {
   };
   return html`<h2>${t("title")}</h2>
     <p class="settings__intro">${t("intro")}</p>
-    ${secret && html`<${NewSecret} title=${secret.title} label=${t("newKeyLabel")} value=${secret.value}
+    ${secret?.message && html`<${SecretWithheld} title=${secret.title} message=${secret.message}
       onDone=${() => setSecret(null)} />`}
-    <${CreateForm} onCreated=${created} />
+    ${secret?.value && html`<${NewSecret} title=${secret.title} label=${t("newKeyLabel")} value=${secret.value}
+      onDone=${() => setSecret(null)} />`}
+    <${CreateForm} onCreated=${created} onWithheld=${(name) => lost(t("withheldTitle", { name }))()} />
     <h3>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(keys) => (keys.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">

@@ -9,7 +9,7 @@ import { organizationUrl } from "../../session.js";
 import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
 import { Dialog, ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, ScopeChoices, NewSecret } from "./parts.js";
+import { useList, ScopeChoices, NewSecret, SecretWithheld, withheld } from "./parts.js";
 import { Loaded } from "./load.js";
 import strings from "./applications.strings.js";
 
@@ -33,8 +33,11 @@ function KindChoice({ value, onChange }) {
   </fieldset>`;
 }
 
-/** Name, redirect URIs and scopes; the type too when registering (it cannot change later). */
-function AppForm({ app, onDone, onCancel }) {
+/**
+ * Name, redirect URIs and scopes; the type too when registering (it cannot change later). `onWithheld(name)`
+ * when the application was registered but its reply was lost (its secret cannot be shown again).
+ */
+function AppForm({ app, onDone, onCancel, onWithheld }) {
   // The edit dialog's fields get their own ids: the registration form stays on the page beneath it.
   const editing = useId();
   const idPrefix = app ? editing : undefined;
@@ -45,9 +48,10 @@ function AppForm({ app, onDone, onCancel }) {
     form.submit(async (values) => {
       const fields = { name: values.name.trim(), redirectUris: lines(values.redirectUris), scopes: values.scopes };
       const reply = app ? await api.oauthApps.update({ id: app.id, ...fields })
-        : await api.oauthApps.create({ ...fields, public: values.kind === "public" });
+        : await withheld(() => api.oauthApps.create({ ...fields, public: values.kind === "public" }),
+          () => onWithheld(fields.name));
       if (!app) form.reset();
-      onDone(reply);
+      if (reply) onDone(reply);
     }, check);
   };
   return html`<${ErrorSummary} title=${t("errorTitle")} errors=${form.errors} idPrefix=${idPrefix} />
@@ -87,13 +91,18 @@ function AppRow({ app, onAsk }) {
 
 export default function Section() {
   const list = useList((signal) => api.oauthApps.list({}, { signal }));
-  const [shown, setShown] = useState(null); // {title, app, secret} after registering or a new secret
+  // {title, app, secret} after registering or a new secret; {title, message} when its reply was lost
+  const [shown, setShown] = useState(null);
   const [asking, setAsking] = useState(null); // {action: "edit" | "rotate" | "delete", app}
   const [busy, setBusy] = useState(false);
   const registered = ({ clientSecret, ...app }) => {
     list.upsert(app);
     setShown({ title: t("createdTitle", { name: app.name }), app, secret: clientSecret ?? null });
     notify(t("registered", { name: app.name }));
+  };
+  const lost = (title, message) => {
+    list.reload();
+    setShown({ title, message });
   };
   const confirm = async () => {
     const { action, app } = asking;
@@ -104,9 +113,13 @@ export default function Section() {
         list.drop(app.id);
         notify(t("deleted", { name: app.name }));
       } else {
-        const { clientSecret, ...rotated } = await api.oauthApps.rotateSecret({ id: app.id });
-        list.upsert(rotated);
-        setShown({ title: t("rotatedTitle", { name: app.name }), app: rotated, secret: clientSecret });
+        const reply = await withheld(() => api.oauthApps.rotateSecret({ id: app.id }),
+          () => lost(t("rotateWithheldTitle", { name: app.name }), t("rotateWithheldMessage")));
+        if (reply) {
+          const { clientSecret, ...rotated } = reply;
+          list.upsert(rotated);
+          setShown({ title: t("rotatedTitle", { name: app.name }), app: rotated, secret: clientSecret });
+        }
         notify(t("rotated", { name: app.name }));
       }
     } catch (error) {
@@ -119,13 +132,16 @@ export default function Section() {
   const confirming = asking && asking.action !== "edit" ? asking : null;
   return html`<h2>${t("title")}</h2>
     <p class="settings__intro">${t("intro", { url: organizationUrl("auth", "/oauth/authorize") })}</p>
-    ${shown && html`<${NewSecret} title=${shown.title} label=${t("clientSecret")} value=${shown.secret}
+    ${shown?.message && html`<${SecretWithheld} title=${shown.title} message=${shown.message}
+      onDone=${() => setShown(null)} />`}
+    ${shown?.app && html`<${NewSecret} title=${shown.title} label=${t("clientSecret")} value=${shown.secret}
         onDone=${() => setShown(null)}>
       <dl class="new-secret__fact"><dt>${t("clientId")}</dt><dd><code>${shown.app.clientId}</code></dd></dl>
     <//>`}
     <section class="card settings__create" aria-labelledby="app-create">
       <h3 id="app-create">${t("createTitle")}</h3>
-      <${AppForm} onDone=${registered} />
+      <${AppForm} onDone=${registered}
+        onWithheld=${(name) => lost(t("withheldTitle", { name }), t("withheldMessage"))} />
     </section>
     <h3>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(apps) => (apps.length === 0 ? html`<p class="empty">${t("empty")}</p>`

@@ -1,12 +1,13 @@
 // What the credential sections (API keys, tokens, applications, assistant keys) and members draw the same way:
 // a list read once (load.js) and then kept up to date from each write's reply, the scope checkboxes with their meaning, a
-// credential's status in words and its dates, an optional expiry day, and the box a new secret is shown in
-// once.
+// credential's status in words and its dates, an optional expiry day, the box a new secret is shown in
+// once, and the box saying a credential was made but its secret could not be shown (`withheld`).
 import { html, useEffect, useRef } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
 import { dateTime } from "../../format.js";
 import { SecretOnce } from "../../components/secret.js";
 import { Field, FieldError, fieldId } from "../../components/forms.js";
+import { ApiError } from "../../api.js";
 import { useLoad } from "./load.js";
 import strings from "./parts.strings.js";
 
@@ -97,5 +98,38 @@ export function NewSecret({ title, label, value, children, onDone }) {
     ${value && html`<${SecretOnce} label=${label} value=${value} warning=${t("secretWarning")} copyLabel=${t("copy")}
       copiedLabel=${t("copied")} copyFailedLabel=${t("copyFailed")} />`}
     <button type="button" class="button button--secondary" onClick=${onDone}>${t("done")}</button>
+  </section>`;
+}
+
+/**
+ * `write()`'s reply, or null after `onWithheld()` when the server made the credential but withheld its secret:
+ * the first reply was lost, api.js sent the write again under the same Idempotency-Key, and the server never
+ * shows a secret twice (409, `secretWithheld`). Any other refusal is thrown on.
+ * @template T
+ * @param {() => Promise<T>} write
+ * @param {() => void} onWithheld
+ * @returns {Promise<T | null>}
+ */
+export async function withheld(write, onWithheld) {
+  try {
+    return await write();
+  } catch (error) {
+    if (!(error instanceof ApiError) || !error.secretWithheld) throw error;
+    onWithheld();
+    return null;
+  }
+}
+
+/**
+ * Where the secret would have been (`NewSecret`'s place): that the credential exists but its secret cannot be
+ * shown, and what to do (`message`: revoke or delete it and make a new one). The heading is focused.
+ */
+export function SecretWithheld({ title, message, onDone }) {
+  const heading = useRef(null);
+  useEffect(() => { heading.current?.focus(); }, [title]);
+  return html`<section class="card new-secret new-secret--withheld" aria-labelledby="secret-withheld-title">
+    <h3 id="secret-withheld-title" tabindex="-1" ref=${heading}>${title}</h3>
+    <p class="notice notice--warning">${message}</p>
+    <button type="button" class="button button--secondary" onClick=${onDone}>${t("understood")}</button>
   </section>`;
 }

@@ -11,6 +11,7 @@ export default {
   copied: "Copied to the clipboard.",
   copyFailed: "This browser did not copy it: select the text and copy it.",
   done: "Done: I have copied it",
+  understood: "Understood",
   secretWarning: "Copy it now: it is shown only once. If you lose it, make a new one.",
   expiryDay: "Expires on (optional)",
   expiryDayHint: "It stops working at the end of that day. Leave empty for no expiry.",
