@@ -110,6 +110,13 @@ async def test_rotating_an_api_key_shows_the_new_secret_once_and_stops_the_old(
     assert (await org.anonymous.with_bearer(new).query("organizations.get")).status == 200
     await expect(page.get_by_role("row", name=re.compile("Line PLC"))).to_have_count(2)
 
+    # Deleting takes the row and its Delete button away: focus goes to the list's heading, not the page's body.
+    await page.get_by_role("row", name=re.compile("Line PLC")).filter(
+        has_not=page.get_by_role("button", name="Rotate Line PLC")).get_by_role("button", name="Delete Line PLC").click()
+    await confirm(page, "Delete")
+    await expect(page.get_by_role("row", name=re.compile("Line PLC"))).to_have_count(1)
+    await expect(page.get_by_role("heading", name="Keys", exact=True)).to_be_focused()
+
 
 async def test_a_key_whose_reply_was_lost_is_listed_with_the_way_to_replace_it(
         browser: Any, client: Any, org: Org, open_page: Any, org_url: Any, allow_console_errors: Any) -> None:

@@ -1,7 +1,7 @@
 // Settings section "API keys" (owners and admins): the organization's keys with their access, status and dates;
 // creating one (name, scopes, optional expiry) whose secret is shown once; revoking, rotating (the new secret
 // shown once) and deleting, each after a confirmation.
-import { html, useState } from "../../lib.js";
+import { html, useState, useRef } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
 import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
@@ -70,6 +70,7 @@ export default function Section() {
   const [secret, setSecret] = useState(null); // {title, value} of a key just made, or {title, message} if withheld
   const [asking, setAsking] = useState(null); // {action, apiKey} awaiting confirmation
   const [busy, setBusy] = useState(false);
+  const listHeading = useRef(null); // where focus goes when the deleted key's row took its button away
   const created = ({ key, apiKey }) => {
     list.upsert(apiKey);
     setSecret({ title: t("newKeyTitle", { name: apiKey.name }), value: key });
@@ -113,7 +114,7 @@ export default function Section() {
     ${secret?.value && html`<${NewSecret} title=${secret.title} label=${t("newKeyLabel")} value=${secret.value}
       onDone=${() => setSecret(null)} />`}
     <${CreateForm} onCreated=${created} onWithheld=${(name) => lost(t("withheldTitle", { name }))()} />
-    <h3>${t("listTitle")}</h3>
+    <h3 tabindex="-1" ref=${listHeading}>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(keys) => (keys.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">
         <caption class="visually-hidden">${t("listTitle")}</caption>
@@ -125,5 +126,5 @@ export default function Section() {
     <${ConfirmDialog} open=${asking !== null} title=${asking ? t(`${asking.action}Title`) : ""}
       message=${asking ? t(`${asking.action}Message`, { name: asking.apiKey.name }) : ""}
       confirmLabel=${asking ? t(asking.action) : ""} cancelLabel=${t("cancel")} busy=${busy} onConfirm=${confirm}
-      onClose=${() => setAsking(null)} />`;
+      onClose=${() => setAsking(null)} focusAfter=${listHeading} />`;
 }

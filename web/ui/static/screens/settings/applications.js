@@ -2,7 +2,7 @@
 // with client id, type, redirect URIs and scopes; registering one (confidential ones get a client secret shown
 // once); editing name, redirect URIs and scopes; issuing a new secret (shown once) and deleting, each after a
 // confirmation.
-import { html, useState, useId } from "../../lib.js";
+import { html, useState, useId, useRef } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
 import { organizationUrl } from "../../session.js";
@@ -95,6 +95,7 @@ export default function Section() {
   const [shown, setShown] = useState(null);
   const [asking, setAsking] = useState(null); // {action: "edit" | "rotate" | "delete", app}
   const [busy, setBusy] = useState(false);
+  const listHeading = useRef(null); // where focus goes when the deleted application's row took its button away
   const registered = ({ clientSecret, ...app }) => {
     list.upsert(app);
     setShown({ title: t("createdTitle", { name: app.name }), app, secret: clientSecret ?? null });
@@ -143,7 +144,7 @@ export default function Section() {
       <${AppForm} onDone=${registered}
         onWithheld=${(name) => lost(t("withheldTitle", { name }), t("withheldMessage"))} />
     </section>
-    <h3>${t("listTitle")}</h3>
+    <h3 tabindex="-1" ref=${listHeading}>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(apps) => (apps.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">
         <caption class="visually-hidden">${t("listTitle")}</caption>
@@ -164,5 +165,5 @@ export default function Section() {
     <${ConfirmDialog} open=${confirming !== null} title=${confirming ? t(`${confirming.action}Title`) : ""}
       message=${confirming ? t(`${confirming.action}Message`, { name: confirming.app.name }) : ""}
       confirmLabel=${confirming ? t(confirming.action) : ""} cancelLabel=${t("cancel")} busy=${busy}
-      onConfirm=${confirm} onClose=${() => setAsking(null)} />`;
+      onConfirm=${confirm} onClose=${() => setAsking(null)} focusAfter=${listHeading} />`;
 }
