@@ -211,11 +211,12 @@ async def test_activity_lists_a_change_made_through_the_api(browser: Any, client
     made = await org.owner.mutate("workspaces.create", {"name": "Plant 7"})
     assert made.status == 200, made.body
     page = await settings(browser, client, org, "activity")
-    entry = page.get_by_role("row").filter(has_text="workspace created")
+    entry = page.get_by_role("row").filter(has_text="Created a workspace")
     await expect(entry).to_contain_text("Olga Owner")
+    await expect(entry.get_by_role("cell").nth(3)).to_have_text("Workspace: Plant 7")
     await expect(entry.get_by_role("link", name="Plant 7")).to_have_attribute(
         "href", f"/workspaces/{made.data['id']}")
-    await page.get_by_label("Kind of thing").select_option("workspace")
+    await page.get_by_label("Kind of thing").select_option(label="Workspace")
     await expect(page.get_by_role("table", name="Activity").get_by_role("row")).to_have_count(2)  # header + entry
     await check_accessibility(page, "settings-activity")
     await screenshot(page, "settings-activity")
