@@ -112,6 +112,12 @@ async def test_automation_made_in_the_page_runs_now_and_shows_in_the_history(bro
     await expect(page.get_by_role("combobox", name="Board")).to_have_value(board.id)
     await page.get_by_role("button", name="Add a rule").click()
     form = page.get_by_role("dialog", name="Add a rule")
+    await form.get_by_role("button", name="Add a condition").click()
+    await form.get_by_role("button", name="Add an action").click()
+    await form.get_by_role("button", name="Remove action 2").click()  # focus goes to action 1, not the page
+    await expect(form.get_by_label("Action", exact=True)).to_be_focused()
+    await form.get_by_role("button", name="Remove condition 1").click()  # the first: focus goes to its add button
+    await expect(form.get_by_role("button", name="Add a condition")).to_be_focused()
     await form.get_by_label("Trigger").select_option("recurring")
     await form.get_by_label("Schedule (cron, UTC)").fill("every morning")
     await form.get_by_label("Action", exact=True).select_option("create_subitem")
