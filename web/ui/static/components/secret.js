@@ -36,7 +36,7 @@ export function CopyField({ label, value, hint, copyLabel, copiedLabel, copyFail
     setOutcome(done ? "copied" : "failed");
   };
   return html`<div class="copy-field">
-    <label for=${id}>${label}</label>
+    <label class="label" for=${id}>${label}</label>
     ${hint && html`<p class="hint" id=${`${id}-hint`}>${hint}</p>`}
     <div class="secret__row">
       <input id=${id} class="secret__value" readonly value=${value} aria-describedby=${hint ? `${id}-hint` : undefined}
