@@ -260,12 +260,22 @@ async def test_settings_opens_the_first_section_and_an_unknown_one_is_not_found(
     await expect(page.get_by_role("heading", level=1, name="Page not found")).to_be_visible()
 
 
-async def test_a_plan_without_api_access_shows_the_plan_instead_of_the_form(
+async def test_a_plan_without_api_access_lists_and_revokes_but_makes_nothing(
         browser: Any, client: Any, open_page: Any, org_url: Any, check_accessibility: Any) -> None:
     org = await make_org(client, plan="free")
+    # A token from before a downgrade (the API makes one on any plan; only using it is refused).
+    made = await org.owner.mutate("auth.tokens.create", {"name": "Old export", "scopes": ["read"]})
+    assert made.status == 200, made.body
     page = await settings(open_page, org_url, browser, client, org, "tokens")
     await expect(page.get_by_text("This organization is on the Free plan.")).to_be_visible()
     await expect(page.get_by_role("link", name="Compare plans and upgrade in Billing")).to_have_attribute(
         "href", "/settings/billing")
     await expect(page.get_by_role("button", name="Create token")).to_have_count(0)
+    row = page.get_by_role("row", name=re.compile("Old export"))
+    await expect(row).to_contain_text("Active")
     await check_accessibility(page, "settings-plan-missing")
+    await row.get_by_role("button", name="Revoke Old export").click()
+    await confirm(page, "Revoke")
+    await expect(row).to_contain_text("Revoked")
+    tokens = (await org.owner.query("auth.tokens.list")).data
+    assert [(token["name"], token["status"]) for token in tokens] == [("Old export", "revoked")]

@@ -46,7 +46,7 @@ function CreateForm({ onCreated, onWithheld }) {
   </section>`;
 }
 
-function KeyRow({ apiKey, onAsk }) {
+function KeyRow({ apiKey, onAsk, mayRotate }) {
   const active = apiKey.status === "active";
   return html`<tr>
     <th scope="row" class="credential__name">${apiKey.name}<br /><code class="hint">svc_sk_live_${apiKey.prefix}…</code></th>
@@ -55,9 +55,9 @@ function KeyRow({ apiKey, onAsk }) {
     <td><${Status} status=${apiKey.status} /></td>
     <td><${Dates} credential=${apiKey} /></td>
     <td><div class="row-actions">
-      ${active && html`<button type="button" class="button button--secondary button--small" aria-label=${t("rotateOf", { name: apiKey.name })}
-        onClick=${() => onAsk("rotate", apiKey)}>${t("rotate")}</button>
-      <button type="button" class="button button--secondary button--small" aria-label=${t("revokeOf", { name: apiKey.name })}
+      ${active && mayRotate && html`<button type="button" class="button button--secondary button--small"
+        aria-label=${t("rotateOf", { name: apiKey.name })} onClick=${() => onAsk("rotate", apiKey)}>${t("rotate")}</button>`}
+      ${active && html`<button type="button" class="button button--secondary button--small" aria-label=${t("revokeOf", { name: apiKey.name })}
         onClick=${() => onAsk("revoke", apiKey)}>${t("revoke")}</button>`}
       <button type="button" class="button button--quiet button--small" aria-label=${t("deleteOf", { name: apiKey.name })}
         onClick=${() => onAsk("delete", apiKey)}>${t("delete")}</button>
@@ -65,7 +65,8 @@ function KeyRow({ apiKey, onAsk }) {
   </tr>`;
 }
 
-export default function Section() {
+/** `planNotice`: the plan has no API access; shown instead of the form (listing and revoking still work). */
+export default function Section({ planNotice = null }) {
   const list = useList((signal) => api.apiKeys.list({}, { signal }));
   const [secret, setSecret] = useState(null); // {title, value} of a key just made, or {title, message} if withheld
   const [asking, setAsking] = useState(null); // {action, apiKey} awaiting confirmation
@@ -113,14 +114,14 @@ export default function Section() {
       onDone=${() => setSecret(null)} />`}
     ${secret?.value && html`<${NewSecret} title=${secret.title} label=${t("newKeyLabel")} value=${secret.value}
       onDone=${() => setSecret(null)} />`}
-    <${CreateForm} onCreated=${created} onWithheld=${(name) => lost(t("withheldTitle", { name }))()} />
+    ${planNotice ?? html`<${CreateForm} onCreated=${created} onWithheld=${(name) => lost(t("withheldTitle", { name }))()} />`}
     <h3 tabindex="-1" ref=${listHeading}>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(keys) => (keys.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">
         <caption class="visually-hidden">${t("listTitle")}</caption>
         <thead><tr><th scope="col">${t("name")}</th><th scope="col">${t("access")}</th><th scope="col">${t("status")}</th>
           <th scope="col">${t("dates")}</th><th scope="col">${t("actions")}</th></tr></thead>
-        <tbody>${keys.map((apiKey) => html`<${KeyRow} key=${apiKey.id} apiKey=${apiKey}
+        <tbody>${keys.map((apiKey) => html`<${KeyRow} key=${apiKey.id} apiKey=${apiKey} mayRotate=${!planNotice}
           onAsk=${(action, item) => setAsking({ action, apiKey: item })} />`)}</tbody>
       </table></div>`)}<//>
     <${ConfirmDialog} open=${asking !== null} title=${asking ? t(`${asking.action}Title`) : ""}

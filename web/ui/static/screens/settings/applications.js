@@ -72,7 +72,7 @@ function AppForm({ app, onDone, onCancel, onWithheld }) {
     </form>`;
 }
 
-function AppRow({ app, onAsk }) {
+function AppRow({ app, onAsk, mayRotate }) {
   return html`<tr>
     <th scope="row">${app.name}<br /><span class="hint">${t(app.public ? "typePublic" : "typeConfidential")}</span></th>
     <td><code class="client-id">${app.clientId}</code></td>
@@ -81,7 +81,7 @@ function AppRow({ app, onAsk }) {
     <td><div class="row-actions">
       <button type="button" class="button button--secondary button--small" aria-label=${t("editOf", { name: app.name })}
         onClick=${() => onAsk("edit", app)}>${t("edit")}</button>
-      ${!app.public && html`<button type="button" class="button button--secondary button--small"
+      ${!app.public && mayRotate && html`<button type="button" class="button button--secondary button--small"
         aria-label=${t("rotateOf", { name: app.name })} onClick=${() => onAsk("rotate", app)}>${t("rotate")}</button>`}
       <button type="button" class="button button--quiet button--small" aria-label=${t("deleteOf", { name: app.name })}
         onClick=${() => onAsk("delete", app)}>${t("delete")}</button>
@@ -89,7 +89,8 @@ function AppRow({ app, onAsk }) {
   </tr>`;
 }
 
-export default function Section() {
+/** `planNotice`: the plan has no API access; shown instead of registering (editing and deleting still work). */
+export default function Section({ planNotice = null }) {
   const list = useList((signal) => api.oauthApps.list({}, { signal }));
   // {title, app, secret} after registering or a new secret; {title, message} when its reply was lost
   const [shown, setShown] = useState(null);
@@ -139,18 +140,18 @@ export default function Section() {
         onDone=${() => setShown(null)}>
       <dl class="new-secret__fact"><dt>${t("clientId")}</dt><dd><code>${shown.app.clientId}</code></dd></dl>
     <//>`}
-    <section class="card settings__create" aria-labelledby="app-create">
+    ${planNotice ?? html`<section class="card settings__create" aria-labelledby="app-create">
       <h3 id="app-create">${t("createTitle")}</h3>
       <${AppForm} onDone=${registered}
         onWithheld=${(name) => lost(t("withheldTitle", { name }), t("withheldMessage"))} />
-    </section>
+    </section>`}
     <h3 tabindex="-1" ref=${listHeading}>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(apps) => (apps.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">
         <caption class="visually-hidden">${t("listTitle")}</caption>
         <thead><tr><th scope="col">${t("name")}</th><th scope="col">${t("clientId")}</th>
           <th scope="col">${t("redirectUris")}</th><th scope="col">${t("scopesColumn")}</th><th scope="col">${t("actions")}</th></tr></thead>
-        <tbody>${apps.map((app) => html`<${AppRow} key=${app.id} app=${app}
+        <tbody>${apps.map((app) => html`<${AppRow} key=${app.id} app=${app} mayRotate=${!planNotice}
           onAsk=${(action, item) => setAsking({ action, app: item })} />`)}</tbody>
       </table></div>`)}<//>
     <${Dialog} open=${asking?.action === "edit"} wide title=${asking ? t("editTitle", { name: asking.app.name }) : ""}

@@ -68,7 +68,8 @@ function KeyRow({ mcpKey, onRevoke }) {
   </tr>`;
 }
 
-export default function Section() {
+/** `planNotice`: the plan has no API access; shown instead of the form (listing and revoking still work). */
+export default function Section({ planNotice = null }) {
   const list = useList((signal) => api.mcpKeys.list({}, { signal }));
   const [secret, setSecret] = useState(null);
   const [revoking, setRevoking] = useState(null);
@@ -101,7 +102,7 @@ export default function Section() {
       onDone=${() => setSecret(null)} />`}
     ${secret?.value && html`<${NewSecret} title=${secret.title} label=${t("newKeyLabel")} value=${secret.value}
       onDone=${() => setSecret(null)} />`}
-    <${CreateForm} onCreated=${created} onWithheld=${lost} />
+    ${planNotice ?? html`<${CreateForm} onCreated=${created} onWithheld=${lost} />`}
     <h3>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(keys) => (keys.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">

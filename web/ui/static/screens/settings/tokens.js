@@ -60,7 +60,8 @@ function TokenRow({ token, onRevoke }) {
   </tr>`;
 }
 
-export default function Section() {
+/** `planNotice`: the plan has no API access; shown instead of the form (listing and revoking still work). */
+export default function Section({ planNotice = null }) {
   const list = useList((signal) => api.auth.tokens.list({}, { signal }));
   const [secret, setSecret] = useState(null);
   const [revoking, setRevoking] = useState(null);
@@ -94,7 +95,7 @@ export default function Section() {
       onDone=${() => setSecret(null)} />`}
     ${secret?.value && html`<${NewSecret} title=${secret.title} label=${t("newTokenLabel")} value=${secret.value}
       onDone=${() => setSecret(null)} />`}
-    <${CreateForm} onCreated=${created} onWithheld=${lost} />
+    ${planNotice ?? html`<${CreateForm} onCreated=${created} onWithheld=${lost} />`}
     <h3>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(tokens) => (tokens.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">
