@@ -111,8 +111,9 @@ async def test_rotating_an_api_key_shows_the_new_secret_once_and_stops_the_old(
     await expect(page.get_by_role("row", name=re.compile("Line PLC"))).to_have_count(2)
 
     # Deleting takes the row and its Delete button away: focus goes to the list's heading, not the page's body.
-    await page.get_by_role("row", name=re.compile("Line PLC")).filter(
-        has_not=page.get_by_role("button", name="Rotate Line PLC")).get_by_role("button", name="Delete Line PLC").click()
+    revoked = page.get_by_role("row", name=re.compile("Line PLC")).filter(
+        has_not=page.get_by_role("button", name="Rotate Line PLC"))
+    await revoked.get_by_role("button", name="Delete Line PLC").click()
     await confirm(page, "Delete")
     await expect(page.get_by_role("row", name=re.compile("Line PLC"))).to_have_count(1)
     await expect(page.get_by_role("heading", name="Keys", exact=True)).to_be_focused()
