@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, Route, expect
 
 from tests.harness import Org, make_org
 
@@ -109,6 +109,46 @@ async def test_rotating_an_api_key_shows_the_new_secret_once_and_stops_the_old(
     assert (await org.anonymous.with_bearer(old).query("organizations.get")).status == 401
     assert (await org.anonymous.with_bearer(new).query("organizations.get")).status == 200
     await expect(page.get_by_role("row", name=re.compile("Line PLC"))).to_have_count(2)
+
+    # Deleting takes the row and its Delete button away: focus goes to the list's heading, not the page's body.
+    revoked = page.get_by_role("row", name=re.compile("Line PLC")).filter(
+        has_not=page.get_by_role("button", name="Rotate Line PLC"))
+    await revoked.get_by_role("button", name="Delete Line PLC").click()
+    await confirm(page, "Delete")
+    await expect(page.get_by_role("row", name=re.compile("Line PLC"))).to_have_count(1)
+    await expect(page.get_by_role("heading", name="Keys", exact=True)).to_be_focused()
+
+
+async def test_a_key_whose_reply_was_lost_is_listed_with_the_way_to_replace_it(
+        browser: Any, client: Any, org: Org, open_page: Any, org_url: Any, allow_console_errors: Any) -> None:
+    page = await settings(open_page, org_url, browser, client, org, "api-keys")
+    lost: list[int] = []
+
+    async def lose_the_first_reply(route: Route) -> None:
+        if lost:
+            await route.continue_()
+            return
+        # The server makes the key (the request sent from the test to 127.0.0.1, as the browser maps the host).
+        host = f"{org.slug}.localhost:{client.server.port}"
+        headers = {**await route.request.all_headers(), "host": host}
+        reply = await route.fetch(url=route.request.url.replace(host, f"127.0.0.1:{client.server.port}"),
+                                  headers=headers)
+        lost.append(reply.status)
+        await route.abort()  # and its reply never reaches the page, which sends the write again
+
+    await page.route("**/api/trpc/apiKeys.create", lose_the_first_reply)
+    await page.get_by_label("Name", exact=True).fill("MES bridge")
+    heading = page.get_by_role("heading", name='The key "MES bridge" was made, but it cannot be shown')
+    with allow_console_errors(page, "net::ERR_FAILED"):  # the reply lost on purpose
+        await page.get_by_role("button", name="Create key").click()
+        await expect(heading).to_be_focused()
+    await expect(page.get_by_text("The key works and is in the list below: revoke it, then create a new one.")
+                 ).to_be_visible()
+    await expect(page.get_by_role("row", name=re.compile("MES bridge"))).to_contain_text("Active")
+    await expect(page.get_by_label("API key", exact=True)).to_have_count(0)
+    assert lost == [200]
+    keys = (await org.owner.query("apiKeys.list")).data
+    assert [(key["name"], key["status"]) for key in keys] == [("MES bridge", "active")]
 
 
 async def test_a_personal_token_made_in_the_page_calls_the_api_until_it_is_revoked_there(
@@ -221,12 +261,22 @@ async def test_settings_opens_the_first_section_and_an_unknown_one_is_not_found(
     await expect(page.get_by_role("heading", level=1, name="Page not found")).to_be_visible()
 
 
-async def test_a_plan_without_api_access_shows_the_plan_instead_of_the_form(
+async def test_a_plan_without_api_access_lists_and_revokes_but_makes_nothing(
         browser: Any, client: Any, open_page: Any, org_url: Any, check_accessibility: Any) -> None:
     org = await make_org(client, plan="free")
+    # A token from before a downgrade (the API makes one on any plan; only using it is refused).
+    made = await org.owner.mutate("auth.tokens.create", {"name": "Old export", "scopes": ["read"]})
+    assert made.status == 200, made.body
     page = await settings(open_page, org_url, browser, client, org, "tokens")
     await expect(page.get_by_text("This organization is on the Free plan.")).to_be_visible()
     await expect(page.get_by_role("link", name="Compare plans and upgrade in Billing")).to_have_attribute(
         "href", "/settings/billing")
     await expect(page.get_by_role("button", name="Create token")).to_have_count(0)
+    row = page.get_by_role("row", name=re.compile("Old export"))
+    await expect(row).to_contain_text("Active")
     await check_accessibility(page, "settings-plan-missing")
+    await row.get_by_role("button", name="Revoke Old export").click()
+    await confirm(page, "Revoke")
+    await expect(row).to_contain_text("Revoked")
+    tokens = (await org.owner.query("auth.tokens.list")).data
+    assert [(token["name"], token["status"]) for token in tokens] == [("Old export", "revoked")]

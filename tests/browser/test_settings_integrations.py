@@ -112,6 +112,12 @@ async def test_automation_made_in_the_page_runs_now_and_shows_in_the_history(bro
     await expect(page.get_by_role("combobox", name="Board")).to_have_value(board.id)
     await page.get_by_role("button", name="Add a rule").click()
     form = page.get_by_role("dialog", name="Add a rule")
+    await form.get_by_role("button", name="Add a condition").click()
+    await form.get_by_role("button", name="Add an action").click()
+    await form.get_by_role("button", name="Remove action 2").click()  # focus goes to action 1, not the page
+    await expect(form.get_by_label("Action", exact=True)).to_be_focused()
+    await form.get_by_role("button", name="Remove condition 1").click()  # the first: focus goes to its add button
+    await expect(form.get_by_role("button", name="Add a condition")).to_be_focused()
     await form.get_by_label("Trigger").select_option("recurring")
     await form.get_by_label("Schedule (cron, UTC)").fill("every morning")
     await form.get_by_label("Action", exact=True).select_option("create_subitem")
@@ -211,11 +217,12 @@ async def test_activity_lists_a_change_made_through_the_api(browser: Any, client
     made = await org.owner.mutate("workspaces.create", {"name": "Plant 7"})
     assert made.status == 200, made.body
     page = await settings(browser, client, org, "activity")
-    entry = page.get_by_role("row").filter(has_text="workspace created")
+    entry = page.get_by_role("row").filter(has_text="Created a workspace")
     await expect(entry).to_contain_text("Olga Owner")
+    await expect(entry.get_by_role("cell").nth(3)).to_have_text("Workspace: Plant 7")
     await expect(entry.get_by_role("link", name="Plant 7")).to_have_attribute(
         "href", f"/workspaces/{made.data['id']}")
-    await page.get_by_label("Kind of thing").select_option("workspace")
+    await page.get_by_label("Kind of thing").select_option(label="Workspace")
     await expect(page.get_by_role("table", name="Activity").get_by_role("row")).to_have_count(2)  # header + entry
     await check_accessibility(page, "settings-activity")
     await screenshot(page, "settings-activity")

@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 import secrets
 from typing import Any
+from urllib.parse import quote
 
+import pytest
 from playwright.async_api import Browser, Page, expect
 
 from actors.kernel import sealing
@@ -114,9 +116,12 @@ async def test_a_deep_link_while_signed_out_returns_there_after_signing_in(brows
     assert page.url == org_url(client, org.slug) + "/settings/members"
 
 
-async def test_next_names_only_a_path_on_this_host(browser: Any, client: Any, org: Org, org_url: Any) -> None:
+@pytest.mark.parametrize("destination", ["//evil.example/x", "/\\evil.example/x", "https://evil.example/x",
+                                         "/api/v1/auth/logout"])
+async def test_next_names_only_a_page_of_the_app_on_this_host(browser: Any, client: Any, org: Org, org_url: Any,
+                                                              destination: str) -> None:
     page = await _signed_out_page(browser, client)
-    await page.goto(org_url(client, org.slug) + "/signin?next=//evil.example/x")
+    await page.goto(org_url(client, org.slug) + "/signin?next=" + quote(destination, safe=""))
     await _sign_in(page, org.owner_email)
     await expect(page.get_by_role("button", name="Sign out")).to_be_visible()
     assert page.url == org_url(client, org.slug) + "/"

@@ -9,6 +9,10 @@ from typing import Any
 import pytest
 
 from tests.harness import Org
+from web.ui.app_page import APP_PATHS
+
+# Every route the app page is served on, its placeholders filled with a sample id and section.
+STABLE_PATHS = [path.format(id="brd_x", section="api-keys") for path in APP_PATHS]
 
 
 async def get(client: Any, path: str, host: str, **headers: str) -> tuple[Any, bytes]:
@@ -16,7 +20,7 @@ async def get(client: Any, path: str, host: str, **headers: str) -> tuple[Any, b
         return response, await response.read()
 
 
-@pytest.mark.parametrize("path", ["/", "/boards/brd_x", "/items/itm_x", "/settings/api-keys", "/notifications"])
+@pytest.mark.parametrize("path", STABLE_PATHS)
 async def test_every_stable_path_answers_the_app_with_a_strict_policy(org: Org, path: str) -> None:
     response, body = await get(org.owner.client, path, f"{org.slug}.localhost")
     assert response.status == 200 and response.content_type == "text/html"

@@ -13,13 +13,16 @@ export class ApiError extends Error {
    * @param {string} message
    * @param {{field: string, message: string}[]} [details]
    * @param {number | null} [retryAfter]
+   * @param {boolean} [secretWithheld] a retried write that had succeeded: its reply held a secret, which the
+   *   server shows once and never replays (409, `secretWithheld: true`), so what it made exists unshown
    */
-  constructor(status, code, message, details = [], retryAfter = null) {
+  constructor(status, code, message, details = [], retryAfter = null, secretWithheld = false) {
     super(message);
     this.status = status;
     this.code = code;
     this.details = details;
     this.retryAfter = retryAfter;
+    this.secretWithheld = secretWithheld;
   }
 
   /** The message for one input field, if the server named it. */
@@ -57,7 +60,7 @@ function errorFrom(status, body, response) {
   const wait = response ? retryAfter(response) : null;
   if (!error) return new ApiError(status, status >= 500 ? "UNAVAILABLE" : "UNEXPECTED", `HTTP ${status}`, [], wait);
   return new ApiError(data.httpStatus ?? status, data.code ?? String(error.code ?? "ERROR"),
-    error.message ?? `HTTP ${status}`, data.details ?? error.details ?? [], wait);
+    error.message ?? `HTTP ${status}`, data.details ?? error.details ?? [], wait, data.secretWithheld === true);
 }
 
 async function parse(response) {

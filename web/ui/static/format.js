@@ -9,6 +9,13 @@ const timeFormat = new Intl.DateTimeFormat(locale, { timeStyle: "medium" });
 const numberFormat = new Intl.NumberFormat(locale, { maximumFractionDigits: 6 });
 const relative = new Intl.RelativeTimeFormat(locale, { numeric: "auto" });
 
+/** The calendar day ("2026-11-28", as a date field holds it) an instant falls on where the viewer is. */
+export function localDay(instant) {
+  const at = new Date(instant);
+  const pad = (value) => String(value).padStart(2, "0");
+  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
+}
+
 /** An instant ("2026-11-28T10:00:00.000Z") as date and time where the viewer is. */
 export function dateTime(iso) {
   return iso ? dateTimeFormat.format(new Date(iso)) : "";

@@ -15,13 +15,19 @@ export function FieldError({ id, message }) {
 }
 
 /**
+ * The id of the field `name`: `field-<name>` unless `idPrefix` sets a form apart (two forms on one page that
+ * name their fields alike: a create form and an edit dialog).
+ */
+export const fieldId = (name, idPrefix) => (idPrefix ? `${idPrefix}-field-${name}` : `field-${name}`);
+
+/**
  * A labelled input. `as` is "input" (default), "textarea" or "select" (pass <option>s as children). `suffix`
  * is text shown after an input as part of the value's meaning (an address's ".obeya.example"), read out with
  * the hint.
  */
 export function Field({ name, label, hint, error, as = "input", type = "text", value, onInput, children,
-  required = false, autocomplete, inputmode, suffix, ...rest }) {
-  const id = `field-${name}`;
+  required = false, autocomplete, inputmode, suffix, idPrefix, ...rest }) {
+  const id = fieldId(name, idPrefix);
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
   const suffixId = suffix ? `${id}-suffix` : undefined;
@@ -43,8 +49,8 @@ export function Field({ name, label, hint, error, as = "input", type = "text", v
   </div>`;
 }
 
-/** The list of what is wrong, focused when it appears, each entry a link to its field. */
-export function ErrorSummary({ title, errors }) {
+/** The list of what is wrong, focused when it appears, each entry a link to its field (`idPrefix` as the fields'). */
+export function ErrorSummary({ title, errors, idPrefix }) {
   const box = useRef(null);
   const entries = Object.entries(errors).filter(([, message]) => message);
   useEffect(() => { if (entries.length) box.current?.focus(); }, [entries.map(([k, m]) => k + m).join()]);
@@ -52,9 +58,9 @@ export function ErrorSummary({ title, errors }) {
   return html`<div class="error-summary" role="alert" tabindex="-1" ref=${box}>
     <h2 class="error-summary__title">${title}</h2>
     <ul>${entries.map(([field, message]) => html`<li key=${field}>${field === "_form"
-      ? message : html`<a href=${`#field-${field}`} onClick=${(event) => {
+      ? message : html`<a href=${`#${fieldId(field, idPrefix)}`} onClick=${(event) => {
         event.preventDefault();
-        document.getElementById(`field-${field}`)?.focus();
+        document.getElementById(fieldId(field, idPrefix))?.focus();
       }}>${message}</a>`}</li>`)}</ul>
   </div>`;
 }

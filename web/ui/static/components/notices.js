@@ -1,5 +1,6 @@
-// Short messages after an action ("Board created", "Could not save: ..."), announced to screen readers
-// through one polite live region and shown for a few seconds. Any screen calls `notify`.
+// Short messages after an action ("Board created", "Could not save: ..."). Errors go to an alert region (read
+// out at once) and stay until dismissed; the others go to a polite status region and leave after a few
+// seconds. Any screen calls `notify`.
 import { html, signal } from "../lib.js";
 
 const SHOWN_MS = 6000;
@@ -17,11 +18,23 @@ export function dismiss(id) {
   notices.value = notices.value.filter((notice) => notice.id !== id);
 }
 
+function Toast({ notice, dismissLabel }) {
+  return html`<div class=${`toast toast--${notice.kind}`}>
+    <span>${notice.text}</span>
+    <button type="button" class="button button--quiet" aria-label=${dismissLabel} onClick=${() => dismiss(notice.id)}>×</button>
+  </div>`;
+}
+
+/** Both regions are always in the page: a live region added together with its text may not be read out. */
 export function Notices({ dismissLabel }) {
-  return html`<div class="notices" role="status" aria-live="polite">
-    ${notices.value.map((notice) => html`<div key=${notice.id} class=${`toast toast--${notice.kind}`}>
-      <span>${notice.text}</span>
-      <button type="button" class="button button--quiet" aria-label=${dismissLabel} onClick=${() => dismiss(notice.id)}>×</button>
-    </div>`)}
+  const errors = notices.value.filter((notice) => notice.kind === "error");
+  const others = notices.value.filter((notice) => notice.kind !== "error");
+  return html`<div class="notices">
+    <div class="notices__region" role="alert">
+      ${errors.map((notice) => html`<${Toast} key=${notice.id} notice=${notice} dismissLabel=${dismissLabel} />`)}
+    </div>
+    <div class="notices__region" role="status" aria-live="polite">
+      ${others.map((notice) => html`<${Toast} key=${notice.id} notice=${notice} dismissLabel=${dismissLabel} />`)}
+    </div>
   </div>`;
 }

@@ -1,10 +1,10 @@
 // The item page, /items/<id>: the item's header (breadcrumbs workspace › project › board, its name edited in
 // place, group, dates, archive and delete), its fields, sub-items, comments and activity. It reads the item
 // first (to know its board), then follows the board's room: the loader reads the item, the board, the members
-// and the comments (with their replies) in batches, and every change anyone makes to this item's name, values,
+// (every page of them) and the comments (with their replies) in batches, and every change anyone makes to this item's name, values,
 // sub-items or comments arrives through the store's one dispatcher without a reload.
 import { html, useState, useEffect, useMemo } from "../lib.js";
-import { query, queryAll } from "../api.js";
+import { query, queryAll, queryPages } from "../api.js";
 import { follow } from "../live.js";
 import { catalogue } from "../i18n.js";
 import { entityPath, boardPath } from "../links.js";
@@ -52,14 +52,15 @@ function useItem(itemId) {
     let gone = false;
     let room = null;
     const load = async (boardId) => {
-      const [view, boardView, people, page] = await queryAll([["items.get", { id: itemId }],
-        ["boards.get", { id: boardId }], ["organizations.members.list", { limit: 200 }],
-        ["comments.list", { itemId, limit: COMMENT_PAGE }]]);
+      // Every member, page by page (mentions and people cells name anyone in the organization).
+      const [[view, boardView, page], people] = await Promise.all([queryAll([["items.get", { id: itemId }],
+        ["boards.get", { id: boardId }], ["comments.list", { itemId, limit: COMMENT_PAGE }]]),
+      queryPages("organizations.members.list", {}, "members")]);
       const replies = await repliesOf(page.comments);
       const trail = await query("activity.listByEntity", { entityType: "item", entityId: itemId, limit: ACTIVITY_PAGE })
         .catch(() => null); // guests may not read the trail: the page shows the rest
       if (gone) return;
-      store.load({ view, boardView, people: people.members ?? [], commentPages: [...page.comments, ...replies] });
+      store.load({ view, boardView, people, commentPages: [...page.comments, ...replies] });
       setCommentCursor(page.nextCursor ?? null);
       setActivity(trail);
       breadcrumbs(boardView).then((trailCrumbs) => !gone && setCrumbs(trailCrumbs));

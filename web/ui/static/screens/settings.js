@@ -2,8 +2,10 @@
 // (screens/settings/<section>.js, default export `Section({query})`, loaded on first use). Who may open a
 // section follows the least role its procedures need (docs/api/<domain>.md); a section whose plan feature
 // the organization lacks shows the plan and the way to Billing instead of a form every write of which would
-// be refused (this frame is the one place that checks: sections assume their feature is there). "/settings"
-// goes to the first section the person may open.
+// be refused (this frame is the one place that checks: sections assume their feature is there). The
+// credential sections stay open without API access (after a downgrade the old credentials must still be
+// listed and revoked; the API allows both on every plan): they get the plan message as `planNotice`, shown
+// in place of what makes a credential. "/settings" goes to the first section the person may open.
 import { html, useEffect, useState } from "../lib.js";
 import { query as read } from "../api.js";
 import { catalogue } from "../i18n.js";
@@ -20,15 +22,16 @@ const RANK = { guest: 0, member: 1, admin: 2, owner: 3 };
 /**
  * The sections in navigation order: the least role that may open each (what its list procedure needs), and
  * the plan feature without which its procedures (or the credentials it makes) would be refused
- * (`billing.checkFeatureGate`).
- * @type {{section: string, least: keyof typeof RANK, feature?: string}[]}
+ * (`billing.checkFeatureGate`); `listed`: without the feature the section still opens, to list and revoke
+ * (only the credentials it makes would be refused).
+ * @type {{section: string, least: keyof typeof RANK, feature?: string, listed?: boolean}[]}
  */
 const SECTIONS = [
   { section: "members", least: "guest" },
-  { section: "api-keys", least: "admin", feature: "api_access" },
-  { section: "tokens", least: "guest", feature: "api_access" },
-  { section: "applications", least: "admin", feature: "api_access" },
-  { section: "mcp-keys", least: "guest", feature: "api_access" },
+  { section: "api-keys", least: "admin", feature: "api_access", listed: true },
+  { section: "tokens", least: "guest", feature: "api_access", listed: true },
+  { section: "applications", least: "admin", feature: "api_access", listed: true },
+  { section: "mcp-keys", least: "guest", feature: "api_access", listed: true },
   { section: "webhooks", least: "admin", feature: "webhooks" },
   { section: "automations", least: "guest", feature: "automations" },
   { section: "sso", least: "admin", feature: "sso" },
@@ -59,18 +62,22 @@ function Navigation({ sections, current }) {
   </nav>`;
 }
 
-function PlanMissing({ entry, plan }) {
+/** What the plan lacks, the plans that have it and the way to Billing (or to an admin). */
+function PlanNotice({ entry, plan }) {
   const canSeeBilling = mayOpen(SECTIONS.find((item) => item.section === "billing"), role.value);
   const feature = t(`feature.${entry.feature}`);
-  return html`<h2>${t(`section.${entry.section}`)}</h2>
-  <div class="notice notice--warning">
+  return html`<div class="notice notice--warning">
     <p><strong>${t("planMissingTitle", { feature })}</strong></p>
     <p>${t("planMissing", { plans: t(`plans.${entry.feature}`), feature, plan: t(`plan.${plan}`) })}</p>
     <p>${canSeeBilling ? html`<a href=${settingsPath("billing")}>${t("planUpgrade")}</a>` : t("planAskAdmin")}</p>
   </div>`;
 }
 
-/** The section's module, after its plan feature is known to be there. */
+function PlanMissing({ entry, plan }) {
+  return html`<h2>${t(`section.${entry.section}`)}</h2><${PlanNotice} entry=${entry} plan=${plan} />`;
+}
+
+/** The section's module, after its plan feature is known to be there (or, for a listed one, known missing). */
 function SectionBody({ entry, query }) {
   const [state, setState] = useState({ component: null, plan: null, error: null });
   const [attempt, setAttempt] = useState(0);
@@ -79,9 +86,9 @@ function SectionBody({ entry, query }) {
     const gate = entry.feature ? read("billing.checkFeatureGate", { feature: entry.feature })
       : Promise.resolve({ allowed: true });
     gate.then(async ({ allowed, plan }) => {
-      if (!allowed) return current && setState({ component: null, plan, error: null });
+      if (!allowed && !entry.listed) return current && setState({ component: null, plan, error: null });
       const module = await loadSection(entry.section);
-      if (current) setState({ component: module.default, plan: null, error: null });
+      if (current) setState({ component: module.default, plan: allowed ? null : plan, error: null });
     }).catch((error) => current && setState({ component: null, plan: null, error }));
     return () => { current = false; };
   }, [entry.section, attempt]);
@@ -89,9 +96,10 @@ function SectionBody({ entry, query }) {
     return html`<${LoadError} title=${t("loadFailed")} error=${state.error} retryLabel=${t("retry")}
       onRetry=${() => { setState({ component: null, plan: null, error: null }); setAttempt((n) => n + 1); }} />`;
   }
-  if (state.plan) return html`<${PlanMissing} entry=${entry} plan=${state.plan} />`;
   const Section = state.component;
-  return Section ? html`<${Section} query=${query} />` : html`<${Loading} label=${t("loading")} />`;
+  if (state.plan && !Section) return html`<${PlanMissing} entry=${entry} plan=${state.plan} />`;
+  const planNotice = state.plan ? html`<${PlanNotice} entry=${entry} plan=${state.plan} />` : null;
+  return Section ? html`<${Section} query=${query} planNotice=${planNotice} />` : html`<${Loading} label=${t("loading")} />`;
 }
 
 export default function Settings({ params, query }) {

@@ -19,7 +19,7 @@ function Memberships({ user }) {
     <ul class="welcome__organizations">
       ${user.memberships.map((membership) => html`<li key=${membership.organizationId}>
         <a class="button button--secondary welcome__organization" href=${signInUrl(membership.organizationSlug, user.email)}>${membership.organizationSlug}.${serviceHost}</a>
-        <span class="welcome__role">${t("role", { role: membership.role })}</span>
+        <span class="welcome__role">${t("role", { role: t(`role.${membership.role}`) })}</span>
       </li>`)}
     </ul>
   </section>`;

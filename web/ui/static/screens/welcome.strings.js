@@ -16,4 +16,8 @@ export default {
   yoursTitle: "Your organizations",
   yoursIntro: "You are signed in here as {email}. Open an organization to sign in to it.",
   role: "your role: {role}",
+  "role.owner": "owner",
+  "role.admin": "admin",
+  "role.member": "member",
+  "role.guest": "guest",
 };

@@ -2,7 +2,7 @@
 // people read a conversation; each with its author, time, body (mentions shown as highlighted names), files,
 // reactions (toggle buttons saying the emoji, how many reacted and, by aria-pressed, whether you did), and its
 // actions: reply (threads are one level deep), pin, edit and delete of one's own. The composer is at the end.
-import { html, useState } from "../../lib.js";
+import { html, useState, useRef } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
 import { dateTime, ago } from "../../format.js";
 import { me, isAdmin } from "../../session.js";
@@ -49,10 +49,9 @@ function Files({ attachments }) {
   </ul>`;
 }
 
-function Comment({ comment, store, writes, replies = null }) {
+function Comment({ comment, store, writes, replies = null, onDelete }) {
   const [editing, setEditing] = useState(false);
   const [replying, setReplying] = useState(false);
-  const [confirming, setConfirming] = useState(false);
   const members = store.members.value;
   const mine = comment.author?.id && comment.author.id === me.value?.id;
   const author = comment.author?.name ?? t("formerMember");
@@ -84,23 +83,18 @@ function Comment({ comment, store, writes, replies = null }) {
         ${comment.isPinned ? t("unpin") : t("pin")}<span class="visually-hidden"> ${t("commentBy", { author })}</span></button>`}
       ${mine && !editing && html`<button type="button" class="button button--quiet button--small" onClick=${() => setEditing(true)}>
         ${t("edit")}<span class="visually-hidden"> ${t("commentBy", { author })}</span></button>`}
-      ${(mine || isAdmin.value) && html`<button type="button" class="button button--quiet button--small" onClick=${() => setConfirming(true)}>
+      ${(mine || isAdmin.value) && html`<button type="button" class="button button--quiet button--small" onClick=${() => onDelete(comment)}>
         ${t("delete")}<span class="visually-hidden"> ${t("commentBy", { author })}</span></button>`}
     </div>
     ${replies && replies.length > 0 && html`<ol class="comment__replies" aria-label=${t("repliesTo", { author })}>
-      ${replies.map((reply) => html`<li key=${reply.id}><${Comment} comment=${reply} store=${store} writes=${writes} /></li>`)}
+      ${replies.map((reply) => html`<li key=${reply.id}><${Comment} comment=${reply} store=${store} writes=${writes}
+        onDelete=${onDelete} /></li>`)}
     </ol>`}
     ${replying && html`<div class="comment__reply-box">
       <${Composer} name=${`reply-${comment.id}`} label=${t("replyLabel", { author })} members=${members} autofocus
         submitLabel=${t("sendReply")} onCancel=${() => setReplying(false)}
         onSubmit=${async (body) => { await writes.comment(body, [], comment.id); setReplying(false); }} />
     </div>`}
-    <${ConfirmDialog} open=${confirming} title=${t("deleteCommentTitle")} message=${t("deleteCommentMessage")}
-      confirmLabel=${t("deleteComment")} cancelLabel=${t("cancel")} onClose=${() => setConfirming(false)}
-      onConfirm=${async () => {
-        try { await writes.deleteComment(comment.id); } catch (error) { failed(error); }
-        setConfirming(false);
-      }} />
   </article>`;
 }
 
@@ -108,15 +102,31 @@ export function Comments({ store, writes, more, onMore }) {
   const { pinned, rest } = store.thread.value;
   const replies = store.replies.value;
   const total = pinned.length + rest.length;
+  // One confirmation for the thread, outside the comments: it closes as the deleted one leaves, and focus
+  // goes to the thread's heading instead of being lost with the comment's Delete button.
+  const [deleting, setDeleting] = useState(null);
+  const heading = useRef(null);
+  const remove = async () => {
+    try {
+      await writes.deleteComment(deleting.id);
+    } catch (error) {
+      notify(t("actionFailed", { message: error.message }), "error");
+    }
+    setDeleting(null);
+  };
   const list = (comments) => comments.map((comment) => html`<li key=${comment.id}>
-    <${Comment} comment=${comment} store=${store} writes=${writes} replies=${replies.get(comment.id) ?? []} /></li>`);
+    <${Comment} comment=${comment} store=${store} writes=${writes} replies=${replies.get(comment.id) ?? []}
+      onDelete=${setDeleting} /></li>`);
   return html`<section class="item-section item-comments" aria-labelledby="item-comments-title">
-    <h2 id="item-comments-title">${t("commentsTitle", { count: total })}</h2>
+    <h2 id="item-comments-title" tabindex="-1" ref=${heading}>${t("commentsTitle", { count: total })}</h2>
     ${pinned.length > 0 && html`<ol class="comments comments--pinned" aria-label=${t("pinnedComments")}>${list(pinned)}</ol>`}
     ${more && html`<button type="button" class="button button--secondary" onClick=${onMore}>${t("earlierComments")}</button>`}
     ${rest.length > 0 ? html`<ol class="comments" aria-label=${t("thread")}>${list(rest)}</ol>`
       : total === 0 && html`<p class="empty">${t("noComments")}</p>`}
     <${Composer} name="new-comment" label=${t("newComment")} members=${store.members.value} withAttachments
       submitLabel=${t("sendComment")} onSubmit=${(body, files) => writes.comment(body, files, null)} />
+    <${ConfirmDialog} open=${deleting !== null} title=${t("deleteCommentTitle")} message=${t("deleteCommentMessage")}
+      confirmLabel=${t("deleteComment")} cancelLabel=${t("cancel")} onClose=${() => setDeleting(null)}
+      onConfirm=${remove} focusAfter=${heading} />
   </section>`;
 }

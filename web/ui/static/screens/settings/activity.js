@@ -5,7 +5,7 @@
 import { html, useState, useMemo } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
-import { dateTime, ago } from "../../format.js";
+import { dateTime, ago, localDay } from "../../format.js";
 import { entityPath } from "../../links.js";
 import { Field } from "../../components/forms.js";
 import { notify } from "../../components/notices.js";
@@ -15,11 +15,13 @@ import strings from "./activity.strings.js";
 const t = catalogue(strings);
 const NONE = { entityType: "", person: "", from: "", to: "" };
 
-/** "item.created" -> "item created": the action as words, whatever the catalogue knows of it. */
+/** "item.created" -> "item created": an identifier as words, for one the catalogue does not know. */
 const words = (action) => String(action).replace(/[._]/g, " ");
+/** An action ("action.item.created") or entity type ("entity.item") in the catalogue's words. */
+const named = (kind, id) => (strings[`${kind}.${id}`] === undefined ? words(id) : t(`${kind}.${id}`));
 
 function matches(entry, filters) {
-  const day = entry.createdAt.slice(0, 10);
+  const day = localDay(entry.createdAt); // the date filters hold days where the viewer is
   return (!filters.entityType || entry.entityType === filters.entityType)
     && (!filters.person || (entry.actor?.id ?? "-") === filters.person)
     && (!filters.from || day >= filters.from) && (!filters.to || day <= filters.to);
@@ -35,7 +37,7 @@ function Filters({ entries, filters, onChange }) {
     <div class="activity-filters__fields">
       <${Field} as="select" name="entityType" label=${t("entityType")} value=${filters.entityType} onInput=${set("entityType")}>
         <option value="">${t("any")}</option>
-        ${kinds.map((kind) => html`<option key=${kind} value=${kind}>${words(kind)}</option>`)}
+        ${kinds.map((kind) => html`<option key=${kind} value=${kind}>${named("entity", kind)}</option>`)}
       <//>
       <${Field} as="select" name="person" label=${t("person")} value=${filters.person} onInput=${set("person")}>
         <option value="">${t("any")}</option>
@@ -55,8 +57,8 @@ function Entry({ entry }) {
     <td><time datetime=${entry.createdAt} title=${dateTime(entry.createdAt)}>${dateTime(entry.createdAt)}</time>
       <br /><span class="hint">${ago(entry.createdAt)}</span></td>
     <td>${entry.actor ? html`${entry.actor.name}<br /><span class="hint">${entry.actor.email}</span>` : t("system")}</td>
-    <td>${words(entry.action)}</td>
-    <td>${words(entry.entityType)}: ${path ? html`<a href=${path}>${name}</a>` : name}</td>
+    <td>${named("action", entry.action)}</td>
+    <td>${named("entity", entry.entityType)}: ${path ? html`<a href=${path}>${name}</a>` : name}</td>
   </tr>`;
 }
 

@@ -2,7 +2,7 @@
 // conditions on the item's columns, and one or more actions with theirs. Kinds without a form take JSON
 // (automation-kinds.js). The server checks the whole rule; what it refuses is shown the GOV.UK way, each
 // `details[].field` ("actions.0.config.url") on the field that draws it.
-import { html, useState } from "../../lib.js";
+import { html, useState, useEffect } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { ApiError } from "../../api.js";
 import { catalogue } from "../../i18n.js";
@@ -13,6 +13,9 @@ import strings from "./automations.strings.js";
 
 const t = catalogue(strings);
 let rows = 0;
+// The id of a condition's or an action's first control, by its place.
+const FIRST_CONTROL = { conditions: (index) => `field-condition-${index}-columnId`,
+  actions: (index) => `field-action-${index}-type` };
 const row = (fields) => ({ row: ++rows, ...fields });
 
 function initial(rule) {
@@ -125,7 +128,16 @@ export function RuleForm({ rule, boardId, board, members, onDone, onCancel }) {
   const [busy, setBusy] = useState(false);
   const update = (key, value) => setState((old) => ({ ...old, [key]: value }));
   const replace = (key, index, value) => update(key, state[key].map((entry, i) => (i === index ? value : entry)));
-  const drop = (key, index) => update(key, state[key].filter((_, i) => i !== index));
+  // Removing a part takes its button away: focus goes to the previous part's first control, or to the add
+  // button when it was the first.
+  const [focusing, setFocusing] = useState(null); // {id}: a new object each time, so the effect runs again
+  useEffect(() => {
+    if (focusing) document.getElementById(focusing.id)?.focus();
+  }, [focusing]);
+  const drop = (key, index) => {
+    update(key, state[key].filter((_, i) => i !== index));
+    setFocusing({ id: index > 0 ? FIRST_CONTROL[key](index - 1) : `field-${key}` });
+  };
   const submit = async (event) => {
     event.preventDefault();
     const { rule: input, problems } = build(state);

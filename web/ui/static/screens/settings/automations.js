@@ -2,7 +2,7 @@
 // adding and editing a rule in a dialog, deleting one after a confirmation, "Run now", and the board's run
 // history. Guests see the rules and runs without the controls that change them (members and up may). (The
 // settings frame shows plans without automations the plan message instead.)
-import { html, useState, useEffect } from "../../lib.js";
+import { html, useState, useEffect, useRef } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { queryAll, queryPages } from "../../api.js";
 import { catalogue } from "../../i18n.js";
@@ -62,6 +62,7 @@ function BoardRules({ boardId }) {
   const [deleting, setDeleting] = useState(null);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState("");
+  const add = useRef(null); // where focus goes when the deleted rule's row took its button away
   const mayChange = ["owner", "admin", "member"].includes(role.value ?? "");
   const act = async (work, after) => {
     try {
@@ -85,11 +86,15 @@ function BoardRules({ boardId }) {
   }, (message) => { setOutcome(message); history.reload(); });
   const remove = async () => {
     setBusy(true);
-    await act(async () => { await api.automations.delete({ id: deleting.id }); return t("deleted"); }, () => setDeleting(null));
+    await act(async () => { await api.automations.delete({ id: deleting.id }); return t("deleted"); }, () => {
+      // Dropped at once, so the row is gone when the dialog closes (the rules are read again after).
+      state.update((data) => ({ ...data, rules: data.rules.filter((rule) => rule.id !== deleting.id) }));
+      setDeleting(null);
+    });
     setBusy(false);
   };
   return html`<${Loaded} state=${state}>${({ rules, board, members }) => html`
-    ${mayChange && html`<div class="button-row"><button type="button" class="button button--primary"
+    ${mayChange && html`<div class="button-row"><button type="button" class="button button--primary" ref=${add}
       onClick=${() => setEditing({})}>${t("add")}</button></div>`}
     <p role="status" class=${outcome ? "notice notice--success" : ""}>${outcome}</p>
     ${rules.length === 0 ? html`<p class="empty">${t("empty")}</p>` : html`<div class="table-scroll"><table class="table">
@@ -108,7 +113,8 @@ function BoardRules({ boardId }) {
     <//>
     <${ConfirmDialog} open=${deleting !== null} title=${t("deleteTitle")}
       message=${deleting ? t("deleteMessage", { name: deleting.name }) : ""} confirmLabel=${t("deleteConfirm")}
-      cancelLabel=${t("cancel")} busy=${busy} onConfirm=${remove} onClose=${() => setDeleting(null)} />`}<//>`;
+      cancelLabel=${t("cancel")} busy=${busy} onConfirm=${remove} onClose=${() => setDeleting(null)}
+      focusAfter=${add} />`}<//>`;
 }
 
 export default function Section() {

@@ -96,7 +96,10 @@ export default function Section({ query }) {
   const leave = async (open) => {
     setBusy(true);
     try {
-      window.location.assign(await open());
+      const url = await open();
+      // Only a web address is followed: a javascript: or data: URL in the reply would run in this page.
+      if (!/^https?:$/.test(new URL(url, window.location.href).protocol)) throw new Error(t("badAddress"));
+      window.location.assign(url);
     } catch (error) {
       notify(error.message, "error");
       setBusy(false);

@@ -50,4 +50,5 @@ export default {
   returnSuccess: "Thank you. Your organization is now on the {plan} plan.",
   returnCanceled: "The checkout was canceled: nothing changed.",
   returnPortal: "Back from the billing portal. Your subscription is shown as it is now.",
+  badAddress: "The payment service sent an address this page will not open. Try again, or contact support if it happens again.",
 };

@@ -4,6 +4,7 @@
 import { html, useState } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
+import { localDay } from "../../format.js";
 import { Field, ErrorSummary, Submit, useForm } from "../../components/forms.js";
 import { notify } from "../../components/notices.js";
 import { BoardPicker } from "./board-picker.js";
@@ -13,7 +14,12 @@ import strings from "./exports.strings.js";
 
 const t = catalogue(strings);
 const CSV = "text/csv;charset=utf-8";
-const isoDay = (offsetDays) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+/** The day `offsetDays` from today, where the viewer is (as a date field holds it). */
+const isoDay = (offsetDays) => {
+  const at = new Date();
+  at.setDate(at.getDate() + offsetDays);
+  return localDay(at);
+};
 const fileName = (board, what, extension) => `${board.name.replace(/[^\p{L}\p{N}]+/gu, "-")}-${what}.${extension}`;
 
 /** One export: a form whose submit fetches the text and saves it as `file`. */

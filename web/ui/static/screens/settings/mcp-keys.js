@@ -8,7 +8,8 @@ import { organizationUrl, organizationSlug } from "../../session.js";
 import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
 import { ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, Status, Dates, ExpiryDay, expiryInstant, expiryProblem, NewSecret } from "./parts.js";
+import { useList, Status, Dates, ExpiryDay, expiryInstant, expiryProblem, NewSecret, SecretWithheld, withheld }
+  from "./parts.js";
 import { Loaded } from "./load.js";
 import strings from "./mcp-keys.strings.js";
 
@@ -17,7 +18,7 @@ const t = catalogue(strings);
 const RESOURCE = /^obeya:\/\/(board|kpi)\/[A-Za-z0-9_-]{1,64}$/;
 const lines = (text) => text.split("\n").map((line) => line.trim()).filter(Boolean);
 
-function CreateForm({ onCreated }) {
+function CreateForm({ onCreated, onWithheld }) {
   const form = useForm({ name: "", allowedTools: "", allowedResources: "", expiresAt: "" });
   const check = (values) => ({ name: values.name.trim() ? null : t("nameMissing"),
     allowedResources: lines(values.allowedResources).every((line) => RESOURCE.test(line)) ? null : t("resourceBad"),
@@ -25,10 +26,12 @@ function CreateForm({ onCreated }) {
   const submit = (event) => {
     event.preventDefault();
     form.submit(async (values) => {
-      const reply = await api.mcpKeys.create({ name: values.name.trim(), allowedTools: lines(values.allowedTools),
-        allowedResources: lines(values.allowedResources), expiresAt: expiryInstant(values.expiresAt) });
+      const name = values.name.trim();
+      const reply = await withheld(() => api.mcpKeys.create({ name, allowedTools: lines(values.allowedTools),
+        allowedResources: lines(values.allowedResources), expiresAt: expiryInstant(values.expiresAt) }),
+      () => onWithheld(name));
       form.reset();
-      onCreated(reply);
+      if (reply) onCreated(reply);
     }, check);
   };
   return html`<section class="card settings__create" aria-labelledby="mcp-key-create">
@@ -65,7 +68,8 @@ function KeyRow({ mcpKey, onRevoke }) {
   </tr>`;
 }
 
-export default function Section() {
+/** `planNotice`: the plan has no API access; shown instead of the form (listing and revoking still work). */
+export default function Section({ planNotice = null }) {
   const list = useList((signal) => api.mcpKeys.list({}, { signal }));
   const [secret, setSecret] = useState(null);
   const [revoking, setRevoking] = useState(null);
@@ -74,6 +78,11 @@ export default function Section() {
     list.upsert(mcpKey);
     setSecret({ title: t("newKeyTitle", { name: mcpKey.name }), value: key });
     notify(t("created", { name: mcpKey.name }));
+  };
+  // The key was made but its secret is withheld: it is in the list, to be revoked.
+  const lost = (name) => {
+    list.reload();
+    setSecret({ title: t("withheldTitle", { name }), message: t("withheldMessage") });
   };
   const revoke = async () => {
     setBusy(true);
@@ -89,9 +98,11 @@ export default function Section() {
   };
   return html`<h2>${t("title")}</h2>
     <p class="settings__intro">${t("intro", { url: organizationUrl(organizationSlug, "/mcp") })}</p>
-    ${secret && html`<${NewSecret} title=${secret.title} label=${t("newKeyLabel")} value=${secret.value}
+    ${secret?.message && html`<${SecretWithheld} title=${secret.title} message=${secret.message}
       onDone=${() => setSecret(null)} />`}
-    <${CreateForm} onCreated=${created} />
+    ${secret?.value && html`<${NewSecret} title=${secret.title} label=${t("newKeyLabel")} value=${secret.value}
+      onDone=${() => setSecret(null)} />`}
+    ${planNotice ?? html`<${CreateForm} onCreated=${created} onWithheld=${lost} />`}
     <h3>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(keys) => (keys.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">

@@ -27,6 +27,8 @@ export default {
   newKeyTitle: "New assistant key \"{name}\"",
   newKeyLabel: "Assistant key",
   created: "Assistant key \"{name}\" created",
+  withheldTitle: "The assistant key \"{name}\" was made, but it cannot be shown",
+  withheldMessage: "The reply carrying the key was lost on its way to this browser, and a key is shown only once. The key works and is in the list below: revoke it, then create a new one.",
   revoke: "Revoke",
   revokeOf: "Revoke {name}",
   revokeTitle: "Revoke this assistant key?",

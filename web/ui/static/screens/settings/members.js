@@ -3,7 +3,7 @@
 // removing a member after a confirmation. The rules the server applies are said beside each member instead
 // of offering a button it would refuse: the owner stays owner, and only the owner changes or removes admins
 // or makes someone an admin.
-import { html, useState } from "../../lib.js";
+import { html, useState, useRef } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { queryPages } from "../../api.js";
 import { catalogue } from "../../i18n.js";
@@ -120,6 +120,7 @@ export default function Section() {
   const list = useList(() => queryPages("organizations.members.list", {}, "members"));
   const [asking, setAsking] = useState(null); // {action: "role" | "remove", member}
   const [busy, setBusy] = useState(false);
+  const listHeading = useRef(null); // where focus goes when the removed member's row took its button away
   const invited = (reply) => {
     // A new invitation to the same address replaces the old one.
     const old = list.data?.find((entry) => entry.status === "pending" && entry.email === reply.email);
@@ -147,7 +148,7 @@ export default function Section() {
     <p class="settings__intro">${t("intro")}</p>
     ${isAdmin.value ? html`<${InviteForm} onInvited=${invited} />` : html`<p class="notice">${t("readOnly")}</p>`}
     <${Loaded} state=${list}>${(everyone) => html`
-      <h3>${t("membersTitle")}</h3>
+      <h3 tabindex="-1" ref=${listHeading}>${t("membersTitle")}</h3>
       <${MembersTable} members=${everyone.filter((entry) => entry.status !== "pending")} onAsk=${onAsk} />
       <h3>${t("invitationsTitle")}</h3>
       <p class="hint">${t("invitationsHint")}</p>
@@ -163,5 +164,6 @@ export default function Section() {
     <//>
     <${ConfirmDialog} open=${asking?.action === "remove"} title=${t("removeTitle")}
       message=${asking ? t("removeMessage", { name: label(asking.member) }) : ""} confirmLabel=${t("remove")}
-      cancelLabel=${t("cancel")} busy=${busy} onConfirm=${remove} onClose=${() => setAsking(null)} />`;
+      cancelLabel=${t("cancel")} busy=${busy} onConfirm=${remove} onClose=${() => setAsking(null)}
+      focusAfter=${listHeading} />`;
 }

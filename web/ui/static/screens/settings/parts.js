@@ -1,12 +1,13 @@
 // What the credential sections (API keys, tokens, applications, assistant keys) and members draw the same way:
 // a list read once (load.js) and then kept up to date from each write's reply, the scope checkboxes with their meaning, a
-// credential's status in words and its dates, an optional expiry day, and the box a new secret is shown in
-// once.
+// credential's status in words and its dates, an optional expiry day, the box a new secret is shown in
+// once, and the box saying a credential was made but its secret could not be shown (`withheld`).
 import { html, useEffect, useRef } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
 import { dateTime } from "../../format.js";
 import { SecretOnce } from "../../components/secret.js";
-import { Field, FieldError } from "../../components/forms.js";
+import { Field, FieldError, fieldId } from "../../components/forms.js";
+import { ApiError } from "../../api.js";
 import { useLoad } from "./load.js";
 import strings from "./parts.strings.js";
 
@@ -29,19 +30,20 @@ export function useList(read) {
 
 /**
  * Checkboxes for a credential's scopes: each labelled with the scope's name and described by its meaning.
- * The first box carries `field-<name>` so the error summary's link lands on the group.
+ * The first box carries the field's id (`fieldId`) so the error summary's link lands on the group.
  * @param {{name: string, legend: string, hint: string, choices: {value: string, meaning: string}[],
- *   selected: string[], onChange: (selected: string[]) => void, error?: string}} props
+ *   selected: string[], onChange: (selected: string[]) => void, error?: string, idPrefix?: string}} props
  */
-export function ScopeChoices({ name, legend, hint, choices, selected, onChange, error }) {
+export function ScopeChoices({ name, legend, hint, choices, selected, onChange, error, idPrefix }) {
+  const base = fieldId(name, idPrefix);
   const toggle = (value, on) => onChange(on ? [...selected, value] : selected.filter((item) => item !== value));
   return html`<div class=${`field${error ? " field--error" : ""}`}>
-    <fieldset class="scopes" aria-describedby=${`${name}-hint${error ? ` ${name}-error` : ""}`}>
+    <fieldset class="scopes" aria-describedby=${`${base}-hint${error ? ` ${base}-error` : ""}`}>
       <legend>${legend}</legend>
-      <p class="hint" id=${`${name}-hint`}>${hint}</p>
-      ${error && html`<${FieldError} id=${`${name}-error`} message=${error} />`}
+      <p class="hint" id=${`${base}-hint`}>${hint}</p>
+      ${error && html`<${FieldError} id=${`${base}-error`} message=${error} />`}
       <div class="scopes__list">${choices.map(({ value, meaning }, index) => {
-        const id = index === 0 ? `field-${name}` : `field-${name}-${index}`;
+        const id = index === 0 ? base : `${base}-${index}`;
         return html`<div class="checkbox scopes__choice" key=${value}>
           <input type="checkbox" id=${id} name=${name} value=${value} checked=${selected.includes(value)}
             aria-describedby=${`${id}-meaning`} onChange=${(event) => toggle(value, event.currentTarget.checked)} />
@@ -94,7 +96,40 @@ export function NewSecret({ title, label, value, children, onDone }) {
     <h3 id="new-secret-title" tabindex="-1" ref=${heading}>${title}</h3>
     ${children}
     ${value && html`<${SecretOnce} label=${label} value=${value} warning=${t("secretWarning")} copyLabel=${t("copy")}
-      copiedLabel=${t("copied")} />`}
+      copiedLabel=${t("copied")} copyFailedLabel=${t("copyFailed")} />`}
     <button type="button" class="button button--secondary" onClick=${onDone}>${t("done")}</button>
+  </section>`;
+}
+
+/**
+ * `write()`'s reply, or null after `onWithheld()` when the server made the credential but withheld its secret:
+ * the first reply was lost, api.js sent the write again under the same Idempotency-Key, and the server never
+ * shows a secret twice (409, `secretWithheld`). Any other refusal is thrown on.
+ * @template T
+ * @param {() => Promise<T>} write
+ * @param {() => void} onWithheld
+ * @returns {Promise<T | null>}
+ */
+export async function withheld(write, onWithheld) {
+  try {
+    return await write();
+  } catch (error) {
+    if (!(error instanceof ApiError) || !error.secretWithheld) throw error;
+    onWithheld();
+    return null;
+  }
+}
+
+/**
+ * Where the secret would have been (`NewSecret`'s place): that the credential exists but its secret cannot be
+ * shown, and what to do (`message`: revoke or delete it and make a new one). The heading is focused.
+ */
+export function SecretWithheld({ title, message, onDone }) {
+  const heading = useRef(null);
+  useEffect(() => { heading.current?.focus(); }, [title]);
+  return html`<section class="card new-secret new-secret--withheld" aria-labelledby="secret-withheld-title">
+    <h3 id="secret-withheld-title" tabindex="-1" ref=${heading}>${title}</h3>
+    <p class="notice notice--warning">${message}</p>
+    <button type="button" class="button button--secondary" onClick=${onDone}>${t("understood")}</button>
   </section>`;
 }

@@ -9,7 +9,7 @@ import { dateTime } from "../../format.js";
 import { organizationSlug, organizationUrl } from "../../session.js";
 import { Field, ErrorSummary, Submit, useForm } from "../../components/forms.js";
 import { notify } from "../../components/notices.js";
-import { SecretOnce } from "../../components/secret.js";
+import { CopyField } from "../../components/secret.js";
 import { useLoad, Loaded } from "./load.js";
 import strings from "./sso.strings.js";
 
@@ -62,8 +62,9 @@ export default function Section() {
         <section class="card" aria-labelledby="sso-redirect-title">
           <h3 id="sso-redirect-title">${t("redirectTitle")}</h3>
           <p>${t("redirectIntro")}</p>
-          <${SecretOnce} label=${t("redirectLabel")} value=${organizationUrl(organizationSlug, CALLBACK_PATH)}
-            warning=${t("redirectExact")} copyLabel=${t("copy")} copiedLabel=${t("copied")} />
+          <${CopyField} label=${t("redirectLabel")} value=${organizationUrl(organizationSlug, CALLBACK_PATH)}
+            hint=${t("redirectExact")} copyLabel=${t("copy")} copiedLabel=${t("copied")}
+            copyFailedLabel=${t("copyFailed")} />
         </section>
         <section class="card" aria-labelledby="sso-settings-title">
           <h3 id="sso-settings-title">${t("settingsTitle")}</h3>

@@ -8,6 +8,7 @@ export default {
   redirectExact: "Register exactly this address: the provider refuses a sign-in that returns anywhere else.",
   copy: "Copy",
   copied: "Copied",
+  copyFailed: "This browser did not copy it: select the text and copy it.",
   settingsTitle: "2. Your provider's settings",
   issuer: "Issuer URL",
   issuerHint: "Exactly as your provider's /.well-known/openid-configuration states it; https.",

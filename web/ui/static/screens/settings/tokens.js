@@ -7,7 +7,7 @@ import { catalogue } from "../../i18n.js";
 import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
 import { ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, ScopeChoices, Status, Dates, NewSecret } from "./parts.js";
+import { useList, ScopeChoices, Status, Dates, NewSecret, SecretWithheld, withheld } from "./parts.js";
 import { Loaded } from "./load.js";
 import strings from "./tokens.strings.js";
 
@@ -17,17 +17,18 @@ const SCOPES = ["read", "write", "delete", "admin", "webhooks"];
 // Lifetimes offered, in days; the server's default is 90 and its longest 365.
 const LIFETIMES = [7, 30, 90, 180, 365];
 
-function CreateForm({ onCreated }) {
+function CreateForm({ onCreated, onWithheld }) {
   const form = useForm({ name: "", scopes: [], expiresIn: "90" });
   const check = (values) => ({ name: values.name.trim() ? null : t("nameMissing"),
     scopes: values.scopes.length ? null : t("scopesMissing") });
   const submit = (event) => {
     event.preventDefault();
     form.submit(async (values) => {
-      const reply = await api.auth.tokens.create({ name: values.name.trim(), scopes: values.scopes,
-        expiresIn: `${values.expiresIn}d` });
+      const name = values.name.trim();
+      const reply = await withheld(() => api.auth.tokens.create({ name, scopes: values.scopes,
+        expiresIn: `${values.expiresIn}d` }), () => onWithheld(name));
       form.reset();
-      onCreated(reply);
+      if (reply) onCreated(reply);
     }, check);
   };
   return html`<section class="card settings__create" aria-labelledby="token-create">
@@ -59,7 +60,8 @@ function TokenRow({ token, onRevoke }) {
   </tr>`;
 }
 
-export default function Section() {
+/** `planNotice`: the plan has no API access; shown instead of the form (listing and revoking still work). */
+export default function Section({ planNotice = null }) {
   const list = useList((signal) => api.auth.tokens.list({}, { signal }));
   const [secret, setSecret] = useState(null);
   const [revoking, setRevoking] = useState(null);
@@ -69,6 +71,11 @@ export default function Section() {
     list.reload();
     setSecret({ title: t("newTokenTitle", { name: reply.name }), value: reply.token });
     notify(t("created", { name: reply.name }));
+  };
+  // The token was made but its secret is withheld: it is in the list, to be revoked.
+  const lost = (name) => {
+    list.reload();
+    setSecret({ title: t("withheldTitle", { name }), message: t("withheldMessage") });
   };
   const revoke = async () => {
     setBusy(true);
@@ -84,9 +91,11 @@ export default function Section() {
   };
   return html`<h2>${t("title")}</h2>
     <p class="settings__intro">${t("intro")}</p>
-    ${secret && html`<${NewSecret} title=${secret.title} label=${t("newTokenLabel")} value=${secret.value}
+    ${secret?.message && html`<${SecretWithheld} title=${secret.title} message=${secret.message}
       onDone=${() => setSecret(null)} />`}
-    <${CreateForm} onCreated=${created} />
+    ${secret?.value && html`<${NewSecret} title=${secret.title} label=${t("newTokenLabel")} value=${secret.value}
+      onDone=${() => setSecret(null)} />`}
+    ${planNotice ?? html`<${CreateForm} onCreated=${created} onWithheld=${lost} />`}
     <h3>${t("listTitle")}</h3>
     <${Loaded} state=${list}>${(tokens) => (tokens.length === 0 ? html`<p class="empty">${t("empty")}</p>`
       : html`<div class="table-scroll"><table class="table">

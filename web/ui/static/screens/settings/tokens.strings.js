@@ -29,6 +29,8 @@ export default {
   newTokenTitle: "New token \"{name}\"",
   newTokenLabel: "Personal access token",
   created: "Token \"{name}\" created",
+  withheldTitle: "The token \"{name}\" was made, but it cannot be shown",
+  withheldMessage: "The reply carrying the token was lost on its way to this browser, and a token is shown only once. The token works and is in the list below: revoke it, then create a new one.",
   revoke: "Revoke",
   revokeOf: "Revoke {name}",
   revokeTitle: "Revoke this token?",

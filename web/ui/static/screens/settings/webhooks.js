@@ -2,7 +2,7 @@
 // adding and editing one in a dialog, deleting one after a confirmation, and the delivery log of the one the
 // person opens, with re-sending its failed deliveries. (The settings frame shows plans without webhooks the
 // plan message instead.)
-import { html, useState } from "../../lib.js";
+import { html, useState, useRef } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { queryAll } from "../../api.js";
 import { catalogue } from "../../i18n.js";
@@ -53,21 +53,23 @@ export default function Section() {
   const [deleting, setDeleting] = useState(null);
   const [busy, setBusy] = useState(false);
   const [logOf, setLogOf] = useState(null);
+  const heading = useRef(null); // where focus goes when the deleted webhook's row took its button away
   const remove = async () => {
     setBusy(true);
     try {
       await api.webhooks.delete({ id: deleting.id });
       notify(t("deleted"));
       if (logOf === deleting.id) setLogOf(null);
+      // Dropped at once (not read again), so the row is gone when the dialog closes and focus moves on.
+      state.update((hooks) => hooks.filter((hook) => hook.id !== deleting.id));
       setDeleting(null);
-      state.reload();
     } catch (error) {
       notify(error.message, "error");
     } finally {
       setBusy(false);
     }
   };
-  return html`<h2>${t("title")}</h2>
+  return html`<h2 tabindex="-1" ref=${heading}>${t("title")}</h2>
     <${Loaded} state=${state}>${(data) => {
       const opened = data.find((hook) => hook.id === logOf);
       return html`<p>${t("intro")}</p>
@@ -90,5 +92,6 @@ export default function Section() {
     <//>
     <${ConfirmDialog} open=${deleting !== null} title=${t("deleteTitle")}
       message=${deleting ? t("deleteMessage", { url: deleting.url }) : ""} confirmLabel=${t("deleteConfirm")}
-      cancelLabel=${t("cancel")} busy=${busy} onConfirm=${remove} onClose=${() => setDeleting(null)} />`;
+      cancelLabel=${t("cancel")} busy=${busy} onConfirm=${remove} onClose=${() => setDeleting(null)}
+      focusAfter=${heading} />`;
 }
