@@ -2,7 +2,7 @@
 // combobox for @-mentions (type "@" and a name; arrow keys move through the members listbox, Enter or Tab
 // picks, Escape closes), optional attachments uploaded at once and sent by id, and Ctrl+Enter (or the button)
 // to send. Errors the GOV.UK way: a summary above, the message next to the box.
-import { html, useState, useRef, useEffect } from "../../lib.js";
+import { html, useState, useRef, useEffect, useLayoutEffect } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
 import { upload } from "../../api.js";
 import { ErrorSummary, errorsFrom } from "../../components/forms.js";
@@ -37,6 +37,7 @@ export function Composer({ name, label, members, onSubmit, onCancel = null, subm
   const [errors, setErrors] = useState({});
   const [busy, setBusy] = useState(false);
   const box = useRef(null);
+  const caretAfterRender = useRef(null);
   const fieldId = `field-${name}`;
   const listId = `${name}-people`;
   const options = mention ? matchingMembers(members, mention.query) : [];
@@ -52,15 +53,23 @@ export function Composer({ name, label, members, onSubmit, onCancel = null, subm
   };
 
   const pick = (member) => {
-    const element = box.current;
-    const caret = element?.selectionStart ?? text.length;
+    const caret = box.current?.selectionStart ?? text.length;
     const next = `${text.slice(0, mention.start)}@${member.name} ${text.slice(caret)}`;
     picked.current.set(member.name, member.id);
     setText(next);
     setMention(null);
-    const at = mention.start + member.name.length + 2;
-    requestAnimationFrame(() => { element?.focus(); element?.setSelectionRange(at, at); });
+    caretAfterRender.current = mention.start + member.name.length + 2;
   };
+  // The caret goes after the inserted name as soon as the new text is in the DOM (a layout effect runs before
+  // the next key event is handled): set later, a key typed meanwhile would land after the caret and the rest of
+  // the word before it.
+  useLayoutEffect(() => {
+    const at = caretAfterRender.current;
+    if (at === null) return;
+    caretAfterRender.current = null;
+    box.current?.focus();
+    box.current?.setSelectionRange(at, at);
+  });
 
   const send = async () => {
     if (busy) return;
