@@ -190,8 +190,8 @@ export function TableView({ store, writes, members, selection, announce, onEdit,
       </colgroup>
       <thead>
         <tr aria-rowindex="1">
-          <th scope="col" class="grid__head"><span class="visually-hidden">${t("selectColumn")}</span></th>
-          <th scope="col" class="grid__head">${t("itemColumn")}</th>
+          <th scope="col" class="grid__head grid__head--select"><span class="visually-hidden">${t("selectColumn")}</span></th>
+          <th scope="col" class="grid__head grid__head--name">${t("itemColumn")}</th>
           ${columns.map((column) => html`<th key=${column.id} scope="col" class="grid__head">${column.name}</th>`)}
           <th scope="col" class="grid__head"><span class="visually-hidden">${t("actionsColumn")}</span></th>
         </tr>
