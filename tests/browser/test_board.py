@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,3 +181,193 @@ async def test_cells_of_every_kind_are_edited_in_place(browser: Browser, client:
     await page.evaluate("document.activeElement.blur()")
     await check_accessibility(page, "board table")
     await screenshot(page, "board-table")
+
+
+async def order(org: Org, board: Board) -> dict[str, list[str]]:
+    """The board's top-level item names by group name, in order, as the server has them."""
+    listed = (await org.owner.query("items.list", {"boardId": board.id, "limit": 200})).data["items"]
+    names = {group_id: name for name, group_id in board.groups.items()}
+    by: dict[str, list[tuple[float, str]]] = {name: [] for name in board.groups}
+    for item in listed:
+        by[names[item["groupId"]]].append((item["position"], item["name"]))
+    return {group: [name for _, name in sorted(entries)] for group, entries in by.items()}
+
+
+@contextlib.asynccontextmanager
+async def answered(page: Page, procedure: str) -> AsyncIterator[None]:
+    """Waits, at the end of the block, for the server's answer to the page's call of `procedure` made inside it (a
+    write the page shows before it is answered, such as a reorder)."""
+    async with page.expect_response(lambda response: f"/api/trpc/{procedure}" in response.url) as reply:
+        yield
+    assert (await reply.value).ok
+
+
+def announced(page: Page, text: str) -> Locator:
+    return page.get_by_role("status").filter(has_text=text)
+
+
+async def test_items_are_added_renamed_moved_reordered_and_deleted(browser: Browser, client: Any) -> None:
+    org = await make_org(client)
+    board = await make_board(org, {"This week": ["Clean the oven", "Fix the conveyor", "Order gloves"],
+                                   "Next week": ["Paint the floor"]}, columns=[{"name": "Status", "type": "status"}])
+    page = await open_board(browser, client, org, board)
+
+    add = page.get_by_role("textbox", name="Add item to This week")
+    await add.fill("Check the fire doors")
+    await add.press("Enter")
+    await expect(row(page, "Check the fire doors")).to_be_visible()
+    await expect(announced(page, "Added Check the fire doors")).to_be_attached()
+    await expect(add).to_have_value("")
+
+    await page.get_by_role("button", name="More actions for Check the fire doors").click()
+    actions = page.get_by_role("dialog", name="Check the fire doors")
+    await actions.get_by_label("Item name").fill("Check the fire exits")
+    await actions.get_by_role("button", name="Save").click()
+    await expect(actions).to_be_hidden()
+    await expect(row(page, "Check the fire exits")).to_be_visible()
+
+    await page.get_by_role("button", name="More actions for Check the fire exits").click()
+    actions = page.get_by_role("dialog", name="Check the fire exits")
+    await actions.get_by_role("button", name="Delete").click()
+    confirm = page.get_by_role("dialog", name="Delete Check the fire exits?")
+    await expect(confirm).to_contain_text("restored for 30 days")
+    await confirm.get_by_role("button", name="Delete").click()
+    await expect(page.get_by_role("dialog")).to_have_count(0)
+    await expect(row(page, "Check the fire exits")).to_have_count(0)
+
+    await page.get_by_role("button", name="More actions for Order gloves").click()
+    actions = page.get_by_role("dialog", name="Order gloves")
+    await actions.get_by_label("Move to group").select_option(label="Next week")
+    await actions.get_by_role("button", name="Move to group").click()
+    await expect(actions).to_be_hidden()
+    await expect(announced(page, "Moved Order gloves to Next week")).to_be_attached()
+    assert await order(org, board) == {"This week": ["Clean the oven", "Fix the conveyor"],
+                                       "Next week": ["Paint the floor", "Order gloves"]}
+
+    # Keyboard: Alt+ArrowDown on the row moves it and keeps focus on its Move down button; the buttons too.
+    await row(page, "Clean the oven").get_by_role("link", name="Clean the oven").focus()
+    async with answered(page, "items.reorder"):
+        await page.keyboard.press("Alt+ArrowDown")
+        await expect(announced(page, "Clean the oven is now at position 2 of 2 in This week")).to_be_attached()
+    await expect(page.get_by_role("button", name="Move Clean the oven down")).to_be_focused()
+    async with answered(page, "items.reorder"):
+        await page.get_by_role("button", name="Move Order gloves up").click()
+        await expect(announced(page, "Order gloves is now at position 1 of 2 in Next week")).to_be_attached()
+    await expect(page.get_by_role("button", name="Move Order gloves up")).to_be_focused()
+    assert await order(org, board) == {"This week": ["Fix the conveyor", "Clean the oven"],
+                                       "Next week": ["Order gloves", "Paint the floor"]}
+
+    # Pointer: drag a row onto the lower half of another puts it after that one.
+    async with answered(page, "items.reorder"):
+        await row(page, "Fix the conveyor").drag_to(row(page, "Clean the oven"), target_position={"x": 400, "y": 50})
+        await expect(announced(page, "Fix the conveyor is now at position 2 of 2 in This week")).to_be_attached()
+    rows = page.get_by_role("row").filter(has=page.get_by_role("link"))
+    await expect(rows).to_have_text([re.compile(name) for name in
+                                     ["Clean the oven", "Fix the conveyor", "Order gloves", "Paint the floor"]])
+    assert await order(org, board) == {"This week": ["Clean the oven", "Fix the conveyor"],
+                                       "Next week": ["Order gloves", "Paint the floor"]}
+
+    await page.get_by_role("button", name="Show sub-items of Fix the conveyor").click()
+    await expect(page.get_by_role("cell", name="No sub-items yet.")).to_be_visible()
+    sub = page.get_by_role("textbox", name="Add sub-item to Fix the conveyor")
+    await sub.fill("Order a new belt")
+    await sub.press("Enter")
+    await expect(rows).to_have_text([re.compile(name) for name in ["Clean the oven", "Fix the conveyor",
+                                                                    "Order a new belt", "Order gloves",
+                                                                    "Paint the floor"]])
+    await expect(page.get_by_role("cell", name="No sub-items yet.")).to_have_count(0)
+    subs = (await item_of(org, board.items["Fix the conveyor"]))["subItems"]
+    assert [entry["name"] for entry in subs] == ["Order a new belt"]
+
+
+async def test_selected_items_are_changed_and_deleted_together(browser: Browser, client: Any) -> None:
+    org = await make_org(client)
+    board = await make_board(org, {"Line A": ["Sweep", "Oil the chain"], "Line B": ["Label the bins", "Fix the door"]},
+                             columns=[{"name": "Status", "type": "status"}])
+    page = await open_board(browser, client, org, board)
+    bulk = page.get_by_role("region", name="Bulk actions")
+    await expect(bulk).to_have_count(0)
+
+    await page.get_by_role("checkbox", name="Select Sweep").check()
+    await expect(bulk.get_by_role("status")).to_have_text("1 selected")
+    await page.get_by_role("button", name="Clear selection").click()
+    await expect(bulk).to_have_count(0)
+    await expect(page.get_by_role("checkbox", name="Select Sweep")).not_to_be_checked()
+
+    await page.get_by_role("checkbox", name="Select all in Line B").check()
+    await expect(page.get_by_role("checkbox", name="Select Label the bins")).to_be_checked()
+    await expect(page.get_by_role("checkbox", name="Select Fix the door")).to_be_checked()
+    await page.get_by_role("checkbox", name="Select Oil the chain").check()
+    await expect(bulk.get_by_role("status")).to_have_text("3 selected")
+    await bulk.get_by_label("Status").select_option(label="Done")
+    await bulk.get_by_role("button", name="Set Status").click()
+    await expect(announced(page, "Updated 3 items")).to_be_attached()
+    await expect(bulk).to_have_count(0)
+    for name in ["Oil the chain", "Label the bins", "Fix the door"]:
+        await shows(page, name, "Status", "Done")
+    await shows(page, "Sweep", "Status", "Empty")
+    status = board.columns["Status"]["id"]
+    for name, item_id in board.items.items():
+        label = (await item_of(org, item_id))["values"].get(status, {}).get("label")
+        assert label == (None if name == "Sweep" else "Done"), name
+
+    await page.get_by_role("checkbox", name="Select Sweep").check()
+    await page.get_by_role("checkbox", name="Select Fix the door").check()
+    await bulk.get_by_role("button", name="Delete").click()
+    confirm = page.get_by_role("dialog", name="Delete 2 items?")
+    await confirm.get_by_role("button", name="Delete").click()
+    await expect(announced(page, "Deleted 2 items")).to_be_attached()
+    await expect(confirm).to_be_hidden()
+    await expect(bulk).to_have_count(0)
+    await expect(row(page, "Sweep")).to_have_count(0)
+    await expect(row(page, "Fix the door")).to_have_count(0)
+    assert await order(org, board) == {"Line A": ["Oil the chain"], "Line B": ["Label the bins"]}
+
+
+async def test_groups_are_added_renamed_collapsed_and_deleted(browser: Browser, client: Any) -> None:
+    org = await make_org(client)
+    board = await make_board(org, {"Backlog": ["Sweep"], "Doing": ["Oil the chain"]},
+                             columns=[{"name": "Status", "type": "status"}])
+    page = await open_board(browser, client, org, board)
+
+    await page.get_by_role("button", name="Add group").click()
+    dialog = page.get_by_role("dialog", name="Add group")
+    await dialog.get_by_role("button", name="Save").click()
+    await expect(dialog.get_by_role("alert")).to_contain_text("Enter a name")
+    await dialog.get_by_label("New group name").fill("Waiting for parts")
+    await dialog.get_by_role("button", name="Save").click()
+    await expect(dialog).to_be_hidden()
+    await expect(page.get_by_role("button", name="Collapse Waiting for parts")).to_be_visible()
+    await expect(page.get_by_role("textbox", name="Add item to Waiting for parts")).to_be_visible()
+
+    await page.get_by_role("button", name="Actions for group Waiting for parts").click()
+    dialog = page.get_by_role("dialog", name="Actions for group Waiting for parts")
+    await dialog.get_by_label("Group name").fill("Parts ordered")
+    await dialog.get_by_role("button", name="Save").click()
+    await expect(dialog).to_be_hidden()
+    await expect(page.get_by_role("button", name="Collapse Parts ordered")).to_be_visible()
+
+    collapse = page.get_by_role("button", name="Collapse Backlog")
+    await expect(collapse).to_have_attribute("aria-expanded", "true")
+    await collapse.click()
+    expand = page.get_by_role("button", name="Expand Backlog")
+    await expect(expand).to_have_attribute("aria-expanded", "false")
+    await expect(row(page, "Sweep")).to_have_count(0)
+    await expect(page.get_by_role("textbox", name="Add item to Backlog")).to_have_count(0)
+    async with answered(page, "boards.groups.update"):
+        await expand.click()
+    await expect(row(page, "Sweep")).to_be_visible()
+
+    await page.get_by_role("button", name="Actions for group Doing").click()
+    dialog = page.get_by_role("dialog", name="Actions for group Doing")
+    await dialog.get_by_role("button", name="Delete group").click()
+    confirm = page.get_by_role("dialog", name="Delete the group Doing?")
+    await expect(confirm).to_contain_text("Its items go to the trash")
+    await confirm.get_by_role("button", name="Delete group").click()
+    await expect(page.get_by_role("dialog")).to_have_count(0)
+    await expect(page.get_by_role("button", name="Collapse Doing")).to_have_count(0)
+    await expect(row(page, "Oil the chain")).to_have_count(0)
+
+    groups = (await org.owner.query("boards.get", {"id": board.id})).data["groups"]
+    assert [(group["name"], group["collapsed"]) for group in sorted(groups, key=lambda g: g["position"])] == [
+        ("Backlog", False), ("Parts ordered", False)]
