@@ -65,6 +65,12 @@ def row(page: Page, item: str) -> Locator:
     return page.get_by_role("row").filter(has=page.get_by_role("link", name=item, exact=True))
 
 
+async def set_values(org: Org, item_id: str, values: dict[str, Any]) -> None:
+    for column_id, value in values.items():
+        reply = await org.owner.mutate("items.setValue", {"itemId": item_id, "columnId": column_id, "value": value})
+        assert reply.status == 200, reply.body
+
+
 async def item_of(org: Org, item_id: str) -> dict[str, Any]:
     reply = await org.owner.query("items.get", {"id": item_id})
     assert reply.status == 200, reply.body
@@ -371,3 +377,57 @@ async def test_groups_are_added_renamed_collapsed_and_deleted(browser: Browser, 
     groups = (await org.owner.query("boards.get", {"id": board.id})).data["groups"]
     assert [(group["name"], group["collapsed"]) for group in sorted(groups, key=lambda g: g["position"])] == [
         ("Backlog", False), ("Parts ordered", False)]
+
+
+async def test_kanban_lanes_by_status_with_cards_moved_by_pointer_and_keyboard(browser: Browser, client: Any) -> None:
+    org = await make_org(client)
+    mia, _ = await org.add_user("member", name="Mia Martin")
+    board = await make_board(org, {"This week": ["Sweep", "Oil the chain", "Fix the door"]},
+                             columns=[{"name": "Status", "type": "status"}, {"name": "Owner", "type": "people"},
+                                      {"name": "Due", "type": "date"}])
+    status, owner, due = (board.columns[name]["id"] for name in ("Status", "Owner", "Due"))
+    await set_values(org, board.items["Sweep"], {status: "Done"})
+    await set_values(org, board.items["Oil the chain"], {status: "Working on it", owner: [mia], due: "2026-12-03"})
+    page = await open_board(browser, client, org, board, view="kanban")
+    await expect(page.get_by_role("button", name="Kanban")).to_have_attribute("aria-pressed", "true")
+    lanes = page.get_by_role("region")
+    await expect(lanes).to_have_count(4)
+    await expect(lanes.get_by_role("heading", level=2)).to_have_text(
+        ["Working on it 1 card", "Done 1 card", "Stuck 0 cards", "No status 1 card"])
+    working, done, stuck, none = (page.get_by_role("region", name=name, exact=True)
+                                  for name in ("Working on it", "Done", "Stuck", "No status"))
+    card = working.get_by_role("listitem").filter(has=page.get_by_role("link", name="Oil the chain"))
+    await expect(card).to_contain_text("Mia Martin")
+    await expect(card).to_contain_text("3 Dec 2026")
+    await expect(done.get_by_role("link", name="Sweep")).to_be_visible()
+    await expect(none.get_by_role("link", name="Fix the door")).to_be_visible()
+    await check_accessibility(page, "board kanban")
+    await screenshot(page, "board-kanban")
+
+    # Pointer: a card dragged to the Stuck lane takes that status.
+    await none.get_by_role("listitem").filter(has_text="Fix the door").drag_to(stuck)
+    await expect(stuck.get_by_role("link", name="Fix the door")).to_be_visible()
+    await expect(announced(page, "Moved Fix the door to Stuck")).to_be_attached()
+    assert (await item_of(org, board.items["Fix the door"]))["values"][status]["label"] == "Stuck"
+
+    # Keyboard: the card's "Move to…" menu.
+    move = done.get_by_role("button", name="Move to… Sweep")
+    await move.focus()
+    await page.keyboard.press("Enter")
+    await expect(move).to_have_attribute("aria-expanded", "true")
+    await done.get_by_role("list", name="Move Sweep to").get_by_role("button", name="Working on it").press("Enter")
+    await expect(working.get_by_role("link", name="Sweep")).to_be_visible()
+    await expect(done.get_by_role("listitem")).to_have_count(0)
+    await expect(announced(page, "Moved Sweep to Working on it")).to_be_attached()
+    assert (await item_of(org, board.items["Sweep"]))["values"][status]["label"] == "Working on it"
+
+    new = done.get_by_role("textbox", name="Add card to Done")
+    await new.fill("Close the audit")
+    await new.press("Enter")
+    await expect(done.get_by_role("link", name="Close the audit")).to_be_visible()
+    await expect(new).to_have_value("")
+    listed = (await org.owner.query("items.list", {"boardId": board.id})).data["items"]
+    added = next(item for item in listed if item["name"] == "Close the audit")
+    assert added["values"][status]["label"] == "Done"
+    await expect(lanes.get_by_role("heading", level=2)).to_have_text(
+        ["Working on it 2 cards", "Done 1 card", "Stuck 1 card", "No status 0 cards"])
