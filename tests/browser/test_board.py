@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 from playwright.async_api import Browser, FilePayload, Locator, Page, expect
 
 from tests.browser.conftest import allow_console_errors, check_accessibility, open_page, org_url, screenshot
@@ -491,3 +492,52 @@ async def test_a_value_changed_meanwhile_is_offered_as_a_choice(browser: Browser
     await expect(page.get_by_role("dialog")).to_have_count(0)
     await shows(page, "Fix the conveyor", "Notes", "Tension checked: fine")
     assert (await item_of(org, item))["values"][notes] == "Tension checked: fine"
+
+
+async def import_items(org: Org, board: Board, group: str, names: list[str]) -> None:
+    """Items named `names`, in that order, into `group` by a CSV import (docs/import.md): one upload and three
+    calls, however many rows."""
+    form = aiohttp.FormData()
+    form.add_field("boardId", board.id)
+    form.add_field("file", ("Name\n" + "\n".join(names) + "\n").encode(), filename="items.csv", content_type="text/csv")
+    async with org.owner.client.post("/api/trpc/import.uploadCsv", data=form,
+                                     headers=org.owner.headers({"Origin": f"http://{org.host}"})) as response:
+        assert response.status == 200, await response.text()
+        import_id = (await response.json())["result"]["data"]["json"]["importId"]
+    mapped = await org.owner.mutate("import.mapColumns", {"importId": import_id, "groupId": board.groups[group],
+                                                          "mappings": [{"csvIndex": 0, "target": "item_name"}]})
+    assert mapped.status == 200, mapped.body
+    done = await org.owner.mutate("import.execute", {"importId": import_id, "skipErrorRows": False})
+    assert done.status == 200 and done.data["itemsCreated"] == len(names), done.body
+
+
+async def test_a_board_of_two_thousand_items_draws_only_what_is_in_view(browser: Browser, client: Any) -> None:
+    org = await make_org(client)
+    board = await make_board(org, {"Audit points": []}, columns=[{"name": "Status", "type": "status"}])
+    names = [f"Check point {number:04d}" for number in range(1, 2001)]
+    await import_items(org, board, "Audit points", names)
+    page = await open_board(browser, client, org, board)
+    table = page.get_by_role("table", name="Line 4 tier 1")
+    await expect(page.get_by_role("status").filter(has_text="loading the rest")).to_have_count(0)
+    await expect(page.get_by_role("heading", name="Audit points")).to_have_count(0)
+    await expect(table.get_by_role("columnheader", name="Audit points")).to_contain_text("2,000 items")
+    # Header, group, 2,000 items, the add row: all counted for assistive technology, few drawn.
+    await expect(table).to_have_attribute("aria-rowcount", "2003")
+    assert await table.get_by_role("row").count() < 200
+
+    # Keyboard: Tab walks down the rows past the ones first drawn (7 stops a row: select, sub-items, name, status,
+    # up, down, more actions), and the row it reaches is drawn and scrolled into view.
+    await row(page, names[0]).get_by_role("link", name=names[0]).focus()
+    for _ in range(7 * 39):
+        await page.keyboard.press("Tab")
+    reached = row(page, names[39]).get_by_role("link", name=names[39])
+    await expect(reached).to_be_focused()
+    await expect(reached).to_be_in_viewport()
+
+    await table.hover()
+    await page.mouse.wheel(0, 200_000)
+    last = row(page, names[-1])
+    await expect(last).to_be_in_viewport()
+    await expect(last).to_have_attribute("aria-rowindex", "2002")
+    await expect(page.get_by_role("textbox", name="Add item to Audit points")).to_be_in_viewport()
+    assert await table.get_by_role("row").count() < 200
