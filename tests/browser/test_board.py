@@ -1,4 +1,8 @@
-"""The board screen (/boards/<id>, web/ui/static/screens/board.js) in a real browser against the real server."""
+"""The board screen (/boards/<id>, web/ui/static/screens/board.js) in a real browser against the real server: cells of
+every common type edited in place (and a value above its column's max refused with the server's message), items
+added, renamed, moved, reordered by keyboard and pointer, given a sub-item and deleted; bulk actions; groups; the
+kanban view; a second page following live; the conflict choice; a board of 2,000 items drawn a window at a time.
+axe on the table (with an open editor too), the kanban view and the conflict; their screenshots."""
 
 from __future__ import annotations
 
