@@ -48,9 +48,9 @@ export function BulkBar({ store, writes, selection, announce }) {
   }, t("bulkMoved", { count: ids.length }));
   return html`<section class="bulk" aria-label=${t("bulkActions")} aria-busy=${busy ? "true" : undefined}>
     <p class="bulk__count" role="status">${t("selected", { count: ids.length })}</p>
-    <${Pick} label=${t("bulkMove")} applyLabel=${t("apply")} onApply=${moveTo}
+    <${Pick} label=${t("chooseGroup")} applyLabel=${t("bulkMove")} onApply=${moveTo}
       options=${store.groups.value.map((group) => [group.id, group.name])} />
-    ${status && html`<${Pick} label=${t("bulkStatus", { column: status.name })} applyLabel=${t("apply")}
+    ${status && html`<${Pick} label=${status.name} applyLabel=${t("bulkStatus", { column: status.name })}
       options=${(status.config?.labels ?? []).map((label) => [label.id, label.name])}
       onApply=${(labelId) => run(() => writes.bulkSet(ids, { [status.id]: { id: labelId } }),
         t("bulkUpdated", { count: ids.length }))} />`}

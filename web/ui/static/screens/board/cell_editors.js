@@ -18,23 +18,33 @@ export function parseNumber(text) {
   return Number.isFinite(parsed) ? parsed : trimmed;
 }
 
-function TextInput({ label, type = "text", value, onChange, inputmode, multiline = false }) {
+/** The editor's own copy of what is being chosen (the saved value is only where it starts), reported on change. */
+function useDraft(initial, onChange) {
+  const [draft, setDraft] = useState(initial);
+  return [draft, (next) => { setDraft(next); onChange(next); }];
+}
+
+/** The attributes that tie a field to the refusal shown under it (`errorId`: the message's id, or null). */
+const invalid = (errorId) => (errorId ? { "aria-invalid": "true", "aria-describedby": errorId } : {});
+
+function TextInput({ label, type = "text", value, onChange, inputmode, multiline = false, errorId = null }) {
   const id = useId();
   const [text, setText] = useState(value ?? "");
   const input = (event) => { setText(event.currentTarget.value); onChange(event.currentTarget.value); };
   return html`<div class="editor__field"><label for=${id}>${label}</label>
-    ${multiline ? html`<textarea id=${id} class="input" rows="5" value=${text} onInput=${input}></textarea>`
-      : html`<input id=${id} class="input" type=${type} inputmode=${inputmode} value=${text} onInput=${input} />`}
+    ${multiline ? html`<textarea id=${id} class="input" rows="5" value=${text} onInput=${input} ...${invalid(errorId)}></textarea>`
+      : html`<input id=${id} class="input" type=${type} inputmode=${inputmode} value=${text} onInput=${input}
+        ...${invalid(errorId)} />`}
   </div>`;
 }
 
-function NumberEditor({ column, value, onChange }) {
+function NumberEditor({ column, value, onChange, errorId }) {
   const id = useId();
   const [text, setText] = useState(value === null || value === undefined ? "" : String(value));
   const suffix = column.config?.suffix || (column.type === "percentage" || column.type === "progress" ? "%" : "")
     || (column.type === "currency" ? column.config?.currency ?? "" : "");
   return html`<div class="editor__field"><label for=${id}>${column.name}</label>
-    <span class="editor__number"><input id=${id} class="input" type="text" inputmode="decimal" value=${text}
+    <span class="editor__number"><input id=${id} class="input" type="text" inputmode="decimal" value=${text} ...${invalid(errorId)}
       onInput=${(event) => { setText(event.currentTarget.value); onChange(parseNumber(event.currentTarget.value)); }} />
       ${suffix && html`<span aria-hidden="true">${suffix}</span>`}</span>
   </div>`;
@@ -68,20 +78,22 @@ function CheckList({ legend, options, chosen, onChange, render = (option) => opt
 
 function TagsEditor({ column, value, onChange }) {
   const options = (column.config?.labels ?? []).map((label) => ({ key: label.id, label: label.name, color: label.color }));
-  return html`<${CheckList} legend=${column.name} options=${options} chosen=${(value ?? []).map((entry) => entry.id)}
-    onChange=${(ids) => onChange(ids.map((id) => ({ id })))}
+  const [ids, setIds] = useDraft((value ?? []).map((entry) => entry.id), (next) => onChange(next.map((id) => ({ id }))));
+  return html`<${CheckList} legend=${column.name} options=${options} chosen=${ids} onChange=${setIds}
     render=${(option) => html`<${LabelChip} label=${option.label} color=${option.color} />`} />`;
 }
 
-function DropdownEditor({ column, value, onChange }) {
+function DropdownEditor({ column, value, onChange, errorId }) {
   const id = useId();
   const options = column.config?.options ?? [];
-  if (column.config?.multiple) {
+  const multiple = column.config?.multiple === true;
+  const [picked, setPicked] = useDraft(value ?? (multiple ? [] : null), onChange);
+  if (multiple) {
     return html`<${CheckList} legend=${column.name} options=${options.map((o) => ({ key: o, label: o }))}
-      chosen=${value ?? []} onChange=${onChange} />`;
+      chosen=${picked} onChange=${setPicked} />`;
   }
   return html`<div class="editor__field"><label for=${id}>${column.name}</label>
-    <select id=${id} class="input" value=${value ?? ""} onChange=${(event) => onChange(event.currentTarget.value || null)}>
+    <select id=${id} class="input" ...${invalid(errorId)} value=${picked ?? ""} onChange=${(event) => setPicked(event.currentTarget.value || null)}>
       <option value="">${t("none")}</option>
       ${options.map((option) => html`<option key=${option} value=${option}>${option}</option>`)}
     </select></div>`;
@@ -109,12 +121,12 @@ function PeopleEditor({ column, value, onChange, members }) {
   </div>`;
 }
 
-function DateEditor({ label, value, onChange }) {
+function DateEditor({ label, value, onChange, errorId = null }) {
   const id = useId();
   const timestamp = typeof value === "string" && value.includes("T");
   const [text, setText] = useState(value ? (timestamp ? value.slice(0, 16) : value) : "");
   return html`<div class="editor__field"><label for=${id}>${label}</label>
-    <input id=${id} class="input" type=${timestamp ? "datetime-local" : "date"} value=${text}
+    <input id=${id} class="input" type=${timestamp ? "datetime-local" : "date"} value=${text} ...${invalid(errorId)}
       onInput=${(event) => {
         const next = event.currentTarget.value;
         setText(next);
@@ -136,15 +148,18 @@ function RangeEditor({ value, onChange }) {
 }
 
 function CheckboxEditor({ column, value, onChange }) {
-  return html`<label class="checkbox"><input type="checkbox" checked=${value === true}
-    onChange=${(event) => onChange(event.currentTarget.checked)} />${column.name}</label>`;
+  const [checked, setChecked] = useDraft(value === true, onChange);
+  return html`<label class="checkbox"><input type="checkbox" checked=${checked}
+    onChange=${(event) => setChecked(event.currentTarget.checked)} />
+    ${column.name}</label>`;
 }
 
-function RatingEditor({ column, value, onChange }) {
+function RatingEditor({ column, value, onChange, errorId }) {
   const id = useId();
   const max = column.config?.max ?? 5;
+  const [rating, setRating] = useDraft(value ?? 0, onChange);
   return html`<div class="editor__field"><label for=${id}>${column.name}</label>
-    <select id=${id} class="input" value=${String(value ?? 0)} onChange=${(e) => onChange(Number(e.currentTarget.value))}>
+    <select id=${id} class="input" ...${invalid(errorId)} value=${String(rating)} onChange=${(e) => setRating(Number(e.currentTarget.value))}>
       ${Array.from({ length: max + 1 }, (_, n) => html`<option key=${n} value=${String(n)}>
         ${n === 0 ? t("noRating") : t("ratingOf", { value: n, max })}</option>`)}
     </select></div>`;
@@ -190,7 +205,7 @@ function FileEditor({ value, onChange }) {
   const [files, setFiles] = useState(value ?? []);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(null);
-  const change = (next) => { setFiles(next); onChange(next.map((file) => ({ id: file.id }))); };
+  const change = (next) => { setFiles(next); onChange(next); };
   const chosen = async (event) => {
     const input = event.currentTarget;
     const picked = Array.from(input.files ?? []);
@@ -199,7 +214,9 @@ function FileEditor({ value, onChange }) {
     try {
       const added = [];
       for (const file of picked) added.push(await upload(file));
-      change([...files, ...added.map((record) => ({ id: record.id, name: record.name ?? record.filename }))]);
+      // The value keeps the file's name, size and type: a cell lists files by name without reading each one.
+      change([...files, ...added.map((record) => ({ id: record.id, name: record.name, size: record.size,
+        ...(record.type ? { mimeType: record.type } : {}) }))]);
     } catch (failure) {
       setError(failure.message);
     } finally {
@@ -222,18 +239,18 @@ function FileEditor({ value, onChange }) {
 function DependencyEditor({ column, value, onChange, items }) {
   const [search, setSearch] = useState("");
   const id = useId();
-  const chosen = value ?? [];
+  const [chosen, setChosen] = useDraft(value ?? [], onChange);
   const all = useMemo(() => (items ? Array.from(items.values()) : []), [items]);
   if (!items) {
     return html`<${TextInput} label=${t("dependencyIds")} value=${chosen.join(", ")}
-      onChange=${(text) => onChange(text.split(",").map((part) => part.trim()).filter(Boolean))} />`;
+      onChange=${(text) => setChosen(text.split(",").map((part) => part.trim()).filter(Boolean))} />`;
   }
   const shown = all.filter((item) => chosen.includes(item.id)
     || (search && item.name.toLowerCase().includes(search.toLowerCase()))).slice(0, 50);
   return html`<div class="editor__field"><label for=${id}>${t("searchItems")}</label>
     <input id=${id} class="input" type="search" value=${search} onInput=${(e) => setSearch(e.currentTarget.value)} />
     <${CheckList} legend=${column.name} options=${shown.map((item) => ({ key: item.id, label: item.name }))}
-      chosen=${chosen} onChange=${onChange} /></div>`;
+      chosen=${chosen} onChange=${setChosen} /></div>`;
 }
 
 function ColorEditor({ column, value, onChange }) {
@@ -252,9 +269,10 @@ export function EditorControl(props) {
   switch (column.type) {
     case "text": case "email": case "phone": case "url":
       return html`<${TextInput} label=${column.name} type=${TEXT_TYPES[column.type]} value=${props.value}
-        onChange=${props.onChange} />`;
+        onChange=${props.onChange} errorId=${props.errorId} />`;
     case "long_text":
-      return html`<${TextInput} label=${column.name} multiline value=${props.value} onChange=${props.onChange} />`;
+      return html`<${TextInput} label=${column.name} multiline value=${props.value} onChange=${props.onChange}
+        errorId=${props.errorId} />`;
     case "number": case "currency": case "percentage": case "progress":
       return html`<${NumberEditor} ...${props} />`;
     case "status": case "priority":
@@ -266,7 +284,8 @@ export function EditorControl(props) {
     case "people":
       return html`<${PeopleEditor} ...${props} />`;
     case "date":
-      return html`<${DateEditor} label=${column.name} value=${props.value} onChange=${props.onChange} />`;
+      return html`<${DateEditor} label=${column.name} value=${props.value} onChange=${props.onChange}
+        errorId=${props.errorId} />`;
     case "date_range": case "timeline":
       return html`<${RangeEditor} ...${props} />`;
     case "checkbox":

@@ -70,7 +70,8 @@ export function CellEditor({ column, value, onSave, onCancel, members = null, it
   const picked = PICKED_TYPES.has(column.type);
   return html`<form class="editor" ref=${box} noValidate aria-busy=${busy ? "true" : undefined} aria-describedby=${error ? errorId : undefined}
       onKeyDown=${keydown} onSubmit=${(event) => { event.preventDefault(); save(draft); }}>
-    <${EditorControl} column=${column} value=${value} onChange=${setDraft} onPick=${save} members=${members} items=${items} />
+    <${EditorControl} column=${column} value=${value} onChange=${setDraft} onPick=${save} members=${members} items=${items}
+      errorId=${error ? errorId : null} />
     ${error && html`<p class="field-error editor__error" id=${errorId} role="alert">${error}</p>`}
     <div class="editor__buttons">
       ${!picked && html`<button type="submit" class="button button--primary" disabled=${busy}>${t("save")}</button>`}

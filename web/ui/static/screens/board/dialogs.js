@@ -1,6 +1,7 @@
 // The board's dialogs: editing one cell (with the 409 conflict choice), an item's actions (rename, move to
 // another group, delete) and a group's (rename, delete). Each is the shared native <dialog>, so focus is
-// trapped inside and goes back to the control that opened it.
+// trapped inside and goes back to the control that opened it. Each dialog's state lives in its body, which the
+// shared Dialog draws only while open, so a dialog opened again (for another item, say) starts afresh.
 import { html, useState } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
 import { Dialog, ConfirmDialog } from "../../components/dialog.js";
@@ -15,10 +16,14 @@ const t = catalogue(strings);
 
 /** Edit `column` of `item`; a 409 on this very value shows theirs against yours and lets the person choose. */
 export function EditDialog({ editing, store, writes, members, onClose }) {
+  const title = editing ? t("editorTitle", { column: editing.column.name, item: editing.item.name }) : "";
+  return html`<${Dialog} open=${editing !== null} title=${title} onClose=${onClose}>
+    ${editing && html`<${EditBody} editing=${editing} store=${store} writes=${writes} members=${members} close=${onClose} />`}
+  <//>`;
+}
+
+function EditBody({ editing, store, writes, members, close }) {
   const [conflict, setConflict] = useState(null);
-  const open = editing !== null;
-  const close = () => { setConflict(null); onClose(); };
-  if (!open) return html`<${Dialog} open=${false} title="" onClose=${close} />`;
   const { item, column, base } = editing;
   const save = async (value) => {
     try {
@@ -30,8 +35,7 @@ export function EditDialog({ editing, store, writes, members, onClose }) {
     }
   };
   const show = (value) => html`<${CellValue} column=${column} value=${value} members=${members} items=${store.items} />`;
-  return html`<${Dialog} open=${open} title=${t("editorTitle", { column: column.name, item: item.name })} onClose=${close}>
-    ${conflict ? html`<${ConflictNotice} title=${t("conflictTitle")} theirsLabel=${t("conflictTheirs")}
+  return conflict ? html`<${ConflictNotice} title=${t("conflictTitle")} theirsLabel=${t("conflictTheirs")}
         yoursLabel=${t("conflictYours")} theirs=${show(conflict.theirs)} yours=${show(conflict.yours)}
         keepTheirsLabel=${t("keepTheirs")} overwriteLabel=${t("overwrite")}
         onKeepTheirs=${() => { store.upsert(conflict.item); close(); }}
@@ -45,8 +49,7 @@ export function EditDialog({ editing, store, writes, members, onClose }) {
           }
         }} />`
       : html`<${CellEditor} column=${column} value=${item.values?.[column.id] ?? null} members=${members}
-        items=${store.items} onSave=${save} onCancel=${close} />`}
-  <//>`;
+        items=${store.items} onSave=${save} onCancel=${close} />`;
 }
 
 function RenameForm({ label, value, onSave, onDone }) {
@@ -66,10 +69,15 @@ function RenameForm({ label, value, onSave, onDone }) {
 
 /** Rename, move to another group, delete: the actions of one item. */
 export function ItemActionsDialog({ item, store, writes, announce, onClose }) {
+  return html`<${Dialog} open=${Boolean(item)} title=${item?.name ?? ""} onClose=${onClose}>
+    ${item && html`<${ItemActions} item=${item} store=${store} writes=${writes} announce=${announce} onClose=${onClose} />`}
+  <//>`;
+}
+
+function ItemActions({ item, store, writes, announce, onClose }) {
   const [confirming, setConfirming] = useState(false);
   const [target, setTarget] = useState("");
   const [conflict, setConflict] = useState(null);
-  if (!item) return html`<${Dialog} open=${false} title="" onClose=${onClose} />`;
   const others = store.groups.value.filter((group) => group.id !== item.groupId);
   const rename = async (name) => {
     try {
@@ -100,7 +108,7 @@ export function ItemActionsDialog({ item, store, writes, announce, onClose }) {
       notify(t("saveFailed", { message: error.message }), "error");
     }
   };
-  return html`<${Dialog} open=${true} title=${item.name} onClose=${onClose}>
+  return html`
     ${conflict && html`<${ConflictNotice} title=${t("conflictTitle")} theirsLabel=${t("conflictTheirs")}
       yoursLabel=${t("conflictYours")} theirs=${conflict.theirs} yours=${conflict.yours}
       keepTheirsLabel=${t("keepTheirs")} overwriteLabel=${t("overwrite")}
@@ -118,14 +126,18 @@ export function ItemActionsDialog({ item, store, writes, announce, onClose }) {
       <button type="button" class="button button--secondary" onClick=${onClose}>${t("close")}</button>
     </div>
     <${ConfirmDialog} open=${confirming} title=${t("deleteItemTitle", { item: item.name })} message=${t("deleteItemMessage")}
-      confirmLabel=${t("deleteItem")} cancelLabel=${t("cancel")} onConfirm=${remove} onClose=${() => setConfirming(false)} />
-  <//>`;
+      confirmLabel=${t("deleteItem")} cancelLabel=${t("cancel")} onConfirm=${remove} onClose=${() => setConfirming(false)} />`;
 }
 
 /** Rename or delete a group. */
 export function GroupActionsDialog({ group, store, writes, onClose }) {
+  return html`<${Dialog} open=${Boolean(group)} title=${group ? t("groupActions", { group: group.name }) : ""} onClose=${onClose}>
+    ${group && html`<${GroupActions} group=${group} store=${store} writes=${writes} onClose=${onClose} />`}
+  <//>`;
+}
+
+function GroupActions({ group, store, writes, onClose }) {
   const [confirming, setConfirming] = useState(false);
-  if (!group) return html`<${Dialog} open=${false} title="" onClose=${onClose} />`;
   const remove = async () => {
     try {
       await writes.group.remove(group.id);
@@ -135,7 +147,7 @@ export function GroupActionsDialog({ group, store, writes, onClose }) {
       notify(t("saveFailed", { message: error.message }), "error");
     }
   };
-  return html`<${Dialog} open=${true} title=${t("groupActions", { group: group.name })} onClose=${onClose}>
+  return html`
     <${RenameForm} label=${t("groupName")} value=${group.name} onSave=${(name) => writes.group.rename(group.id, name)}
       onDone=${onClose} />
     <div class="dialog__section button-row">
@@ -145,14 +157,12 @@ export function GroupActionsDialog({ group, store, writes, onClose }) {
     </div>
     <${ConfirmDialog} open=${confirming} title=${t("deleteGroupTitle", { group: group.name })}
       message=${t("deleteGroupMessage")} confirmLabel=${t("deleteGroupConfirm")} cancelLabel=${t("cancel")}
-      onConfirm=${remove} onClose=${() => setConfirming(false)} />
-  <//>`;
+      onConfirm=${remove} onClose=${() => setConfirming(false)} />`;
 }
 
 /** A name for a new group. */
 export function AddGroupDialog({ open, writes, onClose }) {
-  if (!open) return html`<${Dialog} open=${false} title="" onClose=${onClose} />`;
-  return html`<${Dialog} open=${true} title=${t("addGroup")} onClose=${onClose}>
+  return html`<${Dialog} open=${open} title=${t("addGroup")} onClose=${onClose}>
     <${RenameForm} label=${t("newGroupName")} value="" onSave=${(name) => writes.group.create(name)} onDone=${onClose} />
   <//>`;
 }

@@ -20,7 +20,7 @@ function MoveMenu({ item, lanes, current, onMove }) {
   const id = useId();
   return html`<div class="card__move">
     <button type="button" class="button button--quiet button--small" aria-expanded=${open ? "true" : "false"}
-      aria-controls=${id} aria-label=${`${t("moveToLane", { item: item.name })}…`} onClick=${() => setOpen(!open)}>${t("moveTo")}</button>
+      aria-controls=${id} onClick=${() => setOpen(!open)}>${t("moveTo")}<span class="visually-hidden"> ${item.name}</span></button>
     ${open && html`<ul id=${id} class="card__lanes" aria-label=${t("moveToLane", { item: item.name })}>
       ${lanes.filter((lane) => lane.id !== current).map((lane) => html`<li key=${lane.id}>
         <button type="button" class="button button--secondary button--small" onClick=${() => { setOpen(false); onMove(item, lane); }}>
@@ -115,8 +115,8 @@ export function KanbanView({ store, writes, members, announce }) {
               dragged.current = null;
               if (item && (item.values?.[column.id]?.id ?? NO_LABEL) !== lane.id) moveTo(item, lane);
             }}>
-          <h2 id=${headingId} class="kanban__title" style=${lane.color ? { background: lane.color, color: inkOn(lane.color) } : undefined}>
-            ${lane.name} <span class="kanban__count">${t("laneCards", { count: cards.length })}</span></h2>
+          <h2 class="kanban__title" style=${lane.color ? { background: lane.color, color: inkOn(lane.color) } : undefined}>
+            <span id=${headingId}>${lane.name}</span> <span class="kanban__count">${t("laneCards", { count: cards.length })}</span></h2>
           <ul class="kanban__cards">${shown.map((item) => html`<${Card} key=${item.id} item=${item} fields=${fields}
             members=${members} items=${store.items} lanes=${lanes} current=${lane.id} onMove=${moveTo} dragged=${dragged} />`)}</ul>
           ${shown.length < cards.length && html`<button type="button" class="button button--quiet"

@@ -112,7 +112,8 @@ export function SubItemRow({ item, index, columns, members, items }) {
 }
 
 export function NoteRow({ index, span, text }) {
-  return html`<tr class="row row--note" aria-rowindex=${index}><td colspan=${span} class="cell cell--note">${text}</td></tr>`;
+  return html`<tr class="row row--note" aria-rowindex=${index}><td colspan=${span} class="cell cell--note">
+    <span class="row__note">${text}</span></td></tr>`;
 }
 
 /** A name field and an Add button: Enter adds. `label` is visible; `name`, which contains it, says where. */

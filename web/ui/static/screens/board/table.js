@@ -143,7 +143,9 @@ export function TableView({ store, writes, members, selection, announce, onEdit,
         }
         const ids = (store.itemsByGroup.value.get(item.groupId) ?? []).map((entry) => entry.id)
           .filter((id) => id !== item.id);
-        const place = ids.indexOf(target.id) + (event.offsetY > ROW_HEIGHT / 2 ? 1 : 0);
+        // Dropped on the lower half of the row: after it. (Measured on the row: offsetY is the inner element's.)
+        const { top, height } = event.currentTarget.getBoundingClientRect();
+        const place = ids.indexOf(target.id) + (event.clientY > top + height / 2 ? 1 : 0);
         ids.splice(place, 0, item.id);
         const group = store.groups.value.find((entry) => entry.id === item.groupId);
         announce(t("movedTo", { item: item.name, position: place + 1, count: ids.length, group: group?.name ?? "" }));
@@ -190,8 +192,8 @@ export function TableView({ store, writes, members, selection, announce, onEdit,
       </colgroup>
       <thead>
         <tr aria-rowindex="1">
-          <th scope="col" class="grid__head"><span class="visually-hidden">${t("selectColumn")}</span></th>
-          <th scope="col" class="grid__head">${t("itemColumn")}</th>
+          <th scope="col" class="grid__head grid__head--select"><span class="visually-hidden">${t("selectColumn")}</span></th>
+          <th scope="col" class="grid__head grid__head--name">${t("itemColumn")}</th>
           ${columns.map((column) => html`<th key=${column.id} scope="col" class="grid__head">${column.name}</th>`)}
           <th scope="col" class="grid__head"><span class="visually-hidden">${t("actionsColumn")}</span></th>
         </tr>
