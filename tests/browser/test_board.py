@@ -294,6 +294,23 @@ async def test_items_are_added_renamed_moved_reordered_and_deleted(browser: Brow
     assert [entry["name"] for entry in subs] == ["Order a new belt"]
 
 
+async def test_a_move_meets_a_move_made_meanwhile_and_the_item_stays_where_it_was_put(browser: Browser,
+                                                                                      client: Any) -> None:
+    org = await make_org(client)
+    board = await make_board(org, {"This week": ["Order gloves"], "Next week": [], "Later": []},
+                             columns=[{"name": "Status", "type": "status"}])
+    page = await open_board(browser, client, org, board)
+    await page.get_by_role("button", name="More actions for Order gloves").click()
+    actions = page.get_by_role("dialog", name="Order gloves")
+    await actions.get_by_label("Move to group").select_option(label="Later")
+    moved = await org.owner.mutate("items.move", {"id": board.items["Order gloves"], "groupId": board.groups["Next week"]})
+    assert moved.status == 200, moved.body
+    await actions.get_by_role("button", name="Move to group").click()
+    await expect(page.get_by_role("alert").filter(
+        has_text="Someone moved “Order gloves” to another group first, so it stays there.")).to_be_visible()
+    assert (await item_of(org, board.items["Order gloves"]))["groupId"] == board.groups["Next week"]
+
+
 async def test_selected_items_are_changed_and_deleted_together(browser: Browser, client: Any) -> None:
     org = await make_org(client)
     board = await make_board(org, {"Line A": ["Sweep", "Oil the chain"], "Line B": ["Label the bins", "Fix the door"]},

@@ -109,6 +109,7 @@ export default {
 
   // conflict
   conflictTitle: "Someone changed this first",
+  movedMeanwhile: "Someone moved “{item}” to another group first, so it stays there.",
   conflictTheirs: "Now saved",
   conflictYours: "Your change",
   keepTheirs: "Keep theirs",

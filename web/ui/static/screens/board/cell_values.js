@@ -9,6 +9,19 @@ import strings from "../board.strings.js";
 const t = catalogue(strings);
 
 /** Black or white, whichever reads better on `hex` (WCAG relative luminance). */
+/** A link to a web address; anything but http(s) (a `javascript:` URL the server would refuse anyway) is shown
+ * as plain text, never followed. */
+function webLink(url, text) {
+  let scheme = "";
+  try {
+    scheme = new URL(url).protocol;
+  } catch {
+    return text;
+  }
+  return scheme === "http:" || scheme === "https:"
+    ? html`<a href=${url} target="_blank" rel="noopener noreferrer">${text}</a>` : text;
+}
+
 export function inkOn(hex) {
   const match = /^#([0-9a-f]{6})$/i.exec(hex ?? "");
   if (!match) return "#0b0c0c";
@@ -98,9 +111,9 @@ function display(column, value, members, items) {
     case "checkbox":
       return value ? html`<span class="check"><span aria-hidden="true">✓ </span>${t("yes")}</span>` : t("no");
     case "link":
-      return html`<a href=${value.url} target="_blank" rel="noopener noreferrer">${value.text || value.url}</a>`;
+      return webLink(value.url, value.text || value.url);
     case "url":
-      return html`<a href=${value} target="_blank" rel="noopener noreferrer">${value}</a>`;
+      return webLink(value, value);
     case "email":
       return html`<a href=${`mailto:${value}`}>${value}</a>`;
     case "phone":

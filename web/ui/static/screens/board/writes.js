@@ -5,8 +5,20 @@
 // changed something else of the item, nothing of theirs is at stake and the write is sent again on the
 // version just read.
 import { mutate, query, ApiError } from "../../api.js";
+import { catalogue } from "../../i18n.js";
+import strings from "../board.strings.js";
+
+const t = catalogue(strings);
 
 const BULK_LIMIT = 100; // items.bulkUpdate / bulkDelete take at most 100 ids
+
+/** Someone moved the item to another group first: `item` is the item as just read. */
+export class MovedMeanwhile extends Error {
+  constructor(item) {
+    super(t("movedMeanwhile", { item: item.name }));
+    this.item = item;
+  }
+}
 
 /** Someone changed the value first: `theirs` is what is saved now, `item` the item as just read. */
 export class Conflict extends Error {
@@ -57,8 +69,19 @@ export function boardWrites(store, boardId) {
     store.remove(item.id);
   }
 
+  /** Move `item` to `groupId` from the group the person saw it in. If someone moved it meanwhile, it stays
+   * where they put it (the store shows that) and the caller gets a MovedMeanwhile to say so; another change to
+   * the item is not at stake, and the move is sent again on the version just read. */
   async function move(item, groupId) {
-    return put(await mutate("items.move", { id: item.id, groupId }));
+    try {
+      return put(await mutate("items.move", { id: item.id, groupId, expectedVersion: item.version }));
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 409 || error.code !== "CONFLICT") throw error;
+      const now = put(await query("items.get", { id: item.id }));
+      if (now.groupId !== item.groupId) throw new MovedMeanwhile(now);
+      if (now.version === item.version) throw error;
+      return move(now, groupId);
+    }
   }
 
   /** Put a group's items in this order (the store shows it at once). */
