@@ -303,7 +303,8 @@ async def test_a_move_meets_a_move_made_meanwhile_and_the_item_stays_where_it_wa
     await page.get_by_role("button", name="More actions for Order gloves").click()
     actions = page.get_by_role("dialog", name="Order gloves")
     await actions.get_by_label("Move to group").select_option(label="Later")
-    moved = await org.owner.mutate("items.move", {"id": board.items["Order gloves"], "groupId": board.groups["Next week"]})
+    moved = await org.owner.mutate("items.move", {"id": board.items["Order gloves"],
+                                                  "groupId": board.groups["Next week"]})
     assert moved.status == 200, moved.body
     await actions.get_by_role("button", name="Move to group").click()
     await expect(page.get_by_role("alert").filter(
