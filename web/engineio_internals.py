@@ -50,7 +50,8 @@ Assumptions:
   Used to answer a malformed packet instead of raising inside python-socketio.
 - S5 `environ["aiohttp.request"]` is the aiohttp request (the aiohttp driver's translation of it).
 - S6 `engineio.AsyncServer.sockets` holds its open sockets by sid, and `disconnect()` of all fails (asyncio.wait
-  of nothing) when there is none.
+  of nothing) when there is none; a socket's `close()` waits, without a bound, for its send queue to drain, which
+  never happens when its writer already stopped (the client closed the websocket at that instant).
 
 What would let us drop them (docs/engineio-internals.md): engine.io sending one pre-encoded message to many
 sessions itself (written at once to every idle websocket, queued behind what is pending on the others), or at
@@ -72,6 +73,9 @@ import socketio.packet
 from aiohttp import web
 from engineio.async_drivers.aiohttp import WebSocket
 
+# How long closing every socket at shutdown may take; the close packets are tiny, so a socket still closing after
+# this is one whose close would never end (S6).
+DISCONNECT_SECONDS = 2.0
 # The packet types a client may send (S4); CONNECT_ERROR and unknown ones are malformed.
 _CLIENT_TYPES = frozenset({socketio.packet.CONNECT, socketio.packet.DISCONNECT, socketio.packet.EVENT,
                            socketio.packet.ACK, socketio.packet.BINARY_EVENT, socketio.packet.BINARY_ACK})
@@ -154,9 +158,26 @@ def request_of(environ: dict[str, Any]) -> web.Request:
 
 
 async def disconnect_all(sio: socketio.AsyncServer) -> None:
-    """Close every Engine.IO socket of `sio` (with its close packet), if there is any (S6)."""
-    if sio.eio.sockets:
-        await sio.eio.disconnect()
+    """Close every Engine.IO socket of `sio` (with its close packet), if there is any (S6), waiting at most
+    DISCONNECT_SECONDS: a socket whose close would wait for ever is left to the caller, which closes the
+    transports."""
+    if not sio.eio.sockets:
+        return
+    closing = asyncio.ensure_future(sio.eio.disconnect())
+    done, _ = await asyncio.wait([closing], timeout=DISCONNECT_SECONDS)
+    if not done:
+        # engineio's disconnect waits on one close task per socket; cancel those still waiting with it.
+        for task in asyncio.all_tasks():
+            if task is not asyncio.current_task() and _closes_a_socket(task):
+                task.cancel()
+        closing.cancel()
+        await asyncio.gather(closing, return_exceptions=True)
+        sio.eio.sockets = {}
+
+
+def _closes_a_socket(task: asyncio.Task[Any]) -> bool:
+    coroutine = task.get_coro()
+    return getattr(coroutine, "__qualname__", "") == "AsyncSocket.close"
 
 
 def screened_packet_class(malformed: str, max_attachments: int) -> type[Any]:

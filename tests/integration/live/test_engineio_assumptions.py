@@ -25,6 +25,7 @@ from aiohttp import web
 from engineio.async_socket import AsyncSocket
 
 from tests.integration.live.conftest import WAIT
+from web import engineio_internals
 from web.engineio_internals import (
     EngineSocket,
     EventPackets,
@@ -435,3 +436,17 @@ async def test_s5_s6_requests_and_disconnecting_every_socket(
     with holds("S6"):
         await disconnect_all(canary.sio)
         await until(lambda: not any(screen.client.connected for screen in opened), "every client disconnected")
+
+
+async def test_s6_disconnecting_every_socket_does_not_wait_for_a_client_gone_silent(
+        serve: Callable[..., Awaitable[Canary]], monkeypatch: pytest.MonkeyPatch) -> None:
+    # A session opened by polling whose client never polls again: its close packet waits in its queue for a
+    # reader that never comes, and engine.io's close waits for that queue without a bound.
+    canary = await serve()
+    async with aiohttp.ClientSession() as http, http.get(f"{canary.url}/socket.io/?EIO=4&transport=polling") as reply:
+        assert reply.status == 200
+    assert len(canary.sio.eio.sockets) == 1
+    monkeypatch.setattr(engineio_internals, "DISCONNECT_SECONDS", 0.2)
+    with holds("S6", "closing every socket waited for a client that never reads"):
+        await asyncio.wait_for(disconnect_all(canary.sio), 5)
+    assert canary.sio.eio.sockets == {}
