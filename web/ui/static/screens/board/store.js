@@ -8,8 +8,7 @@
 // Top-level items only: items.list lists no sub-items; a parent's sub-items are read on demand (items.get) and
 // kept in `subItems` by parent.
 import { signal, computed, batch } from "../../lib.js";
-
-const byPosition = (a, b) => a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+import { byPosition, columnsAfter, itemChanged, reordered, upsertIn } from "./changes.js";
 
 export function createStore(boardId) {
   const board = signal(null);
@@ -95,20 +94,7 @@ export function createStore(boardId) {
     }
   }
 
-  /** Apply `changes` ({field: {old, new}}) of an item.updated at `moment` to a known item; false if older. */
-  function changed(item, changes, moment) {
-    if (!item || (item.updatedAt && moment <= item.updatedAt)) return null;
-    const values = { ...item.values };
-    const next = { ...item, values, version: (item.version ?? 0) + 1, updatedAt: moment };
-    for (const [field, change] of Object.entries(changes ?? {})) {
-      if (field === "name" || field === "description") next[field] = change.new;
-      else if (field === "archivedAt" || field === "deletedAt") next[field] = change.new;
-      else if (change.new === null || change.new === undefined) delete values[field];
-      else values[field] = change.new;
-    }
-    for (const column of columns.value) if (column.type === "last_updated") values[column.id] = moment;
-    return next;
-  }
+  const changed = (item, changes, moment) => itemChanged(item, changes, moment, columns.value);
 
   function endOf(groupId) {
     const list = itemsByGroup.value.get(groupId) ?? [];
@@ -155,7 +141,8 @@ export function createStore(boardId) {
 
   function configured(data, moment) {
     if (data.board) board.value = { ...board.value, ...data.board };
-    const upsertIn = (list, row) => [...list.filter((entry) => entry.id !== row.id), row].sort(byPosition);
+    const nextColumns = columnsAfter(columns.value, data);
+    if (nextColumns) columns.value = nextColumns;
     switch (data.change) {
       case "group.created":
       case "group.updated":
@@ -175,16 +162,6 @@ export function createStore(boardId) {
       case "group.reordered":
         groups.value = reordered(groups.value, data.groupIds);
         touch();
-        break;
-      case "column.created":
-      case "column.updated":
-        columns.value = upsertIn(columns.value, data.column);
-        break;
-      case "column.deleted":
-        columns.value = columns.value.filter((column) => column.id !== data.column.id);
-        break;
-      case "column.reordered":
-        columns.value = reordered(columns.value, data.columnIds);
         break;
       default:
     }
@@ -235,14 +212,9 @@ export function createStore(boardId) {
 
   /** This page's own group write, from its reply (the live event then changes nothing). */
   function putGroup(group) {
-    groups.value = [...groups.value.filter((entry) => entry.id !== group.id), group].sort(byPosition);
+    groups.value = upsertIn(groups.value, group);
   }
 
   return { board, groups, columns, deleted, items, revision, subItems, itemsByGroup,
     load, replaceItems, addItems, upsert, remove, apply, reorder, setSubItems, endOf, putGroup };
-}
-
-function reordered(rows, ids) {
-  const rank = new Map(ids.map((id, index) => [id, index + 1]));
-  return rows.map((row) => (rank.has(row.id) ? { ...row, position: rank.get(row.id) } : row)).sort(byPosition);
 }

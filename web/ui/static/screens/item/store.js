@@ -6,8 +6,8 @@
 // its moment is after the item's updatedAt (the server stamps the item's updatedAt with the event's instant),
 // and it bumps the version by one, as the server did.
 import { signal, computed, batch } from "../../lib.js";
+import { byPosition, columnsAfter, itemChanged, upsertIn } from "../board/changes.js";
 
-const byPosition = (a, b) => (a.position ?? 0) - (b.position ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const byCreated = (a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1);
 
 export function createItemStore(itemId) {
@@ -105,19 +105,7 @@ export function createItemStore(itemId) {
     comments.value = next;
   }
 
-  /** Apply `changes` ({field: {old, new}}) at `moment` to `row`; null when the row already has it. */
-  function changed(row, changes, moment) {
-    if (!row || (row.updatedAt && moment <= row.updatedAt)) return null;
-    const values = { ...row.values };
-    const next = { ...row, values, version: (row.version ?? 0) + 1, updatedAt: moment };
-    for (const [field, change] of Object.entries(changes ?? {})) {
-      if (["name", "description", "archivedAt", "deletedAt"].includes(field)) next[field] = change.new;
-      else if (change.new === null || change.new === undefined) delete values[field];
-      else values[field] = change.new;
-    }
-    for (const column of columns.value) if (column.type === "last_updated") values[column.id] = moment;
-    return next;
-  }
+  const changed = (row, changes, moment) => itemChanged(row, changes, moment, columns.value);
 
   function itemUpdated(data, moment) {
     const ref = data.item;
@@ -134,21 +122,9 @@ export function createItemStore(itemId) {
 
   function configured(data) {
     if (data.board) board.value = { ...board.value, name: data.board.name ?? board.value?.name };
-    const upsertIn = (list, row) => [...list.filter((entry) => entry.id !== row.id), row].sort(byPosition);
+    const nextColumns = columnsAfter(columns.value, data);
+    if (nextColumns) columns.value = nextColumns;
     switch (data.change) {
-      case "column.created":
-      case "column.updated":
-        columns.value = upsertIn(columns.value, data.column);
-        break;
-      case "column.deleted":
-        columns.value = columns.value.filter((column) => column.id !== data.column.id);
-        break;
-      case "column.reordered": {
-        const rank = new Map((data.columnIds ?? []).map((id, index) => [id, index + 1]));
-        columns.value = columns.value.map((column) => ({ ...column, position: rank.get(column.id) ?? column.position }))
-          .sort(byPosition);
-        break;
-      }
       case "group.created":
       case "group.updated":
         groups.value = upsertIn(groups.value, data.group);
