@@ -4,10 +4,10 @@
 import { html, useState, useRef } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
-import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
+import { useForm } from "../../components/forms.js";
 import { ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, ScopeChoices, Status, Dates, ExpiryDay, expiryInstant, expiryProblem, NewSecret, SecretWithheld,
+import { useList, CreateCard, ScopeChoices, Status, Dates, ExpiryDay, expiryInstant, expiryProblem, NewSecret, SecretWithheld,
   withheld } from "./parts.js";
 import { Loaded } from "./load.js";
 import strings from "./api-keys.strings.js";
@@ -21,29 +21,14 @@ const DONE = { revoke: "revoked", rotate: "rotated", delete: "deleted" };
 function CreateForm({ onCreated, onWithheld }) {
   const form = useForm({ name: "", scopes: [], expiresAt: "" });
   const check = (values) => ({ name: values.name.trim() ? null : t("nameMissing"), expiresAt: expiryProblem(values.expiresAt) });
-  const submit = (event) => {
-    event.preventDefault();
-    form.submit(async (values) => {
-      const name = values.name.trim();
-      const reply = await withheld(() => api.apiKeys.create({ name, scopes: values.scopes,
-        expiresAt: expiryInstant(values.expiresAt) }), () => onWithheld(name));
-      form.reset();
-      if (reply) onCreated(reply);
-    }, check);
-  };
-  return html`<section class="card settings__create" aria-labelledby="api-key-create">
-    <h3 id="api-key-create">${t("createTitle")}</h3>
-    <${ErrorSummary} title=${t("errorTitle")} errors=${form.errors} />
-    <form onSubmit=${submit} novalidate>
-      <${Field} name="name" label=${t("name")} hint=${t("nameHint")} value=${form.values.name} onInput=${form.set("name")}
-        error=${form.errors.name} maxlength="100" autocomplete="off" />
+  return html`<${CreateCard} id="api-key-create" form=${form} t=${t} check=${check} onCreated=${onCreated}
+      onWithheld=${onWithheld} create=${(name, values) => api.apiKeys.create({ name, scopes: values.scopes,
+        expiresAt: expiryInstant(values.expiresAt) })}>
       <${ScopeChoices} name="scopes" legend=${t("scopes")} hint=${t("scopesHint")} selected=${form.values.scopes}
         choices=${SCOPES.map((value) => ({ value, meaning: t(`scope.${value}`) }))} onChange=${form.set("scopes")}
         error=${form.errors.scopes} />
       <${ExpiryDay} value=${form.values.expiresAt} onInput=${form.set("expiresAt")} error=${form.errors.expiresAt} />
-      <${Submit} busy=${form.busy} busyLabel=${t("creating")}>${t("create")}<//>
-    </form>
-  </section>`;
+    <//>`;
 }
 
 function KeyRow({ apiKey, onAsk, mayRotate }) {

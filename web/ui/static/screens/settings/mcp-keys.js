@@ -5,10 +5,10 @@ import { html, useState } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
 import { organizationUrl, organizationSlug } from "../../session.js";
-import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
+import { useForm, Field } from "../../components/forms.js";
 import { ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, Status, Dates, ExpiryDay, expiryInstant, expiryProblem, NewSecret, SecretWithheld, withheld }
+import { useList, CreateCard, Status, Dates, ExpiryDay, expiryInstant, expiryProblem, NewSecret, SecretWithheld }
   from "./parts.js";
 import { Loaded } from "./load.js";
 import strings from "./mcp-keys.strings.js";
@@ -23,23 +23,9 @@ function CreateForm({ onCreated, onWithheld }) {
   const check = (values) => ({ name: values.name.trim() ? null : t("nameMissing"),
     allowedResources: lines(values.allowedResources).every((line) => RESOURCE.test(line)) ? null : t("resourceBad"),
     expiresAt: expiryProblem(values.expiresAt) });
-  const submit = (event) => {
-    event.preventDefault();
-    form.submit(async (values) => {
-      const name = values.name.trim();
-      const reply = await withheld(() => api.mcpKeys.create({ name, allowedTools: lines(values.allowedTools),
-        allowedResources: lines(values.allowedResources), expiresAt: expiryInstant(values.expiresAt) }),
-      () => onWithheld(name));
-      form.reset();
-      if (reply) onCreated(reply);
-    }, check);
-  };
-  return html`<section class="card settings__create" aria-labelledby="mcp-key-create">
-    <h3 id="mcp-key-create">${t("createTitle")}</h3>
-    <${ErrorSummary} title=${t("errorTitle")} errors=${form.errors} />
-    <form onSubmit=${submit} novalidate>
-      <${Field} name="name" label=${t("name")} hint=${t("nameHint")} value=${form.values.name} onInput=${form.set("name")}
-        error=${form.errors.name} maxlength="100" autocomplete="off" />
+  return html`<${CreateCard} id="mcp-key-create" form=${form} t=${t} check=${check} onCreated=${onCreated}
+      onWithheld=${onWithheld} create=${(name, values) => api.mcpKeys.create({ name, allowedTools: lines(values.allowedTools),
+        allowedResources: lines(values.allowedResources), expiresAt: expiryInstant(values.expiresAt) })}>
       <${Field} name="allowedTools" as="textarea" label=${t("tools")} hint=${t("toolsHint")} rows="3"
         value=${form.values.allowedTools} onInput=${form.set("allowedTools")} error=${form.errors.allowedTools}
         spellcheck="false" />
@@ -47,9 +33,7 @@ function CreateForm({ onCreated, onWithheld }) {
         value=${form.values.allowedResources} onInput=${form.set("allowedResources")}
         error=${form.errors.allowedResources} spellcheck="false" />
       <${ExpiryDay} value=${form.values.expiresAt} onInput=${form.set("expiresAt")} error=${form.errors.expiresAt} />
-      <${Submit} busy=${form.busy} busyLabel=${t("creating")}>${t("create")}<//>
-    </form>
-  </section>`;
+    <//>`;
 }
 
 const codes = (values) => html`<ul class="scope-chips">${values.map((value) => html`<li key=${value}><code>${value}</code></li>`)}</ul>`;

@@ -1,12 +1,13 @@
 // What the credential sections (API keys, tokens, applications, assistant keys) and members draw the same way:
-// a list read once (load.js) and then kept up to date from each write's reply, the scope checkboxes with their meaning, a
-// credential's status in words and its dates, an optional expiry day, the box a new secret is shown in
-// once, and the box saying a credential was made but its secret could not be shown (`withheld`).
+// a list read once (load.js) and then kept up to date from each write's reply, the create form's frame (card, name,
+// button), the scope checkboxes with their meaning, a credential's status in words and its dates, an optional
+// expiry day, the box a new secret is shown in once, and the box saying a credential was made but its secret could
+// not be shown (`withheld`).
 import { html, useEffect, useRef } from "../../lib.js";
 import { catalogue } from "../../i18n.js";
 import { dateTime } from "../../format.js";
 import { SecretOnce } from "../../components/secret.js";
-import { Field, FieldError, fieldId } from "../../components/forms.js";
+import { Field, FieldError, fieldId, ErrorSummary, Submit } from "../../components/forms.js";
 import { ApiError } from "../../api.js";
 import { useLoad } from "./load.js";
 import strings from "./parts.strings.js";
@@ -110,6 +111,33 @@ export function NewSecret({ title, label, value, children, onDone }) {
  * @param {() => void} onWithheld
  * @returns {Promise<T | null>}
  */
+/**
+ * A credential's create form: the card with its heading, the error summary, the name field, the section's own
+ * fields (`children`) and the button. `create(name, values)` makes the credential (`t` is the section's
+ * catalogue); a reply the server withholds on a retry calls `onWithheld(name)`; the form empties after either.
+ */
+export function CreateCard({ id, form, t: text, check, create, onCreated, onWithheld, children }) {
+  const submit = (event) => {
+    event.preventDefault();
+    form.submit(async (values) => {
+      const name = values.name.trim();
+      const reply = await withheld(() => create(name, values), () => onWithheld(name));
+      form.reset();
+      if (reply) onCreated(reply);
+    }, check);
+  };
+  return html`<section class="card settings__create" aria-labelledby=${id}>
+    <h3 id=${id}>${text("createTitle")}</h3>
+    <${ErrorSummary} title=${text("errorTitle")} errors=${form.errors} />
+    <form onSubmit=${submit} novalidate>
+      <${Field} name="name" label=${text("name")} hint=${text("nameHint")} value=${form.values.name}
+        onInput=${form.set("name")} error=${form.errors.name} maxlength="100" autocomplete="off" />
+      ${children}
+      <${Submit} busy=${form.busy} busyLabel=${text("creating")}>${text("create")}<//>
+    </form>
+  </section>`;
+}
+
 export async function withheld(write, onWithheld) {
   try {
     return await write();

@@ -4,10 +4,10 @@
 import { html, useState } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { catalogue } from "../../i18n.js";
-import { useForm, Field, ErrorSummary, Submit } from "../../components/forms.js";
+import { useForm, Field } from "../../components/forms.js";
 import { ConfirmDialog } from "../../components/dialog.js";
 import { notify } from "../../components/notices.js";
-import { useList, ScopeChoices, Status, Dates, NewSecret, SecretWithheld, withheld } from "./parts.js";
+import { useList, CreateCard, ScopeChoices, Status, Dates, NewSecret, SecretWithheld } from "./parts.js";
 import { Loaded } from "./load.js";
 import strings from "./tokens.strings.js";
 
@@ -21,22 +21,9 @@ function CreateForm({ onCreated, onWithheld }) {
   const form = useForm({ name: "", scopes: [], expiresIn: "90" });
   const check = (values) => ({ name: values.name.trim() ? null : t("nameMissing"),
     scopes: values.scopes.length ? null : t("scopesMissing") });
-  const submit = (event) => {
-    event.preventDefault();
-    form.submit(async (values) => {
-      const name = values.name.trim();
-      const reply = await withheld(() => api.auth.tokens.create({ name, scopes: values.scopes,
-        expiresIn: `${values.expiresIn}d` }), () => onWithheld(name));
-      form.reset();
-      if (reply) onCreated(reply);
-    }, check);
-  };
-  return html`<section class="card settings__create" aria-labelledby="token-create">
-    <h3 id="token-create">${t("createTitle")}</h3>
-    <${ErrorSummary} title=${t("errorTitle")} errors=${form.errors} />
-    <form onSubmit=${submit} novalidate>
-      <${Field} name="name" label=${t("name")} hint=${t("nameHint")} value=${form.values.name} onInput=${form.set("name")}
-        error=${form.errors.name} maxlength="100" autocomplete="off" />
+  return html`<${CreateCard} id="token-create" form=${form} t=${t} check=${check} onCreated=${onCreated}
+      onWithheld=${onWithheld} create=${(name, values) => api.auth.tokens.create({ name, scopes: values.scopes,
+        expiresIn: `${values.expiresIn}d` })}>
       <${ScopeChoices} name="scopes" legend=${t("scopes")} hint=${t("scopesHint")} selected=${form.values.scopes}
         choices=${SCOPES.map((value) => ({ value, meaning: t(`scope.${value}`) }))} onChange=${form.set("scopes")}
         error=${form.errors.scopes} />
@@ -44,9 +31,7 @@ function CreateForm({ onCreated, onWithheld }) {
         value=${form.values.expiresIn} onInput=${form.set("expiresIn")} error=${form.errors.expiresIn}>
         ${LIFETIMES.map((days) => html`<option key=${days} value=${String(days)}>${t("days", { count: days })}</option>`)}
       <//>
-      <${Submit} busy=${form.busy} busyLabel=${t("creating")}>${t("create")}<//>
-    </form>
-  </section>`;
+    <//>`;
 }
 
 function TokenRow({ token, onRevoke }) {
