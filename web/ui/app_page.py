@@ -25,7 +25,8 @@ from web.keys import NODE
 STATIC_PREFIX = "/ui/"
 # The stable paths of the app: links in e-mails, notifications and bookmarks lead here.
 APP_PATHS = ("/", "/signin", "/signup", "/notifications", "/workspaces/{id}", "/projects/{id}", "/boards/{id}",
-             "/items/{id}", "/kpis/{id}", "/actions/{id}", "/settings", "/settings/{section}", "/invite/accept")
+             "/items/{id}", "/kpis/{id}", "/actions/{id}", "/meetings/{id}", "/settings", "/settings/{section}",
+             "/invite/accept", "/screens/{id}", "/tablet")
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; "
        "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 _STATIC_ROOT = Path(str(files(__package__).joinpath("static")))

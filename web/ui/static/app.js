@@ -20,7 +20,7 @@ const t = catalogue(strings);
 const ORGANIZATION_ROUTES = [
   ["/", "home"], ["/workspaces/:id", "home"], ["/projects/:id", "home"], ["/notifications", "notifications"],
   ["/boards/:id", "board"], ["/items/:id", "item"], ["/kpis/:id", "kpi"], ["/actions/:id", "action"],
-  ["/settings", "settings"], ["/settings/:section", "settings"], ["/signin", "signin"],
+  ["/meetings/:id", "meeting"], ["/settings", "settings"], ["/settings/:section", "settings"], ["/signin", "signin"],
   ["/invite/accept", "invite"],
 ];
 /** @type {[string, string][]} */
@@ -126,9 +126,22 @@ function App() {
     <${Notices} dismissLabel=${t("dismiss")} />`;
 }
 
+// Pages with a frame of their own instead of the shell's: the wall screen (a display link's credential, no
+// person's session, no chrome) and the shop-floor tablet (works offline from what it kept). Each module's
+// `start(root)` draws the whole page.
+/** @type {[string, string][]} */
+const STANDALONE_ROUTES = [["/screens/:id", "wall"], ["/tablet", "tablet"]];
+
 let following = null;
 async function start() {
   const root = document.getElementById("app");
+  const standalone = organizationSlug ? match(STANDALONE_ROUTES, location.value.path) : null;
+  if (standalone) {
+    const module = await loadScreen(standalone.value);
+    root.textContent = "";
+    await module.start(root, standalone.params);
+    return;
+  }
   root.textContent = "";
   render(html`<${App} />`, root);
   await loadSession();
