@@ -1,5 +1,8 @@
 """Rate limits at the edge: per credential per minute by plan, headers on every `/api/`
-response in both styles, 429 with Retry-After when exceeded."""
+response in both styles, 429 with Retry-After when exceeded.
+
+Every server here counts on a clock that stands still unless a test moves it: on the real clock a test that spends
+hundreds of requests on a busy machine may see the minute turn midway, and the window's counts start again."""
 
 from __future__ import annotations
 
@@ -29,6 +32,11 @@ FORM_SUBMISSION_LIMIT = form_submission_limit(600)  # of one form and address, a
 def limits(reply: Reply) -> tuple[int, int, int]:
     limit, remaining, reset = (int(reply.headers[name]) for name in LIMIT_HEADERS)
     return limit, remaining, reset
+
+
+@pytest.fixture
+def client(clocked_client: Any) -> Any:
+    return clocked_client
 
 
 async def spend(api: Api, count: int) -> list[Reply]:
@@ -114,7 +122,8 @@ async def test_an_api_key_has_a_bucket_of_its_own(org: Org) -> None:
 
 
 async def _server(aiohttp_client: Any, database_url: str, request: pytest.FixtureRequest, **environ: str) -> Any:
-    return await aiohttp_client(create_app(server_settings(request, **environ), database_url),
+    return await aiohttp_client(create_app(server_settings(request, **environ), database_url,
+                                           clock=ManualClock(datetime.now(UTC))),
                                 cookie_jar=aiohttp.DummyCookieJar())
 
 
@@ -220,7 +229,8 @@ async def test_the_window_resets_on_the_next_minute(aiohttp_client: Any, databas
 async def test_nodes_sharing_redis_count_together(aiohttp_client: Any, database_url: str,
                                                   redis_url: str) -> None:
     settings = Settings.from_env({"OBEYA_SERVICE_HOST": "localhost", "OBEYA_REDIS_URL": redis_url})
-    node_a, node_b = [await aiohttp_client(create_app(settings, database_url),
+    clock = ManualClock(datetime.now(UTC))
+    node_a, node_b = [await aiohttp_client(create_app(settings, database_url, clock=clock),
                                            cookie_jar=aiohttp.DummyCookieJar()) for _ in range(2)]
     org = await make_org(node_a, plan="free")
     on_b = Api(node_b, org.host, session=org.owner.session)
