@@ -73,6 +73,15 @@ class SessionApi:
                 raise RuntimeError(f"POST {path} failed: {response.status} {reply}")
         return reply["data"]
 
+    async def query(self, name: str, data: Any = None) -> Any:
+        params = {} if data is None else {"input": json.dumps({"json": data})}
+        async with self._session.get(f"{self._base}/api/trpc/{name}", headers=self._headers(),
+                                     params=params) as response:
+            reply = await response.json()
+            if response.status != 200:
+                raise RuntimeError(f"{name} failed: {response.status} {reply}")
+        return reply["result"]["data"]["json"]
+
     async def mutate(self, name: str, data: Any) -> Any:
         async with self._session.post(f"{self._base}/api/trpc/{name}", headers=self._headers(),
                                       data=json.dumps({"json": data})) as response:
