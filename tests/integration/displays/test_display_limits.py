@@ -20,12 +20,12 @@ from web.rate_limit import DISPLAY_RATE_LIMIT
 PERSON_LIMIT = 60  # the free plan's, per credential
 
 
-async def test_a_displays_requests_count_in_a_bucket_of_its_own(clocked_client: Any) -> None:
+async def test_a_screen_spending_its_budget_spends_no_one_elses(clocked_client: Any) -> None:
     org = await make_org(clocked_client, plan="free")
     board = await make_board(org)
     wall, office = await create_display(board, "Wall"), await create_display(board, "Office")
-    spent = [await org.owner.query("auth.me") for _ in range(PERSON_LIMIT)]
-    assert spent[-1].status == 429, spent[-1].body  # the owner's budget is gone (some went on making the board)
+    before = await org.owner.query("auth.me")
+    assert before.headers["X-RateLimit-Limit"] == str(PERSON_LIMIT)
 
     replies = [await wall.api.query("displays.get", {"id": wall.id}) for _ in range(DISPLAY_RATE_LIMIT)]
     assert [reply.status for reply in replies] == [200] * DISPLAY_RATE_LIMIT
@@ -35,9 +35,25 @@ async def test_a_displays_requests_count_in_a_bucket_of_its_own(clocked_client: 
     assert over.status == 429, over.body
     assert over.error["data"]["code"] == "TOO_MANY_REQUESTS" and "Retry-After" in over.headers
 
+    after = await org.owner.query("auth.me")  # its creator's budget is one request less, its own
+    assert after.status == 200, after.body
+    assert int(after.headers["X-RateLimit-Remaining"]) == int(before.headers["X-RateLimit-Remaining"]) - 1
     other = await office.api.query("boards.get", {"id": board.id})  # another screen's bucket is its own too
     assert other.status == 200, other.body
     assert other.headers["X-RateLimit-Remaining"] == str(DISPLAY_RATE_LIMIT - 1)
+
+
+async def test_a_person_spending_their_budget_leaves_the_screens(clocked_client: Any) -> None:
+    org = await make_org(clocked_client, plan="free")
+    board = await make_board(org)
+    wall = await create_display(board)
+    spent = [await org.owner.query("auth.me") for _ in range(PERSON_LIMIT)]
+    assert spent[-1].status == 429, spent[-1].body  # gone (some of it went on making the board)
+
+    seen = await wall.api.query("boards.get", {"id": board.id})
+
+    assert seen.status == 200, seen.body
+    assert seen.headers["X-RateLimit-Remaining"] == str(DISPLAY_RATE_LIMIT - 1)
 
 
 async def test_last_seen_is_noted_once_a_minute_and_written_off_the_path(clocked_client: Any,
