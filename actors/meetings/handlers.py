@@ -11,8 +11,8 @@ and the board's items are exactly those of the board at that seq. Focusing an en
 `meeting.updated`. Every event goes to the board's Socket.IO room; the started and completed ones also to webhooks.
 A replay is the recorded board and the board stream's events between the meeting's two seqs.
 
-Only the member who started a meeting, or an admin, completes it (docs/decisions.md "Meeting seqs and agenda"). On a
-plan without KPIs the agenda lists none (docs/decisions.md "Meeting seqs and agenda")."""
+Only the member who started a meeting, an admin or the board's display completes it (docs/decisions.md "Meeting seqs
+and agenda"). On a plan without KPIs the agenda lists none (docs/decisions.md "Meeting seqs and agenda")."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from actors.kernel.node import Node
 from actors.kernel.write import UnitOfWork
 from actors.meetings.snapshot import board_snapshot
 from protocol import meetings as proto
-from protocol.caller import Caller
+from protocol.caller import Caller, CredentialKind
 from protocol.errors import BadRequest, Conflict, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, decode_seq_cursor, decode_time_cursor, page_limit, time_page
@@ -150,6 +150,10 @@ async def start_meeting(node: Node, caller: Caller, data: proto.StartInput) -> d
 
 
 def _may_complete(caller: Caller, row: Mapping[str, Any]) -> None:
+    """The member who started it, an admin, or the display at its board (the wall screen the team stands at ends
+    the meeting a tablet started: docs/displays.md)."""
+    if caller.credential is CredentialKind.DISPLAY:
+        return  # `_meeting` found it at the display's own board
     if row["started_by"] != caller.uid and (caller.role or Role.GUEST) < Role.ADMIN:
         raise Forbidden("only the member who started the meeting or an admin can complete it")
 
