@@ -1,0 +1,194 @@
+// A meeting in progress: its header (board, tier, who started it and when, the time it has run), the agenda
+// with the entry under discussion highlighted and its timer running from `current.since`, a "Mark discussed"
+// toggle per entry, actions created and escalated on the spot, and "Complete meeting". Whoever leads clicks an
+// entry (or "Next") to move the discussion; everyone on the page, and the wall screen, follows.
+import { html, useState, useEffect } from "../../lib.js";
+import { mutate } from "../../api.js";
+import { role } from "../../session.js";
+import { entityPath } from "../../links.js";
+import { dateTime, day } from "../../format.js";
+import { Page } from "../../components/page.js";
+import { notify } from "../../components/notices.js";
+import { Status, withUnit } from "../kpi/view.js";
+import { agendaApplied, entryName, entryNames } from "./agenda.js";
+import { CreateActionDialog, CompleteDialog, EscalateDialog } from "./dialogs.js";
+
+const EDITORS = new Set(["owner", "admin", "member"]);
+
+/** The current time, again every second while the page shows it. */
+export function useNow() {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
+/** Milliseconds as "4:05" or "1:04:05". */
+export function clock(ms) {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  const pad = (value) => String(value).padStart(2, "0");
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor(seconds / 60) % 60;
+  return hours ? `${hours}:${pad(minutes)}:${pad(seconds % 60)}` : `${minutes}:${pad(seconds % 60)}`;
+}
+
+export const personName = (t, members, id) => members.find((member) => member.id === id)?.name ?? t("someone");
+
+function Header({ t, meeting, members, board, now }) {
+  return html`<dl class="meeting-facts">
+    <div><dt>${t("board")}</dt><dd><a href=${entityPath("board", board.id)}>${board.name}</a></dd></div>
+    <div><dt>${t("tier")}</dt><dd>${meeting.tier}</dd></div>
+    <div><dt>${t("startedBy")}</dt><dd>${personName(t, members, meeting.startedBy)}</dd></div>
+    <div><dt>${t("startedAt")}</dt><dd>${dateTime(meeting.startedAt)}</dd></div>
+    <div><dt>${t("elapsed")}</dt><dd><span role="timer" class="meeting-facts__clock">
+      ${clock(now - new Date(meeting.startedAt).getTime())}</span></dd></div>
+    ${meeting.attendeeIds?.length > 0 && html`<div class="meeting-facts__wide"><dt>${t("attendees")}</dt>
+      <dd>${meeting.attendeeIds.map((id) => personName(t, members, id)).join(", ")}</dd></div>`}
+  </dl>`;
+}
+
+/** What the agenda says about an action: owner, due date (overdue in words), status, priority, escalation. */
+export function ActionFacts({ t, action }) {
+  return html`<dl class="meeting-entry__facts">
+    <div><dt>${t("owner")}</dt><dd>${action.assignee?.name ?? t("nobody")}</dd></div>
+    <div><dt>${t("due")}</dt><dd>${action.isOverdue
+      ? html`<strong class="action-overdue">${t("overdueSince", { date: day(action.dueDate) })}</strong>` : day(action.dueDate)}</dd></div>
+    <div><dt>${t("status")}</dt><dd>${t(`actionStatus_${action.status}`)}</dd></div>
+    <div><dt>${t("priority")}</dt><dd>${t(`priority_${action.priority}`)}</dd></div>
+    <div><dt>${t("escalation")}</dt><dd>${action.escalationLevel > 0
+      ? t("escalatedTo", { level: action.escalationLevel, name: action.escalatedTo?.name ?? t("nobody") }) : t("notEscalated")}</dd></div>
+  </dl>`;
+}
+
+export function KpiFacts({ t, kpi }) {
+  return html`<dl class="meeting-entry__facts">
+    <div><dt>${t("status")}</dt><dd><${Status} t=${t} status=${kpi.latestValue?.status ?? kpi.status} /></dd></div>
+    <div><dt>${t("latest")}</dt><dd>${kpi.latestValue ? withUnit(kpi.latestValue.value, kpi.unit) : t("noValue")}</dd></div>
+    <div><dt>${t("target")}</dt><dd>${kpi.target ? withUnit(kpi.target.value, kpi.unit) : t("noTarget")}</dd></div>
+    ${kpi.openAlerts > 0 && html`<div><dt>${t("alerts")}</dt><dd>${kpi.openAlerts}</dd></div>`}
+  </dl>`;
+}
+
+function Entry({ t, list, entry, meeting, now, canLead, busy, onFocus, onDiscussed, onEscalate }) {
+  const name = entryName(list, entry.id);
+  const current = meeting.current?.entry === name;
+  const discussed = (meeting.discussed ?? []).includes(name);
+  const label = list === "kpis" ? entry.name : entry.title;
+  const classes = ["meeting-entry", current && "meeting-entry--current", discussed && "meeting-entry--discussed"];
+  return html`<li class=${classes.filter(Boolean).join(" ")} aria-current=${current ? "true" : undefined}
+      data-entry=${name}>
+    <div class="meeting-entry__head">
+      ${canLead ? html`<button type="button" class="meeting-entry__title" disabled=${busy}
+          onClick=${() => onFocus(current ? null : name)}>
+          <span class="visually-hidden">${current ? t("stopDiscussing") : t("discuss")} </span>${label}</button>`
+        : html`<span class="meeting-entry__title">${label}</span>`}
+      ${current && html`<span class="meeting-entry__now">${t("underDiscussion")}
+        <span role="timer" class="meeting-entry__clock">${clock(now - new Date(meeting.current.since).getTime())}</span></span>`}
+      ${discussed && html`<span class="chip meeting-entry__done"><span aria-hidden="true">✓ </span>${t("discussed")}</span>`}
+    </div>
+    ${list === "kpis" ? html`<${KpiFacts} t=${t} kpi=${entry} />` : html`<${ActionFacts} t=${t} action=${entry} />`}
+    ${entry.deleted && html`<p class="hint">${t("actionGone")}</p>`}
+    <div class="meeting-entry__tools">
+      ${canLead && html`<button type="button" class="button button--secondary meeting-entry__mark" aria-pressed=${discussed ? "true" : "false"}
+        disabled=${busy} onClick=${() => onDiscussed(name, !discussed)}>
+        <span class="meeting-entry__box" aria-hidden="true">${discussed ? "✓" : ""}</span>${t("markDiscussed")}
+        <span class="visually-hidden">: ${label}</span></button>`}
+      ${canLead && list !== "kpis" && !entry.deleted && html`<button type="button" class="button button--secondary"
+        onClick=${() => onEscalate(entry)}>${t("escalate")}<span class="visually-hidden">: ${label}</span></button>`}
+      <a class="button button--quiet" href=${entityPath(list === "kpis" ? "kpi" : "action", entry.id)}>${t("open")}<span
+        class="visually-hidden">: ${label}</span></a>
+    </div>
+  </li>`;
+}
+
+function Section({ t, list, title, entries, empty, total, ...rest }) {
+  return html`<section class="meeting-section" aria-labelledby=${`meeting-${list}`}>
+    <h2 id=${`meeting-${list}`}>${title} <span class="meeting-section__count">${entries.length}</span></h2>
+    ${total > entries.length && html`<p class="hint">${t("moreOnBoard", { count: total - entries.length })}</p>`}
+    ${entries.length ? html`<ol class="meeting-entries">${entries.map((entry) => html`<${Entry} key=${entry.id} t=${t}
+        list=${list} entry=${entry} ...${rest} />`)}</ol>` : html`<p class="empty">${empty}</p>`}
+  </section>`;
+}
+
+function Created({ t, actions, canLead, onEscalate }) {
+  if (!actions.length) return null;
+  return html`<section class="meeting-section" aria-labelledby="meeting-created">
+    <h2 id="meeting-created">${t("createdHere")} <span class="meeting-section__count">${actions.length}</span></h2>
+    <ol class="meeting-entries">${actions.map((action) => html`<li key=${action.id} class="meeting-entry meeting-entry--new">
+      <div class="meeting-entry__head"><span class="meeting-entry__title">${action.title}</span>
+        <span class="chip">${t("new")}</span></div>
+      <${ActionFacts} t=${t} action=${action} />
+      <div class="meeting-entry__tools">
+        ${canLead && html`<button type="button" class="button button--secondary" onClick=${() => onEscalate(action)}>
+          ${t("escalate")}<span class="visually-hidden">: ${action.title}</span></button>`}
+        <a class="button button--quiet" href=${entityPath("action", action.id)}>${t("open")}<span
+          class="visually-hidden">: ${action.title}</span></a>
+      </div>
+    </li>`)}</ol>
+  </section>`;
+}
+
+/** `data`: {meeting, members, board, agenda}; `onChange(old => new)` lays a write's reply over the page's state. */
+export function MeetingMode({ t, title, crumbs, data, onChange }) {
+  const { meeting, members, board, agenda } = data;
+  const now = useNow();
+  const [busy, setBusy] = useState(false);
+  const [dialog, setDialog] = useState(null);   // {kind: "create" | "complete" | "escalate", action?}
+  const canLead = EDITORS.has(role.value);
+  const close = () => setDialog(null);
+  const withMeeting = (reply) => onChange((old) => ({ ...old, meeting: { ...old.meeting, ...reply } }));
+  const write = async (procedure, input) => {
+    setBusy(true);
+    try {
+      withMeeting(await mutate(procedure, { id: meeting.id, ...input }));
+    } catch (failure) {
+      notify(t("writeFailed", { message: failure.message }), "error");
+    } finally {
+      setBusy(false);
+    }
+  };
+  const names = entryNames(agenda);
+  const at = names.indexOf(meeting.current?.entry ?? "");
+  const next = at + 1 < names.length ? names[at + 1] : null;
+  const created = async (values) => {
+    const action = await mutate("actions.create", { boardId: board.id, title: values.title.trim(),
+      assigneeId: values.assigneeId, dueDate: values.dueDate, priority: values.priority });
+    onChange((old) => ({ ...old, agenda: agendaApplied(old.agenda, "action.created", { action }, old.meeting.startedAt) }));
+    notify(t("actionCreatedNotice", { title: action.title }));
+  };
+  const escalated = async (values) => {
+    const action = await mutate("actions.escalate", { id: dialog.action.id, ...values });
+    onChange((old) => ({ ...old, agenda: agendaApplied(old.agenda, "action.escalated", { action }, old.meeting.startedAt) }));
+    notify(t("escalatedNotice", { title: action.title, level: action.escalationLevel }));
+  };
+  const completed = async (values) => {
+    withMeeting(await mutate("meetings.complete", { id: meeting.id, notes: values.notes.trim() || null }));
+    notify(t("completedNotice"));
+  };
+  const shared = { t, meeting, now, canLead, busy, onFocus: (entry) => write("meetings.focus", { entry }),
+    onDiscussed: (entry, discussed) => write("meetings.markDiscussed", { entry, discussed }),
+    onEscalate: (action) => setDialog({ kind: "escalate", action }) };
+  const totals = meeting.agenda?.totals ?? {};
+
+  return html`<${Page} title=${title} breadcrumbs=${crumbs} actions=${canLead && html`
+      <button type="button" class="button button--secondary" disabled=${busy || next === null}
+        onClick=${() => write("meetings.focus", { entry: next })}>${t("next")}</button>
+      <button type="button" class="button button--secondary" onClick=${() => setDialog({ kind: "create" })}>${t("createAction")}</button>
+      <button type="button" class="button button--primary" onClick=${() => setDialog({ kind: "complete" })}>${t("complete")}</button>`}>
+    <${Header} t=${t} meeting=${meeting} members=${members} board=${board} now=${now} />
+    <p class="meeting-progress">${t("progress", { done: (meeting.discussed ?? []).length, count: names.length })}</p>
+    <div class="meeting-agenda">
+      <${Section} list="kpis" title=${t("kpis")} entries=${agenda.kpis} empty=${t("no_kpis")} total=${totals.kpis ?? 0} ...${shared} />
+      <${Section} list="actions" title=${t("actions")} entries=${agenda.actions} empty=${t("no_actions")}
+        total=${totals.actions ?? 0} ...${shared} />
+      <${Section} list="escalations" title=${t("escalations")} entries=${agenda.escalations} empty=${t("no_escalations")}
+        total=${totals.escalations ?? 0} ...${shared} />
+      <${Created} t=${t} actions=${agenda.created} canLead=${canLead} onEscalate=${shared.onEscalate} />
+    </div>
+    <${CreateActionDialog} t=${t} open=${dialog?.kind === "create"} members=${members} onSubmit=${created} onClose=${close} />
+    <${EscalateDialog} t=${t} open=${dialog?.kind === "escalate"} members=${members} onSubmit=${escalated} onClose=${close} />
+    <${CompleteDialog} t=${t} open=${dialog?.kind === "complete"} onSubmit=${completed} onClose=${close} />
+  <//>`;
+}
