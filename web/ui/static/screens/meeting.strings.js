@@ -36,6 +36,7 @@ export default {
   markDiscussed: "Mark discussed",
   escalate: "Escalate",
   open: "Open",
+  of: "{what}: {name}",
   actionGone: "This action was deleted.",
   owner: "Owner",
   nobody: "Nobody",

@@ -92,13 +92,12 @@ function Entry({ t, list, entry, meeting, now, canLead, busy, onFocus, onDiscuss
     ${entry.deleted && html`<p class="hint">${t("actionGone")}</p>`}
     <div class="meeting-entry__tools">
       ${canLead && html`<button type="button" class="button button--secondary meeting-entry__mark" aria-pressed=${discussed ? "true" : "false"}
-        disabled=${busy} onClick=${() => onDiscussed(name, !discussed)}>
-        <span class="meeting-entry__box" aria-hidden="true">${discussed ? "✓" : ""}</span>${t("markDiscussed")}
-        <span class="visually-hidden">: ${label}</span></button>`}
+        aria-label=${t("of", { what: t("markDiscussed"), name: label })} disabled=${busy} onClick=${() => onDiscussed(name, !discussed)}>
+        <span class="meeting-entry__box" aria-hidden="true">${discussed ? "✓" : ""}</span>${t("markDiscussed")}</button>`}
       ${canLead && list !== "kpis" && !entry.deleted && html`<button type="button" class="button button--secondary"
-        onClick=${() => onEscalate(entry)}>${t("escalate")}<span class="visually-hidden">: ${label}</span></button>`}
-      <a class="button button--quiet" href=${entityPath(list === "kpis" ? "kpi" : "action", entry.id)}>${t("open")}<span
-        class="visually-hidden">: ${label}</span></a>
+        aria-label=${t("of", { what: t("escalate"), name: label })} onClick=${() => onEscalate(entry)}>${t("escalate")}</button>`}
+      <a class="button button--quiet" href=${entityPath(list === "kpis" ? "kpi" : "action", entry.id)}
+        aria-label=${t("of", { what: t("open"), name: label })}>${t("open")}</a>
     </div>
   </li>`;
 }
@@ -121,10 +120,10 @@ function Created({ t, actions, canLead, onEscalate }) {
         <span class="chip">${t("new")}</span></div>
       <${ActionFacts} t=${t} action=${action} />
       <div class="meeting-entry__tools">
-        ${canLead && html`<button type="button" class="button button--secondary" onClick=${() => onEscalate(action)}>
-          ${t("escalate")}<span class="visually-hidden">: ${action.title}</span></button>`}
-        <a class="button button--quiet" href=${entityPath("action", action.id)}>${t("open")}<span
-          class="visually-hidden">: ${action.title}</span></a>
+        ${canLead && html`<button type="button" class="button button--secondary"
+          aria-label=${t("of", { what: t("escalate"), name: action.title })} onClick=${() => onEscalate(action)}>${t("escalate")}</button>`}
+        <a class="button button--quiet" href=${entityPath("action", action.id)}
+          aria-label=${t("of", { what: t("open"), name: action.title })}>${t("open")}</a>
       </div>
     </li>`)}</ol>
   </section>`;
