@@ -28,6 +28,7 @@ async def _clear_for_the_shot(page: Page) -> None:
       document.activeElement.blur();
       window.scrollTo(0, 0);
     }""")
+    await page.mouse.move(0, 0)
     await expect(page.get_by_role("button", name="Dismiss")).to_have_count(0)
 
 
@@ -163,6 +164,16 @@ async def test_a_tier_meeting_is_run_from_the_board_seen_live_and_replayed(brows
     await expect(leader.locator(".meeting-facts")).to_contain_text("Impeller ordered")
     await _replayed(leader, org, meeting_id)
 
+    # The board offers a new meeting again, and lists this one among its past meetings.
+    await watcher.goto(f"{base}/boards/{board.id}")
+    await expect(watcher.get_by_role("button", name="Start tier meeting")).to_be_visible()
+    await watcher.get_by_role("button", name="Past meetings").click()
+    past = watcher.get_by_role("dialog", name="Past meetings at this board")
+    await expect(past.get_by_role("link")).to_have_count(1)
+    await past.get_by_role("link", name=re.compile(r"^Tier 2, ")).click()
+    await expect(watcher).to_have_url(re.compile(f"/meetings/{meeting_id}$"))
+    await expect(watcher.get_by_role("heading", level=1)).to_have_text("Tier 2 meeting replay")
+
 
 async def _replayed(page: Page, org: Org, meeting_id: str) -> None:
     """The replay steps through every change the server recorded; the renamed item has its old name until the
@@ -199,8 +210,8 @@ async def _replayed(page: Page, org: Org, meeting_id: str) -> None:
                      "Action ‘Order a spare impeller’ created for Mia Martin, due 2026-12-04",
                      "Action ‘Fix the guard on press 3’ escalated to level 1",
                      "KPI ‘Scrap rate’ value 1.5 (Green)", "Item ‘Pump 3 overhauled’ Status → Done",
-                     "Meeting completed"):
-        assert expected in lines, (expected, lines)
+                     "KPI ‘Scrap rate’ Red alert resolved", "Meeting completed"):
+        assert expected in lines, (expected, "\n".join(lines))
 
     # Back one step before the rename: the old name again (replayed from the start).
     await slider.fill(str(renamed_at - 1))

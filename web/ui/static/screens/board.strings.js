@@ -130,7 +130,7 @@ export default {
   meetingStartButton: "Start tier meeting",
   meetingStartTitle: "Start a tier meeting",
   meetingTier: "Tier",
-  meetingTierHint: "Tier 1 is the team at the line; each tier up meets the tier below's escalations.",
+  meetingTierHint: "Tier 1 is the team at the line; each tier above takes up the escalations of the one below.",
   meetingTierOption: "Tier {tier}",
   meetingAttendees: "Attendees",
   meetingStart: "Start meeting",

@@ -1,6 +1,6 @@
 // One line saying what a recorded change of a meeting's board did ("Item 'Pump 3' Status → Done", "KPI 'Scrap
 // rate' value 4.2 (Red)", "Action 'Fix guard' escalated to level 2"), read against the state just before it:
-// an item's name, a column's title and a group's name come from the board as it was, an agenda entry's from the
+// an item's name, a column's name and a group's name come from the board as it was, an agenda entry's from the
 // agenda. A change this does not know is named by its event.
 import { number } from "../../format.js";
 import { findEntry } from "./agenda.js";
@@ -41,7 +41,7 @@ function itemLine(t, name, data, board) {
     if (field === "deletedAt") return change.new ? t("itemDeleted", { name: itemName }) : t("itemRestored", { name: itemName });
     if (ITEM_FIELDS.has(field)) return t("itemField", { name: itemName, field: t(`field_${field}`), value: t("valueChanged") });
     const column = board?.columns.value.find((entry) => entry.id === field);
-    return t("itemField", { name: itemName, field: column?.title ?? field, value: valueText(t, change.new) });
+    return t("itemField", { name: itemName, field: column?.name ?? field, value: valueText(t, change.new) });
   });
   return parts.join("; ") || t("itemChanged", { name: itemName });
 }
@@ -49,8 +49,8 @@ function itemLine(t, name, data, board) {
 function boardLine(t, data, board) {
   const change = String(data.change ?? "");
   const [kind, verb] = change.split(".");
-  const named = data.column?.title ?? data.group?.name
-    ?? (kind === "column" ? board?.columns.value.find((entry) => entry.id === data.column?.id)?.title : null)
+  const named = data.column?.name ?? data.group?.name
+    ?? (kind === "column" ? board?.columns.value.find((entry) => entry.id === data.column?.id)?.name : null)
     ?? (kind === "group" ? board?.groups.value.find((entry) => entry.id === data.group?.id)?.name : null);
   if ((kind === "column" || kind === "group") && verb) return t(`${kind}_${verb}`, { name: named ?? "" });
   if (data.board?.name) return t("boardRenamed", { name: data.board.name });
@@ -116,6 +116,10 @@ export function describe(t, name, payload, before) {
   if (name === "kpi.value_entered" || name === "kpi.target_breached") {
     return t(name === "kpi.value_entered" ? "kpiValue" : "kpiBreach", { name: data.kpi?.name ?? "",
       value: number(data.value?.value), status: data.value?.status ? t(`short_${data.value.status}`) : t("status_none") });
+  }
+  if (name === "kpi.alert_updated" && data.alert) {
+    return t(`kpiAlert_${data.alert.status}`, { name: data.kpi?.name ?? data.alert.kpiName ?? "",
+      threshold: t(`short_${data.alert.threshold}`) });
   }
   if (name.startsWith("kpi.")) return t("kpiChanged", { name: data.kpi?.name ?? data.alert?.kpiName ?? "" });
   if (name.startsWith("meeting.")) return meetingLine(t, name, data, before);

@@ -67,7 +67,6 @@ export function KpiFacts({ t, kpi }) {
     <div><dt>${t("status")}</dt><dd><${Status} t=${t} status=${kpi.latestValue?.status ?? kpi.status} /></dd></div>
     <div><dt>${t("latest")}</dt><dd>${kpi.latestValue ? withUnit(kpi.latestValue.value, kpi.unit) : t("noValue")}</dd></div>
     <div><dt>${t("target")}</dt><dd>${kpi.target ? withUnit(kpi.target.value, kpi.unit) : t("noTarget")}</dd></div>
-    ${kpi.openAlerts > 0 && html`<div><dt>${t("alerts")}</dt><dd>${kpi.openAlerts}</dd></div>`}
   </dl>`;
 }
 
@@ -113,7 +112,7 @@ function Section({ t, list, title, entries, empty, total, ...rest }) {
 
 function Created({ t, actions, canLead, onEscalate }) {
   if (!actions.length) return null;
-  return html`<section class="meeting-section" aria-labelledby="meeting-created">
+  return html`<section class="meeting-section meeting-section--wide" aria-labelledby="meeting-created">
     <h2 id="meeting-created">${t("createdHere")} <span class="meeting-section__count">${actions.length}</span></h2>
     <ol class="meeting-entries">${actions.map((action) => html`<li key=${action.id} class="meeting-entry meeting-entry--new">
       <div class="meeting-entry__head"><span class="meeting-entry__title">${action.title}</span>

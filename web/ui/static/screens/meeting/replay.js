@@ -55,7 +55,7 @@ function ReplayBoard({ t, board, changedItem, members }) {
       return html`<div key=${group.id} class="replay-group">
         <table class="table replay-table">
           <caption>${group.name} <span class="meeting-section__count">${items.length}</span></caption>
-          <thead><tr><th scope="col">${t("item")}</th>${columns.map((column) => html`<th key=${column.id} scope="col">${column.title}</th>`)}</tr></thead>
+          <thead><tr><th scope="col">${t("item")}</th>${columns.map((column) => html`<th key=${column.id} scope="col">${column.name}</th>`)}</tr></thead>
           <tbody>${items.length ? items.map((item) => html`<tr key=${item.id}
               class=${item.id === changedItem ? "replay-row replay-row--changed" : "replay-row"}>
             <th scope="row">${item.name}${item.id === changedItem && html` <span class="chip replay-row__mark">${t("changedHere")}</span>`}</th>
