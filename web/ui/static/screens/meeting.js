@@ -28,15 +28,16 @@ async function read(id, boardId) {
     ["actions.list", { boardId, limit: ACTIONS }]]);
   const kpis = meeting.status === "in_progress" ? await boardKpis(boardId) : [];
   const agenda = agendaRefreshed(agendaState(meeting.agenda), actions, kpis, meeting.startedAt);
-  return { meeting, members, board: { id: board.id, name: board.name }, agenda };
+  return { meeting, members, board: { id: board.id, name: board.name }, agenda, heard: 0 };
 }
 
-/** The page's state after one event of the board's room. */
+/** The page's state after one event of the board's room (`heard` counts the meeting's own events). */
 function applied(data, name, payload) {
   const event = payload?.data ?? {};
   if (name.startsWith("meeting.")) {
     const meeting = event.meeting;
-    return meeting?.id === data.meeting.id ? { ...data, meeting: { ...data.meeting, ...meeting } } : data;
+    return meeting?.id === data.meeting.id
+      ? { ...data, meeting: { ...data.meeting, ...meeting }, heard: data.heard + 1 } : data;
   }
   const agenda = agendaApplied(data.agenda, name, event, data.meeting.startedAt);
   return agenda === data.agenda ? data : { ...data, agenda };

@@ -128,7 +128,10 @@ function Created({ t, actions, canLead, onEscalate }) {
   </section>`;
 }
 
-/** `data`: {meeting, members, board, agenda}; `onChange(old => new)` lays a write's reply over the page's state. */
+/**
+ * `data`: {meeting, members, board, agenda, heard (the meeting's events applied)}; `onChange(old => new)` lays a
+ * write's reply over the page's state.
+ */
 export function MeetingMode({ t, title, crumbs, data, onChange }) {
   const { meeting, members, board, agenda } = data;
   const now = useNow();
@@ -136,11 +139,15 @@ export function MeetingMode({ t, title, crumbs, data, onChange }) {
   const [dialog, setDialog] = useState(null);   // {kind: "create" | "complete" | "escalate", action?}
   const canLead = EDITORS.has(role.value);
   const close = () => setDialog(null);
-  const withMeeting = (reply) => onChange((old) => ({ ...old, meeting: { ...old.meeting, ...reply } }));
+  // A reply is laid over the page only when no event of the meeting arrived while it was on its way: events come
+  // in the server's order, so such an event is this write's own or a later one, and the reply would undo it.
+  const withMeeting = (reply, heard) => onChange((old) => (old.heard !== heard ? old
+    : { ...old, meeting: { ...old.meeting, ...reply } }));
   const write = async (procedure, input) => {
     setBusy(true);
+    const heard = data.heard;
     try {
-      withMeeting(await mutate(procedure, { id: meeting.id, ...input }));
+      withMeeting(await mutate(procedure, { id: meeting.id, ...input }), heard);
     } catch (failure) {
       notify(t("writeFailed", { message: failure.message }), "error");
     } finally {
@@ -162,7 +169,8 @@ export function MeetingMode({ t, title, crumbs, data, onChange }) {
     notify(t("escalatedNotice", { title: action.title, level: action.escalationLevel }));
   };
   const completed = async (values) => {
-    withMeeting(await mutate("meetings.complete", { id: meeting.id, notes: values.notes.trim() || null }));
+    const heard = data.heard;
+    withMeeting(await mutate("meetings.complete", { id: meeting.id, notes: values.notes.trim() || null }), heard);
     notify(t("completedNotice"));
   };
   const shared = { t, meeting, now, canLead, busy, onFocus: (entry) => write("meetings.focus", { entry }),
