@@ -264,12 +264,18 @@ def _replay_from(row: Mapping[str, Any], cursor: str | None) -> int:
 @procedures.implement(proto.REPLAY)
 async def replay_meeting(node: Node, caller: Caller, data: proto.ReplayInput) -> dict[str, Any]:
     limit = page_limit(data.limit, default=REPLAY_PAGE, maximum=MAX_REPLAY_PAGE)
-    row = await _meeting(node, caller, data.id)
-    after = _replay_from(row, data.cursor)
-    end = row["completion_seq"]
-    async with node.pool.acquire() as conn:
+    found = await _meeting(node, caller, data.id)
+    stream = board_stream(found["board_id"])
+    # One snapshot for the meeting and the events: a completion committed meanwhile is in both or in neither, so
+    # the changes of a meeting shown in progress never run past its completion.
+    async with node.pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+        row = await repo.get(conn, caller.org_id, data.id)
+        if row is None:
+            raise NotFound("meeting not found")
+        after = _replay_from(row, data.cursor)
         board = None if data.cursor is not None else await repo.board_snapshot(conn, caller.org_id, data.id)
-        events = await event_log.read(conn, caller.org_id, board_stream(row["board_id"]), after, limit + 1)
+        events = await event_log.read(conn, caller.org_id, stream, after, limit + 1)
+    end = row["completion_seq"]
     events = [event for event in events if end is None or event.seq <= end]
     page = events[:limit]
     changes = [{"seq": event.seq, "name": event.name, "payload": wire_payload(event),
