@@ -60,8 +60,9 @@ function StartDialog({ open, boardId, members, onClose }) {
       <//>
       <fieldset class="meeting-attendees" id="field-attendeeIds" tabindex="-1">
         <legend>${t("meetingAttendees")}</legend>
-        ${members.map((member) => html`<label key=${member.id} class="checkbox"><input type="checkbox"
-          checked=${form.values.attendeeIds.includes(member.id)} onChange=${() => toggle(member.id)} /><span>${member.name}</span></label>`)}
+        ${members.map((member) => html`<label key=${member.id} class="checkbox">
+          <input type="checkbox" checked=${form.values.attendeeIds.includes(member.id)} onChange=${() => toggle(member.id)} />
+          <span>${member.name}</span></label>`)}
       </fieldset>
       <div class="button-row">
         <${Submit} busy=${form.busy} busyLabel=${t("meetingStarting")}>${t("meetingStart")}<//>
@@ -98,7 +99,8 @@ export function MeetingControl({ watch, boardId, members }) {
   return html`<div class="meeting-control" role="group" aria-label=${t("meetingControl")}>
     ${running.length ? running.map((meeting) => html`<a key=${meeting.id} class="button button--primary meeting-control__join"
         href=${meetingPath(meeting.id)}>${t("meetingJoin", { tier: meeting.tier })}</a>`)
-      : html`<button type="button" class="button button--primary" onClick=${() => setDialog("start")}>${t("meetingStartButton")}</button>`}
+      : html`<button type="button" class="button button--primary"
+          onClick=${() => setDialog("start")}>${t("meetingStartButton")}</button>`}
     <button type="button" class="button button--secondary" onClick=${() => setDialog("past")}>${t("meetingPast")}</button>
     <${StartDialog} open=${dialog === "start"} boardId=${boardId} members=${members} onClose=${close} />
     <${PastDialog} open=${dialog === "past"} boardId=${boardId} onClose=${close} />

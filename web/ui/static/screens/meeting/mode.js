@@ -51,14 +51,16 @@ function Header({ t, meeting, members, board, now }) {
 
 /** What the agenda says about an action: owner, due date (overdue in words), status, priority, escalation. */
 export function ActionFacts({ t, action }) {
+  const due = action.isOverdue
+    ? html`<strong class="action-overdue">${t("overdueSince", { date: day(action.dueDate) })}</strong>` : day(action.dueDate);
+  const escalation = action.escalationLevel > 0
+    ? t("escalatedTo", { level: action.escalationLevel, name: action.escalatedTo?.name ?? t("nobody") }) : t("notEscalated");
   return html`<dl class="meeting-entry__facts">
     <div><dt>${t("owner")}</dt><dd>${action.assignee?.name ?? t("nobody")}</dd></div>
-    <div><dt>${t("due")}</dt><dd>${action.isOverdue
-      ? html`<strong class="action-overdue">${t("overdueSince", { date: day(action.dueDate) })}</strong>` : day(action.dueDate)}</dd></div>
+    <div><dt>${t("due")}</dt><dd>${due}</dd></div>
     <div><dt>${t("status")}</dt><dd>${t(`actionStatus_${action.status}`)}</dd></div>
     <div><dt>${t("priority")}</dt><dd>${t(`priority_${action.priority}`)}</dd></div>
-    <div><dt>${t("escalation")}</dt><dd>${action.escalationLevel > 0
-      ? t("escalatedTo", { level: action.escalationLevel, name: action.escalatedTo?.name ?? t("nobody") }) : t("notEscalated")}</dd></div>
+    <div><dt>${t("escalation")}</dt><dd>${escalation}</dd></div>
   </dl>`;
 }
 
@@ -70,34 +72,47 @@ export function KpiFacts({ t, kpi }) {
   </dl>`;
 }
 
-function Entry({ t, list, entry, meeting, now, canLead, busy, onFocus, onDiscussed, onEscalate }) {
+/** The tools of an entry for whoever leads: its discussed mark, escalating an action, and its own page. */
+function Tools({ t, list, entry, name, label, discussed, canLead, busy, onDiscussed, onEscalate }) {
+  const named = (what) => t("of", { what, name: label });
+  return html`<div class="meeting-entry__tools">
+    ${canLead && html`<button type="button" class="button button--secondary meeting-entry__mark"
+      aria-pressed=${discussed ? "true" : "false"} aria-label=${named(t("markDiscussed"))} disabled=${busy}
+      onClick=${() => onDiscussed(name, !discussed)}>
+      <span class="meeting-entry__box" aria-hidden="true">${discussed ? "✓" : ""}</span>${t("markDiscussed")}</button>`}
+    ${canLead && list !== "kpis" && !entry.deleted && html`<button type="button" class="button button--secondary"
+      aria-label=${named(t("escalate"))} onClick=${() => onEscalate(entry)}>${t("escalate")}</button>`}
+    <a class="button button--quiet" href=${entityPath(list === "kpis" ? "kpi" : "action", entry.id)}
+      aria-label=${named(t("open"))}>${t("open")}</a>
+  </div>`;
+}
+
+/**
+ * One agenda entry (`list` "kpis", "actions" or "escalations"), highlighted while under discussion and marked
+ * once discussed. `readOnly` (the replay) draws it without its tools and its timer.
+ */
+export function Entry({ t, list, entry, meeting, now = 0, canLead = false, busy = false, readOnly = false,
+  onFocus = null, onDiscussed = null, onEscalate = null }) {
   const name = entryName(list, entry.id);
   const current = meeting.current?.entry === name;
   const discussed = (meeting.discussed ?? []).includes(name);
   const label = list === "kpis" ? entry.name : entry.title;
+  const lead = canLead && !readOnly;
   const classes = ["meeting-entry", current && "meeting-entry--current", discussed && "meeting-entry--discussed"];
-  return html`<li class=${classes.filter(Boolean).join(" ")} aria-current=${current ? "true" : undefined}
-      data-entry=${name}>
+  return html`<li class=${classes.filter(Boolean).join(" ")} aria-current=${current ? "true" : undefined}>
     <div class="meeting-entry__head">
-      ${canLead ? html`<button type="button" class="meeting-entry__title" disabled=${busy}
+      ${lead ? html`<button type="button" class="meeting-entry__title" disabled=${busy}
           onClick=${() => onFocus(current ? null : name)}>
           <span class="visually-hidden">${current ? t("stopDiscussing") : t("discuss")} </span>${label}</button>`
         : html`<span class="meeting-entry__title">${label}</span>`}
-      ${current && html`<span class="meeting-entry__now">${t("underDiscussion")}
-        <span role="timer" class="meeting-entry__clock">${clock(now - new Date(meeting.current.since).getTime())}</span></span>`}
+      ${current && html`<span class="meeting-entry__now">${t("underDiscussion")}${!readOnly && html`<span role="timer"
+        class="meeting-entry__clock">${clock(now - new Date(meeting.current.since).getTime())}</span>`}</span>`}
       ${discussed && html`<span class="chip meeting-entry__done"><span aria-hidden="true">✓ </span>${t("discussed")}</span>`}
     </div>
     ${list === "kpis" ? html`<${KpiFacts} t=${t} kpi=${entry} />` : html`<${ActionFacts} t=${t} action=${entry} />`}
     ${entry.deleted && html`<p class="hint">${t("actionGone")}</p>`}
-    <div class="meeting-entry__tools">
-      ${canLead && html`<button type="button" class="button button--secondary meeting-entry__mark" aria-pressed=${discussed ? "true" : "false"}
-        aria-label=${t("of", { what: t("markDiscussed"), name: label })} disabled=${busy} onClick=${() => onDiscussed(name, !discussed)}>
-        <span class="meeting-entry__box" aria-hidden="true">${discussed ? "✓" : ""}</span>${t("markDiscussed")}</button>`}
-      ${canLead && list !== "kpis" && !entry.deleted && html`<button type="button" class="button button--secondary"
-        aria-label=${t("of", { what: t("escalate"), name: label })} onClick=${() => onEscalate(entry)}>${t("escalate")}</button>`}
-      <a class="button button--quiet" href=${entityPath(list === "kpis" ? "kpi" : "action", entry.id)}
-        aria-label=${t("of", { what: t("open"), name: label })}>${t("open")}</a>
-    </div>
+    ${!readOnly && html`<${Tools} t=${t} list=${list} entry=${entry} name=${name} label=${label} discussed=${discussed}
+      canLead=${lead} busy=${busy} onDiscussed=${onDiscussed} onEscalate=${onEscalate} />`}
   </li>`;
 }
 
@@ -120,7 +135,8 @@ function Created({ t, actions, canLead, onEscalate }) {
       <${ActionFacts} t=${t} action=${action} />
       <div class="meeting-entry__tools">
         ${canLead && html`<button type="button" class="button button--secondary"
-          aria-label=${t("of", { what: t("escalate"), name: action.title })} onClick=${() => onEscalate(action)}>${t("escalate")}</button>`}
+          aria-label=${t("of", { what: t("escalate"), name: action.title })}
+          onClick=${() => onEscalate(action)}>${t("escalate")}</button>`}
         <a class="button button--quiet" href=${entityPath("action", action.id)}
           aria-label=${t("of", { what: t("open"), name: action.title })}>${t("open")}</a>
       </div>
@@ -181,8 +197,10 @@ export function MeetingMode({ t, title, crumbs, data, onChange }) {
   return html`<${Page} title=${title} breadcrumbs=${crumbs} actions=${canLead && html`
       <button type="button" class="button button--secondary" disabled=${busy || next === null}
         onClick=${() => write("meetings.focus", { entry: next })}>${t("next")}</button>
-      <button type="button" class="button button--secondary" onClick=${() => setDialog({ kind: "create" })}>${t("createAction")}</button>
-      <button type="button" class="button button--primary" onClick=${() => setDialog({ kind: "complete" })}>${t("complete")}</button>`}>
+      <button type="button" class="button button--secondary"
+        onClick=${() => setDialog({ kind: "create" })}>${t("createAction")}</button>
+      <button type="button" class="button button--primary"
+        onClick=${() => setDialog({ kind: "complete" })}>${t("complete")}</button>`}>
     <${Header} t=${t} meeting=${meeting} members=${members} board=${board} now=${now} />
     <p class="meeting-progress">${t("progress", { done: (meeting.discussed ?? []).length, count: names.length })}</p>
     <div class="meeting-agenda">

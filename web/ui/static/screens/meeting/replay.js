@@ -10,9 +10,9 @@ import { dateTime, time } from "../../format.js";
 import { Page, Loading, LoadError } from "../../components/page.js";
 import { createStore } from "../board/store.js";
 import { CellValue } from "../board/cell_values.js";
-import { agendaState, agendaApplied, entryName } from "./agenda.js";
+import { agendaState, agendaApplied } from "./agenda.js";
 import { describe } from "./describe.js";
-import { ActionFacts, KpiFacts, clock, personName } from "./mode.js";
+import { ActionFacts, Entry, clock, personName } from "./mode.js";
 
 const PAGE = 500;
 // The columns a replayed row shows beside the item's name: the board's first few, as its table starts.
@@ -55,10 +55,12 @@ function ReplayBoard({ t, board, changedItem, members }) {
       return html`<div key=${group.id} class="replay-group">
         <table class="table replay-table">
           <caption>${group.name} <span class="meeting-section__count">${items.length}</span></caption>
-          <thead><tr><th scope="col">${t("item")}</th>${columns.map((column) => html`<th key=${column.id} scope="col">${column.name}</th>`)}</tr></thead>
+          <thead><tr><th scope="col">${t("item")}</th>
+            ${columns.map((column) => html`<th key=${column.id} scope="col">${column.name}</th>`)}</tr></thead>
           <tbody>${items.length ? items.map((item) => html`<tr key=${item.id}
               class=${item.id === changedItem ? "replay-row replay-row--changed" : "replay-row"}>
-            <th scope="row">${item.name}${item.id === changedItem && html` <span class="chip replay-row__mark">${t("changedHere")}</span>`}</th>
+            <th scope="row">${item.name}${item.id === changedItem
+              && html` <span class="chip replay-row__mark">${t("changedHere")}</span>`}</th>
             ${columns.map((column) => html`<td key=${column.id}><${CellValue} column=${column} value=${item.values?.[column.id]}
               members=${members} /></td>`)}
           </tr>`) : html`<tr><td colspan=${columns.length + 1} class="empty">${t("noItems")}</td></tr>`}</tbody>
@@ -69,18 +71,7 @@ function ReplayBoard({ t, board, changedItem, members }) {
 }
 
 function ReplayAgenda({ t, agenda, marks }) {
-  const entry = (list, value) => {
-    const name = entryName(list, value.id);
-    const current = marks.current?.entry === name;
-    const discussed = (marks.discussed ?? []).includes(name);
-    return html`<li key=${value.id} class=${`meeting-entry${current ? " meeting-entry--current" : ""}${discussed ? " meeting-entry--discussed" : ""}`}
-        aria-current=${current ? "true" : undefined}>
-      <div class="meeting-entry__head"><span class="meeting-entry__title">${list === "kpis" ? value.name : value.title}</span>
-        ${current && html`<span class="meeting-entry__now">${t("underDiscussion")}</span>`}
-        ${discussed && html`<span class="chip meeting-entry__done"><span aria-hidden="true">✓ </span>${t("discussed")}</span>`}</div>
-      ${list === "kpis" ? html`<${KpiFacts} t=${t} kpi=${value} />` : html`<${ActionFacts} t=${t} action=${value} />`}
-    </li>`;
-  };
+  const entry = (list, value) => html`<${Entry} key=${value.id} t=${t} list=${list} entry=${value} meeting=${marks} readOnly />`;
   const lists = [["kpis", t("kpis"), agenda.kpis], ["actions", t("actions"), agenda.actions],
     ["escalations", t("escalations"), agenda.escalations]];
   return html`<section class="replay-agenda" aria-labelledby="replay-agenda-title">
@@ -112,7 +103,8 @@ function Stepper({ t, step, count, change, line, startedAt, onStep }) {
     </div>
     <p class="replay-stepper__now" role="status">
       <strong>${position}</strong>
-      ${change ? html` · <time datetime=${change.createdAt}>${time(change.createdAt)}</time> · <span class="replay-stepper__line">${line}</span>`
+      ${change ? html` · <time datetime=${change.createdAt}>${time(change.createdAt)}</time>${" · "}
+          <span class="replay-stepper__line">${line}</span>`
         : html` · ${t("atStart", { when: dateTime(startedAt) })}`}
     </p>
   </section>`;
@@ -126,7 +118,8 @@ function Facts({ t, meeting, members }) {
     <div><dt>${t("startedAt")}</dt><dd>${dateTime(meeting.startedAt)}</dd></div>
     <div><dt>${t("completedAt")}</dt><dd>${dateTime(meeting.completedAt)}</dd></div>
     <div><dt>${t("duration")}</dt><dd>${clock(ran)}</dd></div>
-    ${meeting.notes && html`<div class="meeting-facts__wide"><dt>${t("notes")}</dt><dd class="meeting-facts__notes">${meeting.notes}</dd></div>`}
+    ${meeting.notes && html`<div class="meeting-facts__wide"><dt>${t("notes")}</dt>
+      <dd class="meeting-facts__notes">${meeting.notes}</dd></div>`}
   </dl>`;
 }
 
