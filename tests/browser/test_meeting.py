@@ -7,6 +7,7 @@ modes and their screenshots."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -256,3 +257,32 @@ async def test_a_meeting_without_a_board_record_replays_its_agenda_and_changes(b
     await page.get_by_role("button", name="Next change").click()
     await expect(position).to_contain_text("Meeting completed")
     await check_accessibility(page, "meeting-replay-without-board")
+
+
+async def test_refusals_show_where_they_belong(browser: Browser, client: Any) -> None:
+    """A tier already meeting (started elsewhere while the dialog was open) is refused on the tier field, and the
+    board offers to join it; a member who did not start the meeting is told who may complete it."""
+    org = await make_org(client)
+    board = await make_board(org, {"Today": ["Pump 3"]}, COLUMNS)
+    page = await open_page(browser, client, org)
+    await page.goto(f"{org_url(client, org.slug)}/boards/{board.id}")
+    await page.get_by_role("button", name="Start tier meeting").click()
+    dialog = page.get_by_role("dialog", name="Start a tier meeting")
+    await expect(dialog.get_by_label("Tier", exact=True)).to_have_value("1")
+    running = (await org.owner.mutate("meetings.start", {"boardId": board.id, "tier": 1})).data
+    await expect(page.get_by_role("link", name="Tier 1 meeting in progress — join")).to_be_attached()
+    await dialog.get_by_role("button", name="Start meeting").click()
+    await expect(dialog.get_by_role("alert")).to_contain_text("a meeting of this tier is in progress")
+    await expect(dialog.get_by_label("Tier", exact=True)).to_have_attribute("aria-invalid", "true")
+    await dialog.get_by_role("button", name="Cancel").click()
+    await page.get_by_role("link", name="Tier 1 meeting in progress — join").click()
+    await expect(page).to_have_url(re.compile(f"/meetings/{running['id']}$"))
+
+    _, mia = await org.add_user("member", name="Mia Martin")
+    as_mia = await open_page(browser, client, dataclasses.replace(org, owner=mia))
+    await as_mia.goto(f"{org_url(client, org.slug)}/meetings/{running['id']}")
+    await as_mia.get_by_role("button", name="Complete meeting").click()
+    complete = as_mia.get_by_role("dialog", name="Complete the meeting")
+    await complete.get_by_role("button", name="Complete meeting").click()
+    await expect(complete.get_by_role("alert")).to_contain_text("only the member who started the meeting or an admin")
+    assert (await org.owner.query("meetings.get", {"id": running["id"]})).data["status"] == "in_progress"
