@@ -103,9 +103,12 @@ async def test_a_tier_meeting_is_run_from_the_board_seen_live_and_replayed(brows
     await expect(_entry(watcher, "Actions due", "Fix the guard")).to_have_attribute("aria-current", "true")
     await expect(_entry(watcher, "KPIs", "Scrap rate")).not_to_have_attribute("aria-current", "true")
 
+    # Marked from the keyboard: the toggle keeps the focus.
     mark = kpi_entry.get_by_role("button", name="Mark discussed: Scrap rate")
-    await mark.click()
+    await mark.focus()
+    await leader.keyboard.press("Space")
     await expect(mark).to_have_attribute("aria-pressed", "true")
+    await expect(mark).to_be_focused()
     await expect(_entry(watcher, "KPIs", "Scrap rate")).to_contain_text("Discussed")
     await expect(watcher.get_by_text("1 of 2 entries discussed")).to_be_visible()
 

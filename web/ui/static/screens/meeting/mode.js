@@ -2,7 +2,7 @@
 // with the entry under discussion highlighted and its timer running from `current.since`, a "Mark discussed"
 // toggle per entry, actions created and escalated on the spot, and "Complete meeting". Whoever leads clicks an
 // entry (or "Next") to move the discussion; everyone on the page, and the wall screen, follows.
-import { html, useState, useEffect } from "../../lib.js";
+import { html, useState, useEffect, useRef } from "../../lib.js";
 import { mutate } from "../../api.js";
 import { role } from "../../session.js";
 import { entityPath } from "../../links.js";
@@ -73,11 +73,11 @@ export function KpiFacts({ t, kpi }) {
 }
 
 /** The tools of an entry for whoever leads: its discussed mark, escalating an action, and its own page. */
-function Tools({ t, list, entry, name, label, discussed, canLead, busy, onDiscussed, onEscalate }) {
+function Tools({ t, list, entry, name, label, discussed, canLead, onDiscussed, onEscalate }) {
   const named = (what) => t("of", { what, name: label });
   return html`<div class="meeting-entry__tools">
     ${canLead && html`<button type="button" class="button button--secondary meeting-entry__mark"
-      aria-pressed=${discussed ? "true" : "false"} aria-label=${named(t("markDiscussed"))} disabled=${busy}
+      aria-pressed=${discussed ? "true" : "false"} aria-label=${named(t("markDiscussed"))}
       onClick=${() => onDiscussed(name, !discussed)}>
       <span class="meeting-entry__box" aria-hidden="true">${discussed ? "✓" : ""}</span>${t("markDiscussed")}</button>`}
     ${canLead && list !== "kpis" && !entry.deleted && html`<button type="button" class="button button--secondary"
@@ -91,7 +91,7 @@ function Tools({ t, list, entry, name, label, discussed, canLead, busy, onDiscus
  * One agenda entry (`list` "kpis", "actions" or "escalations"), highlighted while under discussion and marked
  * once discussed. `readOnly` (the replay) draws it without its tools and its timer.
  */
-export function Entry({ t, list, entry, meeting, now = 0, canLead = false, busy = false, readOnly = false,
+export function Entry({ t, list, entry, meeting, now = 0, canLead = false, readOnly = false,
   onFocus = null, onDiscussed = null, onEscalate = null }) {
   const name = entryName(list, entry.id);
   const current = meeting.current?.entry === name;
@@ -101,7 +101,7 @@ export function Entry({ t, list, entry, meeting, now = 0, canLead = false, busy 
   const classes = ["meeting-entry", current && "meeting-entry--current", discussed && "meeting-entry--discussed"];
   return html`<li class=${classes.filter(Boolean).join(" ")} aria-current=${current ? "true" : undefined}>
     <div class="meeting-entry__head">
-      ${lead ? html`<button type="button" class="meeting-entry__title" disabled=${busy}
+      ${lead ? html`<button type="button" class="meeting-entry__title"
           onClick=${() => onFocus(current ? null : name)}>
           <span class="visually-hidden">${current ? t("stopDiscussing") : t("discuss")} </span>${label}</button>`
         : html`<span class="meeting-entry__title">${label}</span>`}
@@ -112,7 +112,7 @@ export function Entry({ t, list, entry, meeting, now = 0, canLead = false, busy 
     ${list === "kpis" ? html`<${KpiFacts} t=${t} kpi=${entry} />` : html`<${ActionFacts} t=${t} action=${entry} />`}
     ${entry.deleted && html`<p class="hint">${t("actionGone")}</p>`}
     ${!readOnly && html`<${Tools} t=${t} list=${list} entry=${entry} name=${name} label=${label} discussed=${discussed}
-      canLead=${lead} busy=${busy} onDiscussed=${onDiscussed} onEscalate=${onEscalate} />`}
+      canLead=${lead} onDiscussed=${onDiscussed} onEscalate=${onEscalate} />`}
   </li>`;
 }
 
@@ -151,7 +151,8 @@ function Created({ t, actions, canLead, onEscalate }) {
 export function MeetingMode({ t, title, crumbs, data, onChange }) {
   const { meeting, members, board, agenda } = data;
   const now = useNow();
-  const [busy, setBusy] = useState(false);
+  // One meeting write at a time; its buttons stay enabled (a disabled button would drop the keyboard focus).
+  const busy = useRef(false);
   const [dialog, setDialog] = useState(null);   // {kind: "create" | "complete" | "escalate", action?}
   const canLead = EDITORS.has(role.value);
   const close = () => setDialog(null);
@@ -160,14 +161,15 @@ export function MeetingMode({ t, title, crumbs, data, onChange }) {
   const withMeeting = (reply, heard) => onChange((old) => (old.heard !== heard ? old
     : { ...old, meeting: { ...old.meeting, ...reply } }));
   const write = async (procedure, input) => {
-    setBusy(true);
+    if (busy.current) return;
+    busy.current = true;
     const heard = data.heard;
     try {
       withMeeting(await mutate(procedure, { id: meeting.id, ...input }), heard);
     } catch (failure) {
       notify(t("writeFailed", { message: failure.message }), "error");
     } finally {
-      setBusy(false);
+      busy.current = false;
     }
   };
   const names = entryNames(agenda);
@@ -189,13 +191,13 @@ export function MeetingMode({ t, title, crumbs, data, onChange }) {
     withMeeting(await mutate("meetings.complete", { id: meeting.id, notes: values.notes.trim() || null }), heard);
     notify(t("completedNotice"));
   };
-  const shared = { t, meeting, now, canLead, busy, onFocus: (entry) => write("meetings.focus", { entry }),
+  const shared = { t, meeting, now, canLead, onFocus: (entry) => write("meetings.focus", { entry }),
     onDiscussed: (entry, discussed) => write("meetings.markDiscussed", { entry, discussed }),
     onEscalate: (action) => setDialog({ kind: "escalate", action }) };
   const totals = meeting.agenda?.totals ?? {};
 
   return html`<${Page} title=${title} breadcrumbs=${crumbs} actions=${canLead && html`
-      <button type="button" class="button button--secondary" disabled=${busy || next === null}
+      <button type="button" class="button button--secondary" disabled=${next === null}
         onClick=${() => write("meetings.focus", { entry: next })}>${t("next")}</button>
       <button type="button" class="button button--secondary"
         onClick=${() => setDialog({ kind: "create" })}>${t("createAction")}</button>
