@@ -15,6 +15,7 @@ import { boardWrites } from "./board/writes.js";
 import { TableView } from "./board/table.js";
 import { KanbanView } from "./board/kanban.js";
 import { BulkBar } from "./board/bulk.js";
+import { MeetingControl, meetingWatch } from "./board/meetings.js";
 import { EditDialog, ItemActionsDialog, GroupActionsDialog, AddGroupDialog } from "./board/dialogs.js";
 import strings from "./board.strings.js";
 
@@ -29,10 +30,12 @@ function ViewSwitch({ view }) {
   </div>`;
 }
 
-/** The board's data: store filled by the loader and live events; answers {store, writes, members, status}. */
+/** The board's data: store filled by the loader and live events (the board's meetings in progress too); answers
+ * {store, writes, meetings, members, status}. */
 function useBoard(boardId) {
   const store = useMemo(() => createStore(boardId), [boardId]);
   const writes = useMemo(() => boardWrites(store, boardId), [store]);
+  const meetings = useMemo(() => meetingWatch(boardId), [boardId]);
   const [status, setStatus] = useState({ state: "loading", error: null, loaded: 0, done: false });
   const [members, setMembers] = useState([]);
   const [crumbs, setCrumbs] = useState([]);
@@ -51,6 +54,8 @@ function useBoard(boardId) {
           setStatus((old) => ({ ...old, loaded: soFar.length }));
         }
       });
+      // Read before the room's held events apply; on a refusal the control offers to start one.
+      const watching = meetings.load().catch(() => {});
       const [board, people] = await queryAll([["boards.get", { id: boardId }],
         ["organizations.members.list", { limit: 200 }]]);
       if (gone) return;
@@ -59,12 +64,14 @@ function useBoard(boardId) {
       setMembers(people.members ?? []);
       setStatus({ state: "ready", error: null, loaded: latest?.length ?? 0, done: false });
       breadcrumbs(board).then((trail) => !gone && setCrumbs(trail));
+      await watching;
       const all = await pages;
       if (gone) return;
       store.replaceItems(all);
       setStatus({ state: "ready", error: null, loaded: all.length, done: true });
     };
     const onEvent = (name, payload) => {
+      meetings.apply(name, payload);
       const missing = store.apply(name, payload);
       if (missing) query("items.get", { id: missing }).then(store.upsert, () => {});
     };
@@ -73,7 +80,7 @@ function useBoard(boardId) {
     return () => { gone = true; room.stop(); };
   }, [store, attempt]);
 
-  return { store, writes, members, crumbs, status, retry: () => setAttempt(attempt + 1) };
+  return { store, writes, meetings, members, crumbs, status, retry: () => setAttempt(attempt + 1) };
 }
 
 async function breadcrumbs(board) {
@@ -88,7 +95,7 @@ async function breadcrumbs(board) {
 
 export default function BoardScreen({ params, query: search }) {
   const view = search.get("view") === "kanban" ? "kanban" : "table";
-  const { store, writes, members, crumbs, status, retry } = useBoard(params.id);
+  const { store, writes, meetings, members, crumbs, status, retry } = useBoard(params.id);
   const selection = useSignal(new Set());
   const message = useSignal("");
   const [editing, setEditing] = useState(null);
@@ -110,7 +117,8 @@ export default function BoardScreen({ params, query: search }) {
   const liveGroup = groupActions && store.groups.value.find((group) => group.id === groupActions.id);
 
   return html`<${Page} title=${board.name} wide breadcrumbs=${[...crumbs, [board.name]]}
-      actions=${html`<${ViewSwitch} view=${view} />
+      actions=${html`<${MeetingControl} watch=${meetings} boardId=${params.id} members=${members} />
+        <${ViewSwitch} view=${view} />
         <button type="button" class="button button--secondary" onClick=${() => setAddingGroup(true)}>${t("addGroup")}</button>`}>
     ${store.deleted.value && html`<p class="notice notice--warning" role="alert">${t("boardDeleted")}</p>`}
     ${!status.done && html`<p class="loading" role="status">${t("loadingMore", { count: status.loaded })}</p>`}

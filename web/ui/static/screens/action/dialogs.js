@@ -4,7 +4,8 @@ import { html, useEffect } from "../../lib.js";
 import { Dialog } from "../../components/dialog.js";
 import { Field, ErrorSummary, Submit, useForm } from "../../components/forms.js";
 
-function FormDialog({ t, open, title, initial, check, submitLabel, onSubmit, onClose, children }) {
+/** A dialog holding one form: `children(form)` draws its fields; it closes once `onSubmit(values)` succeeds. */
+export function FormDialog({ t, open, title, initial, check, submitLabel, onSubmit, onClose, children }) {
   const form = useForm(initial);
   useEffect(() => { if (open) form.reset(); }, [open]);
   const submit = async (event) => {
