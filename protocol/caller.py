@@ -15,6 +15,7 @@ class CredentialKind(enum.Enum):
     PERSONAL_TOKEN = "personal_token"
     MCP_KEY = "mcp_key"  # an assistant key: valid on /mcp only, its grants in `scopes` (actors/identity/mcp_keys.py)
     OAUTH_TOKEN = "oauth_token"  # an application's access token (`svc_oat_`), its granted scopes in `scopes`
+    DISPLAY = "display"  # a wall screen's display link (`svc_dsp_`): acts as its creator, on `board_id` only
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class Caller:
     credential_id: str | None = None
     scopes: tuple[str, ...] = field(default=())
     automation: AutomationRun | None = None
+    # A display's board (CredentialKind.DISPLAY): the one board it may see (actors/kernel/access.py sees_board).
+    board_id: str | None = None
     # A session opened by single sign-on (sessions.organization_id): the organization's provider vouched for
     # the user here only, so the call sees and changes nothing of the user's other organizations.
     single_sign_on: bool = False

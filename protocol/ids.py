@@ -71,6 +71,7 @@ class Prefix(StrEnum):
     PERSONAL_TOKEN = "tok"
     API_KEY = "key"
     MCP_KEY = "mcp"
+    DISPLAY = "dsp"  # a display link (a wall screen's credential)
     OAUTH_APP = "oap"
     OAUTH_CLIENT = "oac"
     OAUTH_GRANT = "ogr"

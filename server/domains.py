@@ -12,7 +12,7 @@ from actors.delivery import event_feed, webhooks
 from actors.exports import handlers as exports
 from actors.forms import distribution, otp
 from actors.forms import handlers as forms
-from actors.identity import accounts, api_keys, mcp_keys, oauth_apps, personal_tokens, sso
+from actors.identity import accounts, api_keys, displays, mcp_keys, oauth_apps, personal_tokens, sso
 from actors.imports import handlers as imports
 from actors.imports.batch import IMPORT_ITEMS, ImportBatch, import_items
 from actors.kernel.handlers import HandlerTable
@@ -26,9 +26,9 @@ HANDLERS = HandlerTable(
     actions.procedures, approvals.procedures, audits.procedures, automations.procedures,
     board_handlers.procedures, comment_handlers.procedures, item_handlers.procedures, checklists.procedures,
     event_feed.procedures, webhooks.procedures, exports.procedures, distribution.procedures, otp.procedures,
-    forms.procedures, accounts.procedures, api_keys.procedures, mcp_keys.procedures, oauth_apps.procedures,
-    personal_tokens.procedures, sso.procedures, imports.procedures, kpis.procedures, meetings.procedures,
-    problem_solving.procedures, templates.procedures, activity.procedures, billing.procedures,
+    forms.procedures, accounts.procedures, api_keys.procedures, displays.procedures, mcp_keys.procedures,
+    oauth_apps.procedures, personal_tokens.procedures, sso.procedures, imports.procedures, kpis.procedures,
+    meetings.procedures, problem_solving.procedures, templates.procedures, activity.procedures, billing.procedures,
     notifications.procedures, organizations.procedures, projects.procedures, workspaces.procedures)
 
 # An import sends its rows to the board in a command of its own, decided by the import (it reads the rows as the

@@ -3,6 +3,9 @@ bucket, limited by the organization's plan, and every `/api/` response carries `
 `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix seconds). Over the limit: 429 TOO_MANY_REQUESTS
 with `Retry-After`.
 
+A display link (docs/displays.md) counts in a bucket of its own at DISPLAY_RATE_LIMIT whatever the plan: a wall
+screen never spends its creator's budget, nor a person the screen's.
+
 Requests without a credential (public forms and their uploads, sign-in, OAuth and single sign-on) count per
 client address at `OBEYA_ANONYMOUS_RATE_LIMIT`, sized for a site whose tablets share one NAT address; a
 public submission also counts per form and address, once its form is found (`count_submission`, from the
@@ -25,7 +28,7 @@ import structlog
 from aiohttp import web
 
 from actors.kernel.credential_cache import secret_digest
-from protocol.caller import Caller
+from protocol.caller import Caller, CredentialKind
 from protocol.errors import TooManyRequests
 from protocol.plans import PLANS, plan
 from web.context import SESSION_COOKIE
@@ -40,6 +43,11 @@ ANONYMOUS_RATE_LIMIT = web.AppKey("anonymous_rate_limit", int)
 # The limit a request was counted against and the limiter's decision, for the response's headers.
 COUNTED = web.RequestKey("rate_limit_counted", tuple[int, Decision])
 
+# Requests per minute of one display link. A wall screen loads its board in about ten calls (board, items, KPIs,
+# actions, meetings) and then follows it live; 120 lets it load again every five seconds, reconnects included, and
+# holds a looping screen to two requests a second.
+DISPLAY_RATE_LIMIT = 120
+
 # Requests per minute of a credential that was refused (unknown, revoked, expired, another organization's):
 # the smallest plan's rate, counted against that credential alone.
 REFUSED_CREDENTIAL_LIMIT = PLANS["free"].requests_per_minute
@@ -52,6 +60,8 @@ def _bucket(request: web.Request, caller: Caller | None) -> tuple[str, int]:
     """The counter a request goes to and its limit per minute."""
     if caller is None or caller.credential_id is None:
         return f"ip:{request.remote}", request.app[ANONYMOUS_RATE_LIMIT]
+    if caller.credential is CredentialKind.DISPLAY:
+        return f"display:{caller.credential_id}", DISPLAY_RATE_LIMIT
     plan_name = caller.organization.plan if caller.organization else "free"
     return f"credential:{caller.credential_id}", plan(plan_name).requests_per_minute
 

@@ -49,7 +49,7 @@ from actors.kernel.node import Node
 from actors.runtime.bus import AccessChange
 from actors.runtime.db_errors import as_api_error
 from protocol import events as spec
-from protocol.caller import Caller
+from protocol.caller import Caller, CredentialKind
 from protocol.errors import ApiError, BadRequest, Conflict, FieldError, NotFound, TooManyRequests, Unauthorized
 from protocol.ids import Prefix, new_id
 from web.context import SESSION_COOKIE, host_name, org_slug
@@ -92,6 +92,8 @@ RECHECK_SECONDS = 1.0
 RECHECK_BATCH = 100
 # The event a socket gets when it leaves a room (room set) or is disconnected (room null) for lost access.
 ACCESS_REVOKED = "access.revoked"
+# The event a display's socket gets before it is disconnected because the display no longer admits it (revoked).
+DISPLAY_REVOKED = "display.revoked"
 # Organization events after which the named member's sockets are re-checked.
 MEMBERSHIP_EVENTS = frozenset({"member.removed", "member.role_changed"})
 
@@ -260,9 +262,11 @@ class LiveGateway:
             try:
                 caller = await self._admit(slug, bearer, session_token)
                 # The private room: the user's `notification.created` events of this organization, live from
-                # now on (resume with `subscribe {room: "user", since}`).
-                private = await stream_of(self.node, caller, "user")
-                user_key = caller.user_id or caller.credential_id or ""
+                # now on (resume with `subscribe {room: "user", since}`). A display has none (its creator's
+                # notifications are not the wall's), and its sockets count as its own, not its creator's.
+                display = caller.credential is CredentialKind.DISPLAY
+                private = None if display else await stream_of(self.node, caller, "user")
+                user_key = (caller.credential_id if display else caller.user_id) or caller.credential_id or ""
                 share = self.limits.open_user(user_key, caller.organization.plan if caller.organization else "",
                                               self.node.clock.monotonic())
             except BaseException:
@@ -270,7 +274,8 @@ class LiveGateway:
                 raise
             self._connections[sid] = Connection(caller, slug, bearer, session_token, address=address,
                                                 user_key=user_key, share=share)
-            await self._join(sid, private, "user", None)
+            if private is not None:
+                await self._join(sid, private, "user", None)
         except Exception as exc:
             # Refused with a reason (over a limit: 429; a database outage: 503, retry) rather than left
             # unanswered, and with nothing of the socket kept (its slots are given back).
@@ -287,8 +292,10 @@ class LiveGateway:
                                       session_token=session_token)
         if caller.organization is None:
             raise BadRequest("connect on the organization host, <org>.<service host>")
-        # Following events is reading them: the same credential, membership, plan and scope rules.
-        authorize(spec.LIST, caller)
+        # Following events is reading them: the same credential, membership, plan and scope rules. A display
+        # follows its board's room only, which `stream_of` holds it to.
+        if caller.credential is not CredentialKind.DISPLAY:
+            authorize(spec.LIST, caller)
         return caller
 
     async def _disconnect(self, sid: str, *args: Any) -> None:
@@ -606,6 +613,9 @@ class LiveGateway:
             log.info("socket_access_revoked", sid=sid, code=error.code)
             for room_key in list(connection.rooms):
                 self._forget(sid, room_key)
+            if connection.caller.credential is CredentialKind.DISPLAY:  # its screen goes dark (docs/displays.md)
+                await self.sio.emit(DISPLAY_REVOKED, {"id": connection.caller.credential_id}, to=sid,
+                                    ignore_queue=True)
             await self.sio.emit(ACCESS_REVOKED, {"room": None, "error": reason}, to=sid, ignore_queue=True)
             await self.sio.disconnect(sid, ignore_queue=True)
             return

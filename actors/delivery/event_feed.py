@@ -5,7 +5,8 @@ Stream names: `board:<id>` (anyone who may see the board), `org:<organization id
 of that organization, guests excluded), `user:<organization id>:<own id>`, `user:<own id>` or just `user`
 (the caller's notifications in this organization: one stream per organization, see `user_stream`),
 `kpi:<id>` (anyone who may see the KPI's board), `flow:<id>` (anyone who may see the approval flow's form's
-board). Streams are read within the caller's organization."""
+board). Streams are read within the caller's organization. A display link (docs/displays.md) reads its board's stream
+and no other."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ procedures = Implementations()
 async def stream_of(node: Node, caller: Caller, name: str, field: str = "stream") -> str:
     """The event-log stream `name` designates, if the caller may read it; 404 when it may not see it."""
     kind, _, ident = name.partition(":")
+    if caller.board_id is not None and kind != "board":  # a display follows its board's room and no other
+        raise NotFound(f"{name} not found")
     if kind == "board" and ident:
         await require_board_access(node, caller, ident)
         return name

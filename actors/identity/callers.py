@@ -1,5 +1,6 @@
 """Who is calling: the organization named by the host, and the user behind a session cookie or a bearer
-credential (API key or personal access token), with the user's role in that organization."""
+credential (API key, personal access token, assistant key, OAuth token or display link), with the user's role in
+that organization. A display link acts as the member who created it, on its board only (docs/displays.md)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from protocol.errors import NotFound, Unauthorized
 from protocol.registry import Role
 from storage import accounts as repo
 from storage import credentials as credential_repo
+from storage import displays as display_repo
 from storage import mcp_keys as mcp_key_repo
 from storage import oauth as oauth_repo
 
@@ -25,18 +27,23 @@ API_KEY_PREFIX = "svc_sk_live_"
 PERSONAL_TOKEN_PREFIX = "svc_pat_"
 MCP_KEY_PREFIX = "svc_mcp_live_"
 OAUTH_TOKEN_PREFIX = "svc_oat_"  # an OAuth access token (actors/identity/oauth_grants.py), found by its digest
+DISPLAY_PREFIX = "svc_dsp_"  # a display link's secret (actors/identity/displays.py)
 # Clear lookup prefix: the first 8 hex characters after the scheme prefix.
 LOOKUP_LENGTH = 8
+# A display's last-seen time is noted at most this often per node (written by the last-used flusher).
+DISPLAY_SEEN_SECONDS = 60.0
 
 
 _KINDS = {"api_key": CredentialKind.API_KEY, "personal_token": CredentialKind.PERSONAL_TOKEN,
-          "mcp_key": CredentialKind.MCP_KEY, "oauth_token": CredentialKind.OAUTH_TOKEN}
+          "mcp_key": CredentialKind.MCP_KEY, "oauth_token": CredentialKind.OAUTH_TOKEN,
+          "display": CredentialKind.DISPLAY}
 
 
 def bearer_kind(token: str) -> tuple[str, str] | None:
     """(credential kind, lookup prefix) of a bearer token, or None when it has no known scheme."""
     for scheme, kind in ((API_KEY_PREFIX, "api_key"), (PERSONAL_TOKEN_PREFIX, "personal_token"),
-                         (MCP_KEY_PREFIX, "mcp_key"), (OAUTH_TOKEN_PREFIX, "oauth_token")):
+                         (MCP_KEY_PREFIX, "mcp_key"), (OAUTH_TOKEN_PREFIX, "oauth_token"),
+                         (DISPLAY_PREFIX, "display")):
         if token.startswith(scheme) and len(token) > len(scheme) + LOOKUP_LENGTH:
             return kind, token[len(scheme):len(scheme) + LOOKUP_LENGTH]
     return None
@@ -73,6 +80,9 @@ async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: s
     if kind == "mcp_key":  # its own table; its allowed tools and resources ride as the credential's scopes
         rows = [{**row, "kind": kind, "scopes": [*row["allowed_tools"], *row["allowed_resources"]]}
                 for row in await mcp_key_repo.active_by_prefix(node.pool, prefix)]
+    elif kind == "display":  # acts as the member who made it, limited to its board
+        rows = [{**row, "kind": kind, "user_id": row["created_by"], "scopes": (), "expires_at": None}
+                for row in await display_repo.active_by_prefix(node.pool, prefix)]
     else:
         rows = [dict(row) for row in await credential_repo.active_by_prefix(node.pool, kind, prefix)]
     for row in rows:
@@ -80,7 +90,7 @@ async def _verify_cold(node: Node, token: str, digest: str, kind: str, prefix: s
         if node.credentials.proven(digest, secret_hash) or await verify_secret(token, secret_hash):
             node.credentials.prove(digest, secret_hash)
             credential = VerifiedCredential(row["id"], row["kind"], row["organization_id"], row["user_id"],
-                                            tuple(row["scopes"]), row["expires_at"])
+                                            tuple(row["scopes"]), row["expires_at"], row.get("board_id"))
             node.credentials.put(digest, credential)
             return credential
     return None
@@ -91,7 +101,10 @@ def _usable(node: Node, credential: VerifiedCredential) -> VerifiedCredential:
     now = node.clock.now()
     if credential.expires_at is not None and credential.expires_at <= now:
         raise Unauthorized("credential expired")
-    node.credentials.touch(credential.id, now)
+    if credential.board_id is not None:  # a display: last seen, noted once a minute
+        node.credentials.touch_every(credential.id, now, DISPLAY_SEEN_SECONDS)
+    else:
+        node.credentials.touch(credential.id, now)
     return credential
 
 
@@ -158,7 +171,7 @@ async def resolve_caller(node: Node, *, request_id: str, org_slug: str | None, b
             raise Unauthorized("an assistant (MCP) key is valid on /mcp only")
         return Caller(request_id=request_id, organization=org, user_id=credential.user_id,
                       role=Role.parse(role), credential=kind, credential_id=credential.id,
-                      scopes=credential.scopes)
+                      scopes=credential.scopes, board_id=credential.board_id)
     if session_token:
         digest = session_digest(session_token)
         user = node.credentials.get_session(digest)

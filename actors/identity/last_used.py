@@ -1,4 +1,5 @@
-"""Last-used times of API keys, personal tokens and assistant (MCP) keys, kept without a database write per request.
+"""Last-used times of API keys, personal tokens and assistant (MCP) keys, and the last-seen times of display links,
+kept without a database write per request.
 
 Identity verification records each use in memory (`node.credentials.touch`); a flusher worker writes what it
 collected in one statement every FLUSH_SECONDS and once more on shutdown. Readers show the later of the
@@ -18,6 +19,7 @@ from actors.kernel.node import Node
 from actors.kernel.supervisor import rest
 from protocol.ids import Prefix
 from storage import credentials as repo
+from storage import displays as display_repo
 from storage import mcp_keys as mcp_key_repo
 
 log = structlog.get_logger("obeya.last_used")
@@ -26,6 +28,7 @@ log = structlog.get_logger("obeya.last_used")
 # a crashed node loses to half a minute of "last used" precision.
 FLUSH_SECONDS = 30.0
 MCP_KEY_ID = f"{Prefix.MCP_KEY}_"  # how the id of an assistant (MCP) key begins
+DISPLAY_ID = f"{Prefix.DISPLAY}_"  # how the id of a display link begins
 
 
 def last_used_at(node: Node, row: Mapping[str, Any]) -> datetime | None:
@@ -42,11 +45,14 @@ async def flush(node: Node) -> int:
         return 0
     try:
         keys = {ident: moment for ident, moment in moments.items() if ident.startswith(MCP_KEY_ID)}
-        others = {ident: moment for ident, moment in moments.items() if ident not in keys}
+        displays = {ident: moment for ident, moment in moments.items() if ident.startswith(DISPLAY_ID)}
+        others = {ident: moment for ident, moment in moments.items() if ident not in keys and ident not in displays}
         if others:
             await repo.record_last_used(node.pool, others)
-        if keys:  # assistant keys live in their own table
+        if keys:  # assistant keys and displays live in their own tables
             await mcp_key_repo.record_last_used(node.pool, keys)
+        if displays:
+            await display_repo.record_last_seen(node.pool, displays)
     except (Exception, asyncio.CancelledError):
         for credential_id, moment in moments.items():
             pending = node.credentials.last_used(credential_id)

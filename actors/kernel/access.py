@@ -3,6 +3,9 @@ workspaces and the closed ones they belong to; guests see only the workspaces th
 project or workspace the caller may not see is answered 404, as if it did not exist (no existence leak).
 A workspace is administered by the organization's owner and admins and its own members of role admin.
 
+A display link (docs/displays.md) sees its own board and no other, whatever its creator may see: every by-board and
+by-id check of the procedures it may call comes through `sees_board`.
+
 Answers are cached per node (`node.access`) for a few seconds: board access is checked on every board call, and a
 membership change shows within that time."""
 
@@ -58,7 +61,10 @@ async def require_project_access(conn: Conn, caller: Caller, project_id: str) ->
 
 
 async def sees_board(node: Node, caller: Caller, board_id: str) -> bool:
-    """Whether the board is in the caller's organization, in a workspace the caller may see."""
+    """Whether the board is in the caller's organization, in a workspace the caller may see (a display: its own
+    board, while its creator may see it)."""
+    if caller.board_id is not None and board_id != caller.board_id:
+        return False
     async def load() -> bool:
         async with node.pool.acquire() as conn:
             workspace = await repo.board_workspace(conn, caller.org_id, board_id)

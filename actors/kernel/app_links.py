@@ -2,8 +2,9 @@
 host (`base_url`, from `Node.base_url`), built here and nowhere else, so a path changes in one place.
 
 The stable paths are `/`, `/boards/<id>`, `/items/<id>`, `/kpis/<id>`, `/actions/<id>`, `/settings/<section>`,
-`/forms/<slug>` and `/invite?token=` (docs/api.md "Links into the app"). Only the ones some e-mail or text of the
-server links to have a function here; a notification names its target by `entityType` and `entityId` instead."""
+`/forms/<slug>`, `/invite?token=` and `/screens/<id>` (docs/api.md "Links into the app"). Only the ones some e-mail
+or reply of the server links to have a function here; a notification names its target by `entityType` and
+`entityId` instead."""
 
 from __future__ import annotations
 
@@ -26,3 +27,9 @@ def form_url(base_url: str, slug: str) -> str:
 def invitation_url(base_url: str, token: str) -> str:
     """The page an invitation e-mail opens: who invites whom, and how to accept."""
     return f"{base_url}{INVITATION_PATH}?{urlencode({'token': token})}"
+
+
+def display_url(base_url: str, display_id: str, secret: str) -> str:
+    """A display link (docs/displays.md): the wall screen's page, its secret in the fragment, which browsers never
+    send to a server, so it stays out of every access log."""
+    return f"{base_url}/screens/{display_id}#{secret}"

@@ -3,6 +3,7 @@ before any handler runs. Missing or invalid credential is 401; everything else t
 
 from __future__ import annotations
 
+from protocol import displays
 from protocol.caller import Caller, CredentialKind
 from protocol.errors import BadRequest, Forbidden, Unauthorized
 from protocol.plans import plan
@@ -40,6 +41,10 @@ def authorize(procedure: Procedure, caller: Caller) -> None:
         return
     if caller.user_id is None:
         raise Unauthorized("authentication required")
+    display = caller.credential is CredentialKind.DISPLAY
+    if display and procedure.name not in displays.DISPLAY_PROCEDURES:
+        raise Forbidden(f"a display link may not call {procedure.name}: it reads its board and runs the board's "
+                        "meetings only")
     if procedure.session_only and caller.credential is not CredentialKind.SESSION:
         raise Forbidden("this operation needs a signed-in session; keys and tokens cannot perform it")
     if procedure.access is Access.ORG:
@@ -47,7 +52,8 @@ def authorize(procedure: Procedure, caller: Caller) -> None:
             raise BadRequest("this operation needs an organization: call it on <org>.<service host>")
         if caller.role is None:
             raise Forbidden("not a member of this organization")
-        if caller.role < procedure.min_role:
+        # A display reads itself (displays.get answers it about no other) whatever its creator's role.
+        if caller.role < procedure.min_role and not (display and procedure is displays.GET):
             raise Forbidden(f"needs the {procedure.min_role.label} role or higher")
         if procedure.feature is not None and procedure.feature not in plan(caller.organization.plan).features:
             raise Forbidden(f"the {caller.organization.plan} plan does not include {procedure.feature}")

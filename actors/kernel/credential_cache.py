@@ -22,11 +22,12 @@ SESSIONS_PRUNED_FROM = 1024
 @dataclass(frozen=True)
 class VerifiedCredential:
     id: str
-    kind: str  # "api_key" | "personal_token"
+    kind: str  # "api_key" | "personal_token" | "mcp_key" | "oauth_token" | "display"
     organization_id: str
     user_id: str
     scopes: tuple[str, ...]
     expires_at: datetime | None
+    board_id: str | None = None  # a display's board
 
 
 def secret_digest(secret: str) -> str:
@@ -39,6 +40,7 @@ class CredentialCache:
         self._ttl = ttl
         self._entries: dict[str, tuple[float, VerifiedCredential]] = {}
         self._last_used: dict[str, datetime] = {}
+        self._noted: dict[str, datetime] = {}  # credential id -> its last use noted by `touch_every`
         self._sessions: dict[str, tuple[float, tuple[str, str, str | None]]] = {}
         # Ids dropped within the last `ttl` seconds: a bcrypt check that began before a revoke must not
         # put the credential back into the cache when it finishes.
@@ -91,6 +93,14 @@ class CredentialCache:
 
     def touch(self, credential_id: str, moment: datetime) -> None:
         self._last_used[credential_id] = moment
+
+    def touch_every(self, credential_id: str, moment: datetime, seconds: float) -> None:
+        """`touch`, at most once in `seconds` per credential: a display in use all day is written once a minute,
+        not at every flush."""
+        noted = self._noted.get(credential_id)
+        if noted is None or (moment - noted).total_seconds() >= seconds:
+            self._noted[credential_id] = moment
+            self._last_used[credential_id] = moment
 
     def last_used(self, credential_id: str) -> datetime | None:
         return self._last_used.get(credential_id)

@@ -8,8 +8,8 @@ the stream row is locked first (after the board's row: storage/meetings.py `hold
 board takes a seq in between and the agenda's actions are exactly those of the board at that seq. Both events go
 to the board's Socket.IO room and to webhooks.
 
-Only the member who started a meeting, or an admin, completes it (docs/decisions.md "Meeting seqs and agenda"). On a
-plan without KPIs the agenda lists none (docs/decisions.md "Meeting seqs and agenda")."""
+Only the member who started a meeting, an admin or the board's display completes it (docs/decisions.md "Meeting seqs
+and agenda"). On a plan without KPIs the agenda lists none (docs/decisions.md "Meeting seqs and agenda")."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from actors.kernel.events import board_stream
 from actors.kernel.handlers import Implementations
 from actors.kernel.node import Node
 from protocol import meetings as proto
-from protocol.caller import Caller
+from protocol.caller import Caller, CredentialKind
 from protocol.errors import Conflict, FieldError, Forbidden, NotFound, ValidationFailed
 from protocol.ids import Prefix, iso, new_id
 from protocol.pagination import Page, decode_time_cursor, page_limit, time_page
@@ -135,6 +135,10 @@ async def start_meeting(node: Node, caller: Caller, data: proto.StartInput) -> d
 
 
 def _may_complete(caller: Caller, row: Mapping[str, Any]) -> None:
+    """The member who started it, an admin, or the display at its board (the wall screen the team stands at ends
+    the meeting a tablet started: docs/displays.md)."""
+    if caller.credential is CredentialKind.DISPLAY:
+        return  # `_meeting` found it at the display's own board
     if row["started_by"] != caller.uid and (caller.role or Role.GUEST) < Role.ADMIN:
         raise Forbidden("only the member who started the meeting or an admin can complete it")
 

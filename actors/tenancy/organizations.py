@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import asyncpg
 
 from actors.approvals.intake import member_left
-from actors.identity import accounts, api_keys, mcp_keys, oauth_grants, personal_tokens, throttle
+from actors.identity import accounts, api_keys, displays, mcp_keys, oauth_grants, personal_tokens, throttle
 from actors.identity.callers import forget_organization
 from actors.identity.passwords import hash_secret, verify_secret
 from actors.kernel.app_links import invitation_url
@@ -165,6 +165,7 @@ async def remove_member(node: Node, caller: Caller, data: spec.RemoveMemberInput
         revoked += await api_keys.revoke_member_keys(uow, data.userId)
         revoked += await mcp_keys.revoke_member_keys(uow, data.userId)
         revoked += await personal_tokens.revoke_member_tokens(uow, data.userId)
+        revoked += await displays.revoke_member_displays(uow, data.userId)  # they acted as the member
         await uow.activity("member", data.userId, "member.removed",
                            {"email": target["email"], "reassignTo": data.reassignTo})
         uow.emit(org_stream(caller.org_id), "member.removed",

@@ -476,6 +476,22 @@ import { query, mutate } from "../api.js";
  */
 
 /**
+ * @typedef {Object} DisplaysCreateInput
+ * @property {string} name - 1 to 100 characters
+ * @property {string} boardId - 1 to 64 characters
+ */
+
+/**
+ * @typedef {Object} DisplaysIdInput
+ * @property {string} id - 1 to 64 characters
+ */
+
+/**
+ * @typedef {Object} DisplaysListInput
+ * @property {string | null} [boardId] - 1 to 64 characters
+ */
+
+/**
  * @typedef {Object} DuplicateColumnInput
  * @property {string} id - 1 to 64 characters
  * @property {string | null} [name] - 1 to 100 characters
@@ -1989,6 +2005,36 @@ export const api = Object.freeze({
      */
     update: (input, options) => mutate("comments.update", input, options),
   },
+  displays: {
+    /**
+     * Create a display link for a board's wall screen; its url, holding the secret in the fragment, is returned once
+     * @param {DisplaysCreateInput} input
+     * @param {MutationOptions} [options]
+     * @returns {Promise<any>}
+     */
+    create: (input, options) => mutate("displays.create", input, options),
+    /**
+     * One display link without its secret (with lastSeenAt); a display may read its own
+     * @param {DisplaysIdInput} input
+     * @param {QueryOptions} [options]
+     * @returns {Promise<any>}
+     */
+    get: (input, options) => query("displays.get", input, options),
+    /**
+     * The organization's display links (of one board with boardId), newest first, without secrets
+     * @param {DisplaysListInput} [input]
+     * @param {QueryOptions} [options]
+     * @returns {Promise<any>}
+     */
+    list: (input = {}, options) => query("displays.list", input, options),
+    /**
+     * Revoke a display link for good: its screens go dark at once, on every node
+     * @param {DisplaysIdInput} input
+     * @param {MutationOptions} [options]
+     * @returns {Promise<any>}
+     */
+    revoke: (input, options) => mutate("displays.revoke", input, options),
+  },
   events: {
     /**
      * Events of one stream with seq above `since`, oldest first
@@ -2973,6 +3019,10 @@ export const PROCEDURES = Object.freeze({
   "comments.react": {kind: "mutation", expectedVersion: false, pageList: null},
   "comments.replies": {kind: "query", expectedVersion: false, pageList: "replies"},
   "comments.update": {kind: "mutation", expectedVersion: false, pageList: null},
+  "displays.create": {kind: "mutation", expectedVersion: false, pageList: null},
+  "displays.get": {kind: "query", expectedVersion: false, pageList: null},
+  "displays.list": {kind: "query", expectedVersion: false, pageList: null},
+  "displays.revoke": {kind: "mutation", expectedVersion: false, pageList: null},
   "events.list": {kind: "query", expectedVersion: false, pageList: "events"},
   "export.exportActionLog": {kind: "query", expectedVersion: false, pageList: null},
   "export.exportBoard": {kind: "query", expectedVersion: false, pageList: null},
