@@ -14,7 +14,7 @@ import { connection, follow, listen, refused, close } from "../live.js";
 import { catalogue } from "../i18n.js";
 import { time, ago } from "../format.js";
 import { createWallStore } from "./wall/store.js";
-import { Letters, Kpis, Alerts, Actions, Items } from "./wall/panels.js";
+import { Letters, Kpis, Alerts, Actions, Items, hourMinute } from "./wall/panels.js";
 import { Meeting } from "./wall/meeting.js";
 import strings from "./wall.strings.js";
 
@@ -62,7 +62,7 @@ function Board({ store, boardId }) {
       <h1 class="wall-header__board">${board?.name ?? t("loading")}</h1>
       <${LastHeard} />
       <p class="wall-header__clock"><span class="visually-hidden">${t("clock")}: </span>
-        <time>${time(now.value).replace(/:\d\d$/, "")}</time></p>
+        <time>${hourMinute(now.value)}</time></p>
     </header>
     ${board && html`
       <${Letters} t=${t} kpis=${kpis} />
@@ -74,8 +74,10 @@ function Board({ store, boardId }) {
         <div class="wall-side">
           <${Meeting} t=${t} boardId=${boardId} meeting=${meetings[0] ?? null} lastTier=${store.lastTier.value}
             now=${now.value} onChanged=${store.meetingChanged} />
-          <${Alerts} t=${t} alerts=${[...store.alerts.value.values()]} kpis=${store.kpis.value} />
-          <${Actions} t=${t} actions=${[...store.actions.value.values()]} now=${now.value} />
+          <${Actions} t=${t} actions=${[...store.actions.value.values()]} now=${now.value}
+            shown=${meetings.length ? 2 : 3} />
+          <${Alerts} t=${t} alerts=${[...store.alerts.value.values()]} kpis=${store.kpis.value}
+            shown=${meetings.length ? 2 : 3} />
         </div>
       </div>
       <${Items} t=${t} store=${store.board} />`}

@@ -1,7 +1,7 @@
 // Settings section "Displays" (owners and admins): the wall screens' display links. Creating one for a board
 // (name, board picker) shows its link once, with a copy button, since the secret lives only in the link's
 // fragment; the list shows each display's board and when its screen was last seen, and revokes one after a
-// confirmation (its screen goes dark at once).
+// confirmation (its screen goes dark at once; the list keeps it, marked revoked).
 import { html, useState, useRef } from "../../lib.js";
 import { api } from "../../api/client.js";
 import { queryAll } from "../../api.js";
@@ -61,8 +61,9 @@ function DisplayRow({ display, onRevoke }) {
     <td>${display.boardName ?? t("unknownBoard")}</td>
     <td>${display.lastSeenAt ? dateTime(display.lastSeenAt) : t("never")}</td>
     <td>${dateTime(display.createdAt)}</td>
-    <td><button type="button" class="button button--secondary button--small"
-      aria-label=${t("revokeOf", { name: display.name })} onClick=${() => onRevoke(display)}>${t("revoke")}</button></td>
+    <td>${display.revokedAt ? html`<span class="chip chip--revoked">${t("revokedAt", { when: dateTime(display.revokedAt) })}</span>`
+      : html`<button type="button" class="button button--secondary button--small"
+      aria-label=${t("revokeOf", { name: display.name })} onClick=${() => onRevoke(display)}>${t("revoke")}</button>`}</td>
   </tr>`;
 }
 
@@ -86,7 +87,7 @@ export default function Section() {
     setBusy(true);
     try {
       await api.displays.revoke({ id: asking.id });
-      list.drop(asking.id);
+      list.upsert({ id: asking.id, revokedAt: new Date().toISOString() });
       notify(t("revoked", { name: asking.name }));
     } catch (error) {
       notify(error.message, "error");

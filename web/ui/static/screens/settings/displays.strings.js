@@ -29,6 +29,7 @@ export default {
   revokeOf: "Revoke {name}",
   revokeTitle: "Revoke this display link?",
   revokeMessage: "The wall screen of \"{name}\" goes dark at once and its link never works again. This cannot be undone.",
+  revokedAt: "Revoked {when}",
   revoked: "Display \"{name}\" revoked",
   cancel: "Cancel",
 };

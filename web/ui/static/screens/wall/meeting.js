@@ -3,7 +3,7 @@
 // `current.since`, the discussed entries ticked, and a button to complete it (pressed twice: a wall has no
 // dialog a passer-by should meet). Without one: the tier to hold and a big button to start it. A display may
 // start and complete meetings and nothing else; leading one (focus, discussed) is done from a person's screen.
-import { html, useState } from "../../lib.js";
+import { html, useState, useEffect, useRef } from "../../lib.js";
 import { mutate } from "../../api.js";
 import { time } from "../../format.js";
 
@@ -20,10 +20,13 @@ export function clock(seconds) {
 
 function Entry({ t, entry, label, detail, meeting, now }) {
   const current = meeting.current?.entry === entry;
+  const row = useRef(null);
+  // The entry under discussion is brought into the panel's view (a long agenda is cut at the panel's foot).
+  useEffect(() => { if (current) row.current?.scrollIntoView({ block: "nearest" }); }, [current]);
   const discussed = (meeting.discussed ?? []).includes(entry);
   const since = current ? (now - new Date(meeting.current.since).getTime()) / 1000 : 0;
   return html`<li class=${`wall-agenda__entry${current ? " wall-agenda__entry--current" : ""}${discussed
-    ? " wall-agenda__entry--discussed" : ""}`} aria-current=${current ? "step" : undefined} data-entry=${entry}>
+    ? " wall-agenda__entry--discussed" : ""}`} aria-current=${current ? "step" : undefined} ref=${row}>
     <span class="wall-agenda__tick" aria-hidden="true">${discussed ? "✓" : ""}</span>
     <span class="wall-agenda__label">${label}${detail && html` <span class="wall-agenda__detail">${detail}</span>`}</span>
     ${discussed && html`<span class="visually-hidden">${t("discussed")}</span>`}
@@ -74,9 +77,8 @@ function Start({ t, boardId, lastTier, onDone }) {
   const [tier, setTier] = useState(lastTier);
   const write = useWrite(t, onDone);
   return html`<div class="wall-start">
-    <p class="wall-empty">${t("noMeeting")}</p>
     <fieldset class="wall-tiers">
-      <legend class="wall-tiers__legend">${t("tier")}</legend>
+      <legend class="visually-hidden">${t("tier")}</legend>
       ${TIERS.map((value) => html`<label key=${value} class="wall-tiers__choice">
         <input type="radio" name="wall-tier" value=${value} checked=${tier === value}
           onChange=${() => setTier(value)} />

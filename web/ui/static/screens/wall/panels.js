@@ -2,7 +2,7 @@
 // a shape and a word, never colour alone), the KPI cards with their trends, the active alerts, the actions due
 // today or overdue with owner and escalation level, and the board's items by group as far as they fit.
 import { html } from "../../lib.js";
-import { number, time, day, localDay } from "../../format.js";
+import { number, localDay } from "../../format.js";
 import { CellValue } from "../board/cell_values.js";
 import { Trend } from "./trend.js";
 
@@ -37,8 +37,9 @@ export function Letters({ t, kpis }) {
     return html`<li key=${category} class=${`wall-letter wall-letter--${status}`} aria-label=${label}
       data-category=${category} data-status=${status}>
       <span class="wall-letter__char" aria-hidden="true">${t(`letter_${category}`)}</span>
+      <span class="wall-letter__name" aria-hidden="true">${t(`category_${category}`)}
+        <span class="wall-letter__count">${t("kpiCount", { count: own.length })}</span></span>
       <span class="wall-letter__status" aria-hidden="true"><${Mark} status=${status} />${t(`status_${status}`)}</span>
-      <span class="wall-letter__name" aria-hidden="true">${t(`category_${category}`)} · ${t("kpiCount", { count: own.length })}</span>
     </li>`;
   })}</ul>`;
 }
@@ -50,7 +51,8 @@ function KpiCard({ t, kpi, history }) {
     <p class="wall-kpi__name"><span class=${`wall-kpi__letter wall-kpi__letter--${kpi.category}`}>
       ${t(`letter_${kpi.category}`)}</span> ${kpi.name}</p>
     <p class="wall-kpi__figures">
-      <span class="wall-kpi__value">${kpi.latestValue ? withUnit(kpi.latestValue.value, kpi.unit) : t("noValue")}</span>
+      <span class=${`wall-kpi__value${kpi.latestValue ? "" : " wall-kpi__value--none"}`}>${kpi.latestValue
+        ? withUnit(kpi.latestValue.value, kpi.unit) : t("noValue")}</span>
       <span class=${`wall-kpi__status wall-kpi__status--${status}`}><${Mark} status=${status} />${t(`status_${status}`)}</span>
     </p>
     <${Trend} history=${history} target=${target}
@@ -63,26 +65,44 @@ export function Kpis({ t, kpis, histories }) {
   if (kpis.length === 0) return html`<p class="wall-empty">${t("noKpis")}</p>`;
   const ordered = [...kpis].sort((a, b) => CATEGORIES.indexOf(a.category) - CATEGORIES.indexOf(b.category)
     || a.name.localeCompare(b.name));
-  return html`<ul class="wall-kpis" aria-label=${t("kpis")}>${ordered.map((kpi) => html`<${KpiCard} key=${kpi.id}
+  // Small multiples that fill the box: up to five side by side, more in rows of at most six.
+  const across = kpis.length <= 5 ? kpis.length : Math.min(6, Math.ceil(kpis.length / Math.ceil(kpis.length / 6)));
+  const grid = { gridTemplateColumns: `repeat(${across}, minmax(0, 1fr))` };
+  return html`<ul class="wall-kpis" aria-label=${t("kpis")} style=${grid}>${ordered.map((kpi) => html`<${KpiCard} key=${kpi.id}
     t=${t} kpi=${kpi} history=${histories.get(kpi.id) ?? []} />`)}</ul>`;
 }
 
-export function Alerts({ t, alerts, kpis }) {
-  const list = [...alerts].sort((a, b) => (a.triggeredAt < b.triggeredAt ? 1 : -1));
+/** The line under a list cut to what its panel holds: how many more there are (nothing when none). */
+function More({ t, count }) {
+  return count > 0 ? html`<p class="wall-more">${t("more", { count })}</p>` : null;
+}
+
+/** The newest `shown` active alerts; the line under them counts the rest. */
+export function Alerts({ t, alerts, kpis, shown }) {
+  const all = [...alerts].sort((a, b) => (a.triggeredAt < b.triggeredAt ? 1 : -1));
+  const list = all.slice(0, shown);
   return html`<section class="wall-panel wall-alerts" aria-labelledby="wall-alerts-title">
-    <h2 id="wall-alerts-title" class="wall-panel__title">${t("alerts")} <span class="wall-count">${list.length}</span></h2>
+    <h2 id="wall-alerts-title" class="wall-panel__title">${t("alerts")} <span class="wall-count">${all.length}</span></h2>
     ${list.length === 0 ? html`<p class="wall-empty">${t("noAlerts")}</p>` : html`<ul class="wall-list">
       ${list.map((alert) => {
         const kpi = kpis.get(alert.kpiId);
         return html`<li key=${alert.id} class=${`wall-alert wall-alert--${alert.threshold}`}>
           <${Mark} status=${alert.threshold} />
           <span class="wall-alert__name">${kpi?.name ?? alert.kpiName}</span>
-          <span class="wall-alert__line">${t(`status_${alert.threshold}`)} · ${t("alertLine", {
-            value: withUnit(alert.value, kpi?.unit), time: time(alert.triggeredAt) })}</span>
+          <span class="wall-alert__line">${t("alertLine", { value: withUnit(alert.value, kpi?.unit),
+            status: t(`status_${alert.threshold}`), time: hourMinute(alert.triggeredAt) })}</span>
         </li>`;
       })}</ul>`}
+    <${More} t=${t} count=${all.length - list.length} />
   </section>`;
 }
+
+/** Whole days from one calendar day ("2026-11-26") to a later one. */
+const daysBetween = (from, to) => Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000);
+
+const hourMinuteFormat = new Intl.DateTimeFormat(navigator.language, { hour: "2-digit", minute: "2-digit" });
+/** An instant's hour and minute where the wall is (read from across the room, seconds are noise). */
+export const hourMinute = (instant) => hourMinuteFormat.format(new Date(instant));
 
 /** The open actions due today or overdue (judged on the wall's own day), the most overdue first. */
 export function dueActions(actions, now) {
@@ -91,11 +111,13 @@ export function dueActions(actions, now) {
     .sort((a, b) => (a.dueDate < b.dueDate ? -1 : a.dueDate > b.dueDate ? 1 : b.escalationLevel - a.escalationLevel));
 }
 
-export function Actions({ t, actions, now }) {
+/** `shown`: how many the panel holds (fewer while a meeting's agenda takes the room above it). */
+export function Actions({ t, actions, now, shown }) {
   const today = localDay(now);
-  const due = dueActions(actions, now);
+  const all = dueActions(actions, now);
+  const due = all.slice(0, shown);
   return html`<section class="wall-panel wall-actions" aria-labelledby="wall-actions-title">
-    <h2 id="wall-actions-title" class="wall-panel__title">${t("actions")} <span class="wall-count">${due.length}</span></h2>
+    <h2 id="wall-actions-title" class="wall-panel__title">${t("actions")} <span class="wall-count">${all.length}</span></h2>
     ${due.length === 0 ? html`<p class="wall-empty">${t("noActions")}</p>` : html`<ul class="wall-list">
       ${due.map((action) => {
         const overdue = action.dueDate < today;
@@ -103,13 +125,15 @@ export function Actions({ t, actions, now }) {
           <span class="wall-action__title">${action.title}</span>
           <span class="wall-action__line">
             <span class="wall-action__owner">${action.assignee?.name ?? t("unassigned")}</span>
-            <span class="wall-action__due">${overdue ? t("overdue", { day: day(action.dueDate) }) : t("dueToday")}</span>
+            <span class="wall-action__due">${overdue ? t("overdue", { count: daysBetween(action.dueDate, today) })
+              : t("dueToday")}</span>
             ${action.escalationLevel > 0 && html`<span class="wall-action__escalation">${action.escalatedTo?.name
               ? t("escalationTo", { level: action.escalationLevel, name: action.escalatedTo.name })
               : t("escalation", { level: action.escalationLevel })}</span>`}
           </span>
         </li>`;
       })}</ul>`}
+    <${More} t=${t} count=${all.length - due.length} />
   </section>`;
 }
 
@@ -137,12 +161,12 @@ export function Items({ t, store }) {
         <h3 id=${`wall-group-${group.id}`} class="wall-group__title">${group.name}
           <span class="wall-count">${t("groupCount", { count: items.length })}</span></h3>
         ${items.length === 0 ? html`<p class="wall-empty">${t("emptyGroup")}</p>` : html`<ul class="wall-group__items">
-          ${drawn.map((item) => html`<li key=${item.id} class="wall-item" data-item=${item.id}>
+          ${drawn.map((item) => html`<li key=${item.id} class="wall-item">
             <span class="wall-item__name">${item.name}</span>
             ${columns.map((column) => {
               const value = item.values?.[column.id];
-              return value === undefined || value === null ? null : html`<span key=${column.id}
-                class="wall-item__value" data-column=${column.id}><${CellValue} column=${column} value=${value} /></span>`;
+              return value === undefined || value === null ? null : html`${" "}<span key=${column.id}
+                class="wall-item__value"><${CellValue} column=${column} value=${value} /></span>`;
             })}
           </li>`)}
           ${items.length > drawn.length && html`<li class="wall-item wall-item--more">${t("more", {

@@ -7,18 +7,20 @@ import uPlot from "../../vendor/uplot.mjs";
 const LINE = "#ffffff";
 const TARGET = "#ffbf47";
 
-/** uPlot's columns: times (seconds), values, and the target at every time (null: no target line). */
+/** uPlot's columns: the values evenly spaced in their order (a sparkline: KPIs are entered daily or weekly, and a
+ * late entry should not squeeze the others together), the values, and the target at each (null: no line). */
 function columns(history, target) {
-  const times = history.map((entry) => new Date(entry.recordedAt).getTime() / 1000);
-  return [times, history.map((entry) => entry.value), times.map(() => target ?? null)];
+  const steps = history.map((_, index) => index);
+  return [steps, history.map((entry) => entry.value), steps.map(() => target ?? null)];
 }
 
 function options(width, height) {
-  const point = Math.max(6, Math.round(height / 14));
+  const point = Math.max(5, Math.round(height / 20));
   return {
     width, height, legend: { show: false }, cursor: { show: false }, select: { show: false },
+    padding: [point, point, point, point],
     axes: [{ show: false }, { show: false }],
-    scales: { x: { time: true } },
+    scales: { x: { time: false } },
     series: [{}, { stroke: LINE, width: Math.max(2, Math.round(height / 45)), points: { show: true, size: point,
       fill: LINE, stroke: LINE } },
     { stroke: TARGET, width: Math.max(2, Math.round(height / 60)), dash: [point * 1.5, point], points: { show: false } }],
