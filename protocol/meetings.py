@@ -40,6 +40,27 @@ class ListInput(msgspec.Struct):
     limit: int | None = None
 
 
+# An agenda entry: `kpis/<id>`, `actions/<id>` or `escalations/<id>`, naming an entry of the meeting's agenda.
+AgendaEntry = Annotated[str, msgspec.Meta(pattern=r"^(kpis|actions|escalations)/[^/]{1,64}$")]
+
+
+class FocusInput(msgspec.Struct):
+    id: Id
+    entry: AgendaEntry | None = None  # None: no entry under discussion
+
+
+class MarkDiscussedInput(msgspec.Struct):
+    id: Id
+    entry: AgendaEntry
+    discussed: bool = True
+
+
+class ReplayInput(msgspec.Struct):
+    id: Id
+    cursor: Cursor | None = None
+    limit: int | None = None  # changes per page, 1-500 (default 200)
+
+
 READ, WRITE = "read:items", "write:items"
 
 START = declare("meetings.start", "mutation", StartInput, key_scope=WRITE, min_role=Role.MEMBER,
@@ -51,3 +72,13 @@ COMPLETE = declare("meetings.complete", "mutation", CompleteInput, key_scope=WRI
 GET = declare("meetings.get", "query", IdInput, key_scope=READ, summary="One meeting with its agenda")
 LIST = declare("meetings.list", "query", ListInput, key_scope=READ,
                summary="A board's meetings, newest first, with their agendas")
+FOCUS = declare("meetings.focus", "mutation", FocusInput, key_scope=WRITE, min_role=Role.MEMBER,
+                summary="Set the agenda entry under discussion in a meeting in progress (its timer starts now); "
+                "emits meeting.updated")
+MARK_DISCUSSED = declare("meetings.markDiscussed", "mutation", MarkDiscussedInput, key_scope=WRITE,
+                         min_role=Role.MEMBER,
+                         summary="Mark an agenda entry of a meeting in progress discussed (or not); emits "
+                         "meeting.updated")
+REPLAY = declare("meetings.replay", "query", ReplayInput, key_scope=READ,
+                 summary="A meeting's board as it was at the meeting's start and, page by page, the board's "
+                 "changes from its start until its completion, in seq order")

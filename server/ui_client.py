@@ -35,8 +35,9 @@ PAGE_LISTS = {
     "automations.getExecutionHistory": "items", "automations.log": "executions",
     "boards.list": "boards", "comments.list": "comments", "comments.replies": "replies", "events.list": "events",
     "forms.submissions.list": "submissions", "items.list": "items", "kpis.getAlerts": "alerts", "kpis.list": "kpis",
-    "meetings.list": "meetings", "notifications.list": "notifications", "organizations.members.list": "members",
-    "projects.list": "projects", "webhooks.deliveries": "deliveries", "workspaces.list": "workspaces",
+    "meetings.list": "meetings", "meetings.replay": "changes", "notifications.list": "notifications",
+    "organizations.members.list": "members", "projects.list": "projects", "webhooks.deliveries": "deliveries",
+    "workspaces.list": "workspaces",
 }
 QUERY_OPTIONS = "QueryOptions"
 MUTATION_OPTIONS = "MutationOptions"

@@ -1,6 +1,7 @@
-"""Tier meetings: the meeting rows, the reads their agenda is taken from (a board's KPIs
-with their latest status, its actions due or overdue, its open escalations) and the board stream's seq a
-meeting records. Every query is scoped by organization id."""
+"""Tier meetings: the meeting rows (with the entry under discussion, the entries discussed and the board recorded at
+the start), the reads their agenda is taken from (a board's KPIs with their latest status, its actions due or
+overdue, its open escalations) and the board stream's seq a meeting records. Every query is scoped by organization
+id."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from protocol.actions import OPEN_STATUSES
 from protocol.kpis import CATEGORIES
 from storage.connection import Conn, Connection
 
+# Not the board's snapshot: it is read only by a replay's first page (`board_snapshot`).
 _COLUMNS = """id, organization_id, board_id, tier, status, attendee_ids, agenda, notes, started_by, completed_by,
-    start_seq, completion_seq, started_at, completed_at"""
+    start_seq, completion_seq, started_at, completed_at, current_entry, current_since, discussed"""
 _OPEN = "a.status IN (" + ", ".join(f"'{status}'" for status in OPEN_STATUSES) + ")"
 # KPIs are walked in the SQCDP order of a tier board, then in the order they were defined.
 _CATEGORY_ORDER = "array_position(ARRAY[" + ", ".join(f"'{category}'" for category in CATEGORIES) + "], k.category)"
@@ -99,13 +101,19 @@ async def agenda_escalations(conn: Conn, org_id: str, board_id: str, limit: int)
 
 
 async def insert(conn: Conn, *, meeting_id: str, org_id: str, board_id: str, tier: int, attendee_ids: list[str],
-                 agenda: Any, started_by: str, start_seq: int, now: datetime) -> asyncpg.Record:
+                 agenda: Any, board_snapshot: Any, started_by: str, start_seq: int, now: datetime) -> asyncpg.Record:
     row: asyncpg.Record = await conn.fetchrow(
-        f"""INSERT INTO meetings (id, organization_id, board_id, tier, attendee_ids, agenda, started_by, start_seq,
-                                  started_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {_COLUMNS}""",
-        meeting_id, org_id, board_id, tier, attendee_ids, agenda, started_by, start_seq, now)
+        f"""INSERT INTO meetings (id, organization_id, board_id, tier, attendee_ids, agenda, board_snapshot, started_by,
+                                  start_seq, started_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {_COLUMNS}""",
+        meeting_id, org_id, board_id, tier, attendee_ids, agenda, board_snapshot, started_by, start_seq, now)
     return row
+
+
+async def board_snapshot(conn: Conn, org_id: str, meeting_id: str) -> Any:
+    """The board as the meeting's start recorded it; None for a meeting started before snapshots were kept."""
+    return await conn.fetchval("SELECT board_snapshot FROM meetings WHERE organization_id = $1 AND id = $2",
+                               org_id, meeting_id)
 
 
 async def get(conn: Conn, org_id: str, meeting_id: str, *, lock: bool = False) -> asyncpg.Record | None:
@@ -121,6 +129,25 @@ async def complete(conn: Conn, org_id: str, meeting_id: str, *, notes: str | Non
                                 completed_at = $6
              WHERE organization_id = $1 AND id = $2 RETURNING {_COLUMNS}""",
         org_id, meeting_id, notes, completed_by, completion_seq, now)
+    return row
+
+
+async def focus(conn: Conn, org_id: str, meeting_id: str, *, entry: str | None, since: datetime | None
+                ) -> asyncpg.Record:
+    """Set the entry under discussion and since when (both None: none)."""
+    row: asyncpg.Record = await conn.fetchrow(
+        f"""UPDATE meetings SET current_entry = $3, current_since = $4 WHERE organization_id = $1 AND id = $2
+            RETURNING {_COLUMNS}""", org_id, meeting_id, entry, since)
+    return row
+
+
+async def set_discussed(conn: Conn, org_id: str, meeting_id: str, *, entry: str, discussed: bool) -> asyncpg.Record:
+    """Add `entry` to the entries discussed (at the end, once) or take it out."""
+    row: asyncpg.Record = await conn.fetchrow(
+        f"""UPDATE meetings SET discussed = CASE WHEN NOT $4 THEN array_remove(discussed, $3)
+                                                 WHEN $3 = ANY (discussed) THEN discussed
+                                                 ELSE array_append(discussed, $3) END
+             WHERE organization_id = $1 AND id = $2 RETURNING {_COLUMNS}""", org_id, meeting_id, entry, discussed)
     return row
 
 

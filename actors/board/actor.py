@@ -30,22 +30,7 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
     codec: ClassVar[ActorCodec] = ProcedureCodec(Command, DATA_TYPES)
 
     async def load(self, conn: asyncpg.Connection) -> BoardState:
-        board = await repo.board_row(conn, self.organization_id, self.actor_id)
-        if board is None:
-            return BoardState()  # only `boards.create` is accepted by an empty board
-
-        def rows(row_type: type, records: list[asyncpg.Record]) -> Map[str, Any]:
-            return Map({r["id"]: row_from_record(row_type, r) for r in records})
-
-        # Live state only: items in the trash, items on their way to another board and every comment
-        # stay in the database until a message needs them (`prepare`).
-        live = rows(ItemRow, await repo.live_items(conn, self.actor_id))
-        ends, children = index_items(live.values())
-        return BoardState(
-            board=row_from_record(BoardRow, board),
-            groups=rows(GroupRow, await repo.board_groups(conn, self.actor_id)),
-            columns=rows(ColumnRow, await repo.board_columns(conn, self.actor_id)),
-            items=live, ends=ends, children=children)
+        return await read_state(conn, self.organization_id, self.actor_id)
 
     async def prepare(self, pool: asyncpg.Pool, state: BoardState, messages: list[Command]) -> BoardState:
         if state.board is None:
@@ -95,6 +80,27 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
     @staticmethod
     def apply(state: BoardState, change: BoardChange) -> BoardState:
         return apply_change(state, change)
+
+
+async def read_state(conn: asyncpg.Connection, organization_id: str, board_id: str) -> BoardState:
+    """The board's state as committed: what an activation loads, and what a meeting's start renders the board from
+    (actors/meetings/snapshot.py). An empty state when the board does not exist."""
+    board = await repo.board_row(conn, organization_id, board_id)
+    if board is None:
+        return BoardState()  # only `boards.create` is accepted by an empty board
+
+    def rows(row_type: type, records: list[asyncpg.Record]) -> Map[str, Any]:
+        return Map({r["id"]: row_from_record(row_type, r) for r in records})
+
+    # Live state only: items in the trash, items on their way to another board and every comment
+    # stay in the database until a message needs them (`prepare`).
+    live = rows(ItemRow, await repo.live_items(conn, board_id))
+    ends, children = index_items(live.values())
+    return BoardState(
+        board=row_from_record(BoardRow, board),
+        groups=rows(GroupRow, await repo.board_groups(conn, board_id)),
+        columns=rows(ColumnRow, await repo.board_columns(conn, board_id)),
+        items=live, ends=ends, children=children)
 
 
 def replay(state: BoardState, changes: Sequence[BoardChange]) -> BoardState:

@@ -1,5 +1,6 @@
 """Meeting fixtures: the board of the board tests, the live tests' screens, the webhook tests' receiver, and
-helpers that start and complete meetings and put KPIs and actions on a board through the API."""
+helpers that start and complete meetings and put KPIs and actions on a board (and so on its agenda) through the
+API."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from storage import events as event_log
 from tests.harness import Api
 from tests.integration.boards.conftest import Board, board  # noqa: F401  (fixture re-exported for these tests)
+from tests.integration.kpis.conftest import define
 from tests.integration.live.conftest import screens  # noqa: F401  (fixture re-exported for the live test)
 from tests.integration.webhooks.conftest import receiver  # noqa: F401  (fixture re-exported for the live test)
 from web.keys import NODE
@@ -64,3 +66,14 @@ async def escalate(on: Board, action_id: str, to_user_id: str) -> dict[str, Any]
                                                      "escalateToUserId": to_user_id})
     assert reply.status == 200, reply.body
     return dict(reply.data)
+
+
+async def on_agenda(on: Board) -> dict[str, str]:
+    """A KPI, an overdue action and an open escalation put on the board: their agenda entries by kind."""
+    member_id, _ = await on.org.add_user("member", name="Mia Member")
+    kpi = await define(on, name="Scrap rate")
+    late = await action(on, "Fix guard on press 4", day(on, -2))
+    escalated = await action(on, "Supplier late again", day(on, 5))
+    await escalate(on, escalated["id"], member_id)
+    return {"kpis": f"kpis/{kpi['id']}", "actions": f"actions/{late['id']}",
+            "escalations": f"escalations/{escalated['id']}"}

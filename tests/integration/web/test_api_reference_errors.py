@@ -16,6 +16,7 @@ CHANGED = ("name", "title")
 # Inputs whose synthesized values another check would refuse before the id is looked up.
 PATCHES: dict[str, dict[str, Any]] = {
     "automations.create": {"trigger": {"type": "item.created"}},
+    "meetings.markDiscussed": {"entry": "kpis/a"},
 }
 
 

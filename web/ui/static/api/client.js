@@ -549,6 +549,12 @@ import { query, mutate } from "../api.js";
  */
 
 /**
+ * @typedef {Object} FocusInput
+ * @property {string} id - 1 to 64 characters
+ * @property {string | null} [entry] - matches `^(kpis\|actions\|escalations)/[^/]{1,64}$`
+ */
+
+/**
  * @typedef {Object} FormDistributionFormIdInput
  * @property {string} formId - 1 to 64 characters
  */
@@ -826,6 +832,13 @@ import { query, mutate } from "../api.js";
  */
 
 /**
+ * @typedef {Object} MarkDiscussedInput
+ * @property {string} id - 1 to 64 characters
+ * @property {string} entry - matches `^(kpis\|actions\|escalations)/[^/]{1,64}$`
+ * @property {boolean} [discussed]
+ */
+
+/**
  * @typedef {Object} McpKeyIdInput
  * @property {string} id - 1 to 64 characters
  */
@@ -1011,6 +1024,13 @@ import { query, mutate } from "../api.js";
  * @typedef {Object} ReorderItemsInput
  * @property {string} groupId - 1 to 64 characters
  * @property {string[]} itemIds - 1 to 5000 items; each 1 to 64 characters
+ */
+
+/**
+ * @typedef {Object} ReplayInput
+ * @property {string} id - 1 to 64 characters
+ * @property {string | null} [cursor] - at most 512 characters
+ * @property {number | null} [limit]
  */
 
 /**
@@ -2510,6 +2530,13 @@ export const api = Object.freeze({
      */
     complete: (input, options) => mutate("meetings.complete", input, options),
     /**
+     * Set the agenda entry under discussion in a meeting in progress (its timer starts now); emits meeting.updated
+     * @param {FocusInput} input
+     * @param {MutationOptions} [options]
+     * @returns {Promise<any>}
+     */
+    focus: (input, options) => mutate("meetings.focus", input, options),
+    /**
      * One meeting with its agenda
      * @param {MeetingsIdInput} input
      * @param {QueryOptions} [options]
@@ -2523,6 +2550,20 @@ export const api = Object.freeze({
      * @returns {Promise<any>}
      */
     list: (input, options) => query("meetings.list", input, options),
+    /**
+     * Mark an agenda entry of a meeting in progress discussed (or not); emits meeting.updated
+     * @param {MarkDiscussedInput} input
+     * @param {MutationOptions} [options]
+     * @returns {Promise<any>}
+     */
+    markDiscussed: (input, options) => mutate("meetings.markDiscussed", input, options),
+    /**
+     * A meeting's board as it was at the meeting's start and, page by page, the board's changes from its start until its completion, in seq order
+     * @param {ReplayInput} input
+     * @param {QueryOptions} [options]
+     * @returns {Promise<any>}
+     */
+    replay: (input, options) => query("meetings.replay", input, options),
     /**
      * Start a tier meeting at a board: records its agenda (KPIs with status, actions due or overdue, open escalations) and the board's seq, and emits meeting.started
      * @param {StartInput} input
@@ -3088,8 +3129,11 @@ export const PROCEDURES = Object.freeze({
   "mcpKeys.list": {kind: "query", expectedVersion: false, pageList: null},
   "mcpKeys.revoke": {kind: "mutation", expectedVersion: false, pageList: null},
   "meetings.complete": {kind: "mutation", expectedVersion: false, pageList: null},
+  "meetings.focus": {kind: "mutation", expectedVersion: false, pageList: null},
   "meetings.get": {kind: "query", expectedVersion: false, pageList: null},
   "meetings.list": {kind: "query", expectedVersion: false, pageList: "meetings"},
+  "meetings.markDiscussed": {kind: "mutation", expectedVersion: false, pageList: null},
+  "meetings.replay": {kind: "query", expectedVersion: false, pageList: "changes"},
   "meetings.start": {kind: "mutation", expectedVersion: false, pageList: null},
   "notifications.list": {kind: "query", expectedVersion: false, pageList: "notifications"},
   "notifications.markAllAsRead": {kind: "mutation", expectedVersion: false, pageList: null},

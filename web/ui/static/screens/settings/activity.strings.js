@@ -92,6 +92,7 @@ export default {
   "action.mcp_key.revoked": "Revoked an assistant key",
   "action.meeting.completed": "Finished a meeting",
   "action.meeting.started": "Started a meeting",
+  "action.meeting.updated": "Moved a meeting on",
   "action.member.invited": "Invited someone",
   "action.member.removed": "Removed a member",
   "action.member.role_changed": "Changed a member's role",
