@@ -236,7 +236,6 @@ async def test_the_wall_shows_the_sqcdp_letters_by_their_kpis_status_and_follows
     await expect(actions.nth(1)).to_contain_text("Theo Team-lead")
     await _not_reloaded(page)
     await check_accessibility(page, "wall")
-    await screenshot(page, "wall-debug")
 
 
 async def test_a_burst_of_500_writes_is_followed_in_order_with_nothing_missed(
@@ -363,6 +362,7 @@ async def test_the_wall_starts_and_completes_a_tier_meeting_whose_agenda_follows
     assert [(meeting["tier"], meeting["status"]) for meeting in meetings] == [(2, "in_progress")]
     meeting = meetings[0]
     await expect(live.get_by_role("region", name="KPIs").get_by_role("listitem")).to_have_count(5)
+    await expect(live.get_by_role("region", name="KPIs").get_by_role("listitem").first).to_be_visible()
     await expect(live.get_by_role("region", name="Actions due").get_by_role("listitem")).to_have_count(2)
 
     # The person leading it (on a laptop) puts an entry under discussion and ticks one: the wall follows.
@@ -372,6 +372,7 @@ async def test_the_wall_starts_and_completes_a_tier_meeting_whose_agenda_follows
     await _ok(await org.owner.mutate("meetings.focus", {"id": meeting["id"], "entry": fpy}))
     current = live.get_by_role("listitem").filter(has_text="Under discussion")
     await expect(current).to_contain_text("First pass yield")
+    await expect(current).to_be_visible()
     await expect(current).to_have_attribute("aria-current", "step")
     await expect(current.get_by_role("timer")).to_have_text(re.compile(r"^0:0\d$"))
     await expect(live.get_by_role("listitem").filter(has_text="Safety walks done")).to_contain_text("Discussed")
@@ -417,6 +418,12 @@ async def test_the_displays_section_makes_a_link_that_opens_the_wall_and_revokes
     await expect(row).to_contain_text("Line 4 tier 1")
     await expect(row).to_contain_text("Never")
     await check_accessibility(page, "settings-displays")
+    # No toast (it may or may not still be shown, so no wait on it) and no focus ring in the shot.
+    await page.evaluate("""() => {
+      document.querySelectorAll('.notices button[aria-label="Dismiss"]').forEach((button) => button.click());
+      document.activeElement.blur();
+    }""")
+    await expect(page.get_by_role("button", name="Dismiss")).to_have_count(0)
     await screenshot(page, "settings-displays")
 
     wall = await _open_wall(browser, client, url)

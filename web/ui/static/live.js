@@ -185,7 +185,7 @@ export function follow(name, onEvent, load = async () => {}) {
   rooms.set(name, room);
   ensureSocket();
   if (socket.connected) room.start();  // otherwise the connect handler starts it, or the wait runs out first
-  else setTimeout(() => { if (!socket.connected) room.startUnconnected(); }, UNCONNECTED_LOAD_MS);
+  else setTimeout(() => { if (!room.stopped && !socket?.connected) room.startUnconnected(); }, UNCONNECTED_LOAD_MS);
   return { ready: room.ready, stop: () => stopFollowing(room) };
 }
 

@@ -57,7 +57,11 @@ function Board({ store, boardId }) {
   const kpis = [...store.kpis.value.values()];
   const meetings = [...store.meetings.value.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
   useEffect(() => { if (board) document.title = t("title", { board: board.name }); }, [board?.name]);
-  return html`<main class="wall" aria-busy=${board ? "false" : "true"}>
+  const meeting = meetings[0] ?? null;
+  const alerts = (shown) => html`<${Alerts} t=${t} alerts=${[...store.alerts.value.values()]} kpis=${store.kpis.value}
+    shown=${shown} />`;
+  // In a meeting the agenda takes the right-hand column and the alerts move beside the items.
+  return html`<main class=${`wall${meeting ? " wall--meeting" : ""}`} aria-busy=${board ? "false" : "true"}>
     <header class="wall-header">
       <h1 class="wall-header__board">${board?.name ?? t("loading")}</h1>
       <${LastHeard} />
@@ -72,13 +76,12 @@ function Board({ store, boardId }) {
           <${Kpis} t=${t} kpis=${kpis} histories=${store.histories.value} />
         </section>
         <div class="wall-side">
-          <${Meeting} t=${t} boardId=${boardId} meeting=${meetings[0] ?? null} lastTier=${store.lastTier.value}
+          <${Meeting} t=${t} boardId=${boardId} meeting=${meeting} lastTier=${store.lastTier.value}
             now=${now.value} onChanged=${store.meetingChanged} />
-          <${Actions} t=${t} actions=${[...store.actions.value.values()]} now=${now.value}
-            shown=${meetings.length ? 2 : 3} />
-          <${Alerts} t=${t} alerts=${[...store.alerts.value.values()]} kpis=${store.kpis.value}
-            shown=${meetings.length ? 2 : 3} />
+          <${Actions} t=${t} actions=${[...store.actions.value.values()]} now=${now.value} shown=${meeting ? 2 : 3} />
+          ${!meeting && alerts(3)}
         </div>
+        ${meeting && alerts(3)}
       </div>
       <${Items} t=${t} store=${store.board} />`}
   </main>`;

@@ -5,7 +5,7 @@
 // start and complete meetings and nothing else; leading one (focus, discussed) is done from a person's screen.
 import { html, useState, useEffect, useRef } from "../../lib.js";
 import { mutate } from "../../api.js";
-import { time } from "../../format.js";
+import { hourMinute } from "./panels.js";
 
 const TIERS = [1, 2, 3, 4, 5];
 
@@ -101,7 +101,7 @@ function InProgress({ t, meeting, now, onDone }) {
     return write.run("meetings.complete", { id: meeting.id });
   };
   return html`<div class="wall-meeting__body">
-    <p class="wall-meeting__started">${t("startedAt", { time: time(meeting.startedAt) })}</p>
+    <p class="wall-meeting__started">${t("startedAt", { time: hourMinute(meeting.startedAt) })}</p>
     <${Agenda} t=${t} meeting=${meeting} now=${now} />
     <button type="button" class=${`wall-button wall-button--complete${confirming ? " wall-button--confirm" : ""}`}
       disabled=${write.busy} onClick=${complete} onBlur=${() => setConfirming(false)}>
