@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from actors.kernel.handlers import HandlerTable
+from protocol.displays import DISPLAY_PROCEDURES
 from protocol.errors import ValidationFailed
 from protocol.pagination import DEFAULT_LIMIT, MAX_LIMIT
 from protocol.plans import PLANS
@@ -43,6 +44,7 @@ from web.context import SESSION_COOKIE
 from web.envelopes import rest_error, rpc_error
 from web.idempotency_store import HEADER as IDEMPOTENCY_KEY
 from web.openapi import OPENAPI_PATH, openapi_document
+from web.rate_limit import DISPLAY_RATE_LIMIT
 from web.rest import REST_ROUTES, RestRoute
 from web.rpc import MAX_BATCH
 
@@ -178,7 +180,9 @@ def _credentials(procedure: Procedure) -> str:
         key = "any API key of the organization"
     else:
         key = "API key with no scopes (full access)"
-    return f"session cookie; {key}; personal or OAuth token with {code(procedure.token_scope or '')}"
+    display = "; a display link, for its own board ([display links](../displays.md))" \
+        if procedure.name in DISPLAY_PROCEDURES else ""
+    return f"session cookie; {key}; personal or OAuth token with {code(procedure.token_scope or '')}{display}"
 
 
 def _rest_line(route: RestRoute, input_schema: Schema) -> str:
@@ -342,7 +346,8 @@ def index_page(domains: dict[str, list[Procedure]]) -> str:
         "Every `/api/` request counts against its credential's bucket, a minute long; without a credential, "
         "against its client address's (`OBEYA_ANONYMOUS_RATE_LIMIT`, [configuration](../configuration.md)). "
         "Each reply carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; over the "
-        "limit the answer is 429 with `Retry-After`.",
+        "limit the answer is 429 with `Retry-After`. A display link counts in a bucket of its own, "
+        f"{DISPLAY_RATE_LIMIT} requests a minute whatever the plan ([display links](../displays.md)).",
         "",
         *table(["plan", "requests a minute", "API keys and tokens", "features"],
                [[plan.name, str(plan.requests_per_minute), "yes" if plan.api_access else "no",

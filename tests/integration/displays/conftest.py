@@ -1,10 +1,12 @@
-"""Display fixtures: the board of the board tests, the live tests' screens, and a display made through the API."""
+"""Display fixtures: the board of the board tests, the live tests' screens, the cluster tests' nodes, and a display
+made through the API."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from tests.cluster.conftest import cluster  # noqa: F401  (fixture re-exported for the test across nodes)
 from tests.harness import Api
 from tests.integration.boards.conftest import Board, board  # noqa: F401  (fixture re-exported for these tests)
 from tests.integration.live.conftest import screens  # noqa: F401  (fixture re-exported for the socket tests)

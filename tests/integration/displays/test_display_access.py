@@ -35,7 +35,7 @@ def _reads(board_id: str, kpi_id: str, meeting_id: str) -> list[tuple[str, dict[
             ("kpis.getHistory", {"kpiId": kpi_id}), ("kpis.getAlerts", {"boardId": board_id}),
             ("kpis.getTargets", {"kpiId": kpi_id}), ("actions.list", {"boardId": board_id}),
             ("actions.getStats", {"boardId": board_id}), ("meetings.get", {"id": meeting_id}),
-            ("meetings.list", {"boardId": board_id})]
+            ("meetings.list", {"boardId": board_id}), ("meetings.replay", {"id": meeting_id})]
 
 
 async def test_a_display_reads_what_its_board_shows_as_the_owner_does(org: Org, board: Board) -> None:
@@ -80,6 +80,7 @@ async def test_a_display_may_not_write_or_call_another_procedure(org: Org, board
         ("displays.list", {}, "query"),
         ("displays.create", {"name": "Another", "boardId": board.id}, "mutate"),
         ("displays.revoke", {"id": display.id}, "mutate"),
+        ("meetings.focus", {"id": "mtg_any", "entry": None}, "mutate"),
         ("apiKeys.list", {}, "query"),
     ]
     for name, data, kind in refused:
