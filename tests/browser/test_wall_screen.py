@@ -2,9 +2,9 @@
 section (/settings/displays) in a real browser against the real server: the SQCDP letters in their KPIs' status
 and the board followed live; a burst of 500 writes followed to exactly the server's state; a network cut and a
 server restart caught up once, with the last time the server was heard on screen meanwhile; a revoked display
-going dark; a tier meeting started and completed from the wall while its agenda follows the person leading it;
-a display link made in the settings opening the wall. Axe on both, and the screenshots of the wall at 1080p and
-4K and of the section."""
+going dark at once, after a reload, and when it comes back from a cut; a tier meeting started and completed from
+the wall while its agenda follows the person leading it; a display link made in the settings opening the wall.
+Axe on both, and the screenshots of the wall at 1080p and 4K and of the section."""
 
 from __future__ import annotations
 
@@ -345,6 +345,17 @@ async def test_a_revoked_display_goes_dark_at_once_and_stays_dark(browser: Brows
     await page.reload()
     await expect(page.get_by_role("heading", name="This display link was revoked", level=1)).to_be_visible()
     await check_accessibility(page, "wall-revoked")
+
+    # A screen cut off while its link is revoked misses the event: reconnecting, it is refused and goes dark.
+    other = await _display(org, board.id, name="Line 4 second TV")
+    cut = await _open_wall(browser, client, other["url"])
+    with allow_console_errors(cut, _UNREACHABLE):
+        await set_offline(cut, True)
+        await expect(_heard(cut)).to_be_visible()
+        await _ok(await org.owner.mutate("displays.revoke", {"id": other["id"]}))
+        await set_offline(cut, False)
+        await expect(cut.get_by_role("heading", name="This display link was revoked", level=1)).to_be_visible(
+            timeout=_RECOVERY_MS)
 
 
 async def test_the_wall_starts_and_completes_a_tier_meeting_whose_agenda_follows_the_person_leading_it(

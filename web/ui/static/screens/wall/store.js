@@ -10,7 +10,7 @@ import { createStore } from "../board/store.js";
 
 /** Values kept per KPI for its trend chart. */
 export const HISTORY = 30;
-// At most this many active alerts are read and kept: a wall shows a handful; the count says when there are more.
+// At most this many active alerts are read and kept (the newest): a wall shows a handful and counts the rest.
 const ALERTS = 50;
 const OPEN = new Set(["open", "in_progress"]);
 
@@ -79,7 +79,11 @@ export function createWallStore(boardId) {
   }
 
   function alertChanged(alert) {
-    alerts.value = withEntry(alerts.value, alert.id, alert.status === "active" ? alert : undefined);
+    let next = withEntry(alerts.value, alert.id, alert.status === "active" ? alert : undefined);
+    if (next.size > ALERTS) {
+      next = new Map([...next].sort(([, a], [, b]) => (a.triggeredAt < b.triggeredAt ? 1 : -1)).slice(0, ALERTS));
+    }
+    alerts.value = next;
   }
 
   function kpiChanged(name, data) {
