@@ -139,7 +139,7 @@ def _group(page: Page, name: str) -> Any:
 
 
 def _heard(page: Page) -> Any:
-    return page.get_by_role("status").filter(has_text="Last heard from the server at")
+    return page.get_by_role("region", name="Connection to the server").filter(has_text="Last heard from the server at")
 
 
 async def _mark(page: Page) -> None:
@@ -448,3 +448,16 @@ async def test_the_displays_section_makes_a_link_that_opens_the_wall_and_revokes
     await expect(wall.get_by_role("heading", name="This display link was revoked", level=1)).to_be_visible()
     await expect(table.get_by_role("row", name=re.compile("^Line 4 TV"))).to_contain_text("Revoked")
     await expect(table.get_by_role("button", name="Revoke Line 4 TV")).to_have_count(0)
+
+
+async def test_a_link_without_its_secret_says_so_and_sends_nothing(browser: Browser, client: Any) -> None:
+    org = await make_org(client)
+    board = await _tier_board(org, kpis=False)
+    display = await _display(org, board.id)
+    page = await open_page(browser, client, viewport=_HD)
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url) if "/api/" in request.url else None)
+    await page.goto(display["url"].split("#", 1)[0])
+    await expect(page.get_by_role("heading", level=1)).to_have_text(re.compile(
+        r"^This display link is incomplete: the part after # is missing\."))
+    assert calls == []

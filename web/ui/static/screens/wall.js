@@ -44,15 +44,25 @@ function Dark({ reason }) {
   </main>`;
 }
 
+/** When the server was last heard, once that is a while ago. Only the loss is announced (the status region): the
+ * line beside it changes every second and stays out of it, or a screen reader would read it every second. */
 function LastHeard() {
   const { status, lastHeard } = connection.value;
   const silent = status !== "live" && now.value - (lastHeard ?? 0) > SILENCE_MS;
-  return html`<p class="wall-heard" role="status">${silent ? html`<span class="wall-heard__text">${lastHeard
-    ? t("lastHeard", { time: time(lastHeard), ago: ago(new Date(lastHeard).toISOString(), now.value) })
-    : t("neverHeard")}</span>` : ""}</p>`;
+  return html`<div class="wall-heard">
+    <p role="status" class="visually-hidden">${silent ? t("offline") : ""}</p>
+    ${silent && html`<section class="wall-heard__text" aria-label=${t("connection")}>${lastHeard
+      ? t("lastHeard", { time: time(lastHeard), ago: ago(new Date(lastHeard).toISOString(), now.value) })
+      : t("neverHeard")}</section>`}
+  </div>`;
 }
 
-function Board({ store, boardId }) {
+function Clock() {
+  return html`<p class="wall-header__clock"><span class="visually-hidden">${t("clock")}: </span>
+    <time>${hourMinute(now.value)}</time></p>`;
+}
+
+function Board({ store, boardId, failed }) {
   const board = store.board.board.value;
   const kpis = [...store.kpis.value.values()];
   const meetings = [...store.meetings.value.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
@@ -63,10 +73,9 @@ function Board({ store, boardId }) {
   // In a meeting the agenda takes the right-hand column and the alerts move beside the items.
   return html`<main class=${`wall${meeting ? " wall--meeting" : ""}`} aria-busy=${board ? "false" : "true"}>
     <header class="wall-header">
-      <h1 class="wall-header__board">${board?.name ?? t("loading")}</h1>
+      <h1 class="wall-header__board">${board?.name ?? (failed ? t("loadFailed") : t("loading"))}</h1>
       <${LastHeard} />
-      <p class="wall-header__clock"><span class="visually-hidden">${t("clock")}: </span>
-        <time>${hourMinute(now.value)}</time></p>
+      <${Clock} />
     </header>
     ${board && html`
       <${Letters} t=${t} kpis=${kpis} />
@@ -77,8 +86,8 @@ function Board({ store, boardId }) {
         </section>
         <div class="wall-side">
           <${Meeting} t=${t} boardId=${boardId} meeting=${meeting} lastTier=${store.lastTier.value}
-            now=${now.value} onChanged=${store.meetingChanged} />
-          <${Actions} t=${t} actions=${[...store.actions.value.values()]} now=${now.value} shown=${meeting ? 2 : 3} />
+            now=${now} onChanged=${store.meetingChanged} />
+          <${Actions} t=${t} actions=${[...store.actions.value.values()]} now=${now} shown=${meeting ? 2 : 3} />
           ${!meeting && alerts(3)}
         </div>
         ${meeting && alerts(3)}
@@ -90,6 +99,7 @@ function Board({ store, boardId }) {
 function Wall({ id }) {
   const [target, setTarget] = useState(null); // {boardId, store}
   const [failed, setFailed] = useState(false);
+  const [attempt, setAttempt] = useState(0);
   // Which board: asked until answered (a wall switched on before the server is up keeps trying).
   useEffect(() => {
     let timer = null;
@@ -110,16 +120,22 @@ function Wall({ id }) {
     const onEvent = (name, payload) => {
       if (store.apply(name, payload)) store.reloadItems().catch(() => {});
     };
+    let timer = null;
     const following = follow(`board:${boardId}`, onEvent, async () => {
       await store.load();
       setFailed(false);
     });
-    following.ready.catch(() => setFailed(true));
-    return following.stop;
-  }, [target]);
+    // A first load that failed (the server busy, a board read refused for a moment) is tried again, as a wall
+    // has nobody to press "Try again"; a revoked link darkens the page instead (a 401 reaches onSignedOut).
+    following.ready.catch(() => {
+      setFailed(true);
+      timer = setTimeout(() => setAttempt((n) => n + 1), RETRY_MS);
+    });
+    return () => { clearTimeout(timer); following.stop(); };
+  }, [target, attempt]);
   if (!target) return html`<main class="wall wall--waiting"><p class="wall-waiting">${failed ? t("loadFailed")
     : t("loading")}</p></main>`;
-  return html`<${Board} store=${target.store} boardId=${target.boardId} />`;
+  return html`<${Board} store=${target.store} boardId=${target.boardId} failed=${failed} />`;
 }
 
 function Page({ id }) {

@@ -7,6 +7,8 @@ export default {
   revoked: "This display link was revoked",
   revokedHint: "Ask an administrator for a new display link.",
   clock: "Time now",
+  connection: "Connection to the server",
+  offline: "Connection to the server lost. Reconnecting…",
   lastHeard: "Last heard from the server at {time} ({ago}). Reconnecting…",
   neverHeard: "Not connected to the server yet. Reconnecting…",
   sqcdp: "SQCDP status",

@@ -102,7 +102,7 @@ function InProgress({ t, meeting, now, onDone }) {
   };
   return html`<div class="wall-meeting__body">
     <p class="wall-meeting__started">${t("startedAt", { time: hourMinute(meeting.startedAt) })}</p>
-    <${Agenda} t=${t} meeting=${meeting} now=${now} />
+    <${Agenda} t=${t} meeting=${meeting} now=${now.value} />
     <button type="button" class=${`wall-button wall-button--complete${confirming ? " wall-button--confirm" : ""}`}
       disabled=${write.busy} onClick=${complete} onBlur=${() => setConfirming(false)}>
       ${write.busy ? t("completing") : confirming ? t("completeConfirm", { tier: meeting.tier }) : t("completeMeeting")}
@@ -111,7 +111,8 @@ function InProgress({ t, meeting, now, onDone }) {
   </div>`;
 }
 
-/** `meeting`: the meeting in progress shown, or null; `onChanged(meeting)` with a write's reply. */
+/** `meeting`: the meeting in progress shown, or null; `now`: the page's clock (a signal, read only by the agenda
+ * that shows the timer); `onChanged(meeting)` with a write's reply. */
 export function Meeting({ t, boardId, meeting, lastTier, now, onChanged }) {
   return html`<section class=${`wall-panel wall-meeting${meeting ? " wall-meeting--live" : ""}`}
     aria-labelledby="wall-meeting-title">

@@ -111,10 +111,11 @@ export function dueActions(actions, now) {
     .sort((a, b) => (a.dueDate < b.dueDate ? -1 : a.dueDate > b.dueDate ? 1 : b.escalationLevel - a.escalationLevel));
 }
 
-/** `shown`: how many the panel holds (fewer while a meeting's agenda takes the room above it). */
+/** `shown`: how many the panel holds (fewer while a meeting's agenda takes the room above it); `now`: the page's
+ * clock (a signal), so the list moves on at midnight. */
 export function Actions({ t, actions, now, shown }) {
-  const today = localDay(now);
-  const all = dueActions(actions, now);
+  const today = localDay(now.value);
+  const all = dueActions(actions, now.value);
   const due = all.slice(0, shown);
   return html`<section class="wall-panel wall-actions" aria-labelledby="wall-actions-title">
     <h2 id="wall-actions-title" class="wall-panel__title">${t("actions")} <span class="wall-count">${all.length}</span></h2>
