@@ -43,6 +43,9 @@ PACKAGES = (
     Package("@preact/signals-core", "1.14.5", (("dist/signals-core.module.js", f"{STATIC}/signals-core.mjs"),)),
     Package("@preact/signals", "2.11.4", (("dist/signals.module.js", f"{STATIC}/signals.mjs"),)),
     Package("socket.io-client", "4.8.4", (("dist/socket.io.esm.min.js", f"{STATIC}/socket.io.mjs"),)),
+    # The wall screen's KPI trend charts; its CSS is served as a file (the page's CSP allows no inline style).
+    Package("uplot", "1.6.32", (("dist/uPlot.esm.js", f"{STATIC}/uplot.mjs"),
+                                ("dist/uPlot.min.css", f"{STATIC}/uplot.css"))),
     Package("axe-core", "4.14.1", (("axe.min.js", f"{TESTS}/axe.min.js"),),
             licence_files=("LICENSE", "LICENSE-3RD-PARTY.txt"), note="tests only, not served"),
 )

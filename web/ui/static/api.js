@@ -37,6 +37,25 @@ const RETRIES = 4;
 const LONGEST_WAIT_MS = 10_000;
 const signedOutListeners = new Set();
 
+// A bearer credential (a wall screen's display link) used instead of the session cookie, or null.
+let credential = null;
+
+/** Send `Authorization: Bearer <token>` with every later call, and no cookie; live.js connects with it too. */
+export function useCredential(token) {
+  credential = token;
+}
+
+/** The bearer credential set by `useCredential`, or null (the session cookie is the credential). */
+export function currentCredential() {
+  return credential;
+}
+
+/** `init` with the bearer credential when one is set: its header, and no cookie (`credentials: "omit"`). */
+function withCredential(init) {
+  if (credential === null) return init;
+  return { ...init, credentials: "omit", headers: { ...init.headers, Authorization: `Bearer ${credential}` } };
+}
+
 /** Call `listener` when the server answers 401: the session ended (signed out elsewhere, expired). */
 export function onSignedOut(listener) {
   signedOutListeners.add(listener);
@@ -86,7 +105,8 @@ async function send(build, signal) {
   for (let attempt = 0; ; attempt++) {
     let response;
     try {
-      response = await fetch(...build());
+      const [url, init] = build();
+      response = await fetch(url, withCredential(init));
     } catch (failure) {
       if (signal?.aborted) throw failure;
       if (attempt >= RETRIES) throw new ApiError(0, "NETWORK", "The server cannot be reached.");

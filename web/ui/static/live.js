@@ -11,11 +11,19 @@
 // Rooms: the private `user` room (notifications; joined by the server at connect) and at most one content
 // room per page (`board:<id>`, `org`, `kpi:<id>` ...). Events carry their seq but not their room, so an
 // event is the user room's when its name starts with "notification." and the content room's otherwise.
+//
+// A page with a bearer credential (api.js useCredential: a wall screen's display link) connects with it as
+// `auth: {token}` instead of the cookie. Events without a seq (`display.revoked`) reach whoever `listen`s; a
+// connection the server refuses as UNAUTHORIZED sets `refused`, and `close()` ends the connection for good.
 import { io } from "./vendor/socket.io.mjs";
 import { signal } from "./lib.js";
+import { currentCredential } from "./api.js";
 
 /** {status: "connecting" | "live" | "offline", lastHeard: number | null} (lastHeard: Date.now() ms). */
 export const connection = signal({ status: "connecting", lastHeard: null });
+
+/** The server's refusal of the connection ({code, message}) when it refused the credential, else null. */
+export const refused = signal(null);
 
 const USER_ROOM = "user";
 // How long a room waits for the socket before its screen loads without it (the shell's banner shows at 2 s).
@@ -23,6 +31,8 @@ const UNCONNECTED_LOAD_MS = 2000;
 /** @type {Map<string, Room>} */
 const rooms = new Map();
 let socket = null;
+/** @type {Map<string, Set<(payload: any) => void>>} */
+const listeners = new Map();
 
 class Room {
   constructor(name, onEvent, load) {
@@ -129,20 +139,24 @@ function ensureSocket() {
   // `timeout`: an attempt not through its handshake in 10 s is abandoned and retried. Socket.IO retries at once
   // only after an error; a websocket a proxy accepts and then closes before the handshake raises none, and
   // would otherwise wait out the default 20 s each time.
-  socket = io({ transports: ["websocket"], reconnectionDelay: 500, reconnectionDelayMax: 5000, timeout: 10_000 });
+  const token = currentCredential();
+  socket = io({ transports: ["websocket"], reconnectionDelay: 500, reconnectionDelayMax: 5000, timeout: 10_000,
+    ...(token === null ? {} : { auth: { token } }) });
   socket.on("connect", () => {
     connection.value = { status: "live", lastHeard: Date.now() };
     // The user room is joined live at connect: resume it (and every content room) from the last seq seen.
     for (const room of rooms.values()) room.start();
   });
   socket.on("disconnect", () => { connection.value = { ...connection.value, status: "offline" }; });
-  socket.on("connect_error", () => {
+  socket.on("connect_error", (error) => {
     connection.value = { ...connection.value, status: "offline" };
+    if (error?.data?.code === "UNAUTHORIZED") refused.value = error.data;
     for (const room of rooms.values()) room.startUnconnected();
   });
   socket.io.on("ping", heard);
   socket.onAny((name, payload) => {
     heard();
+    listeners.get(name)?.forEach((listener) => listener(payload));
     if (!payload || typeof payload.seq !== "number") return;
     const room = name.startsWith("notification.") ? rooms.get(USER_ROOM) : contentRoom();
     room?.deliver(name, payload);
@@ -171,7 +185,7 @@ export function follow(name, onEvent, load = async () => {}) {
   rooms.set(name, room);
   ensureSocket();
   if (socket.connected) room.start();  // otherwise the connect handler starts it, or the wait runs out first
-  else setTimeout(() => { if (!socket.connected) room.startUnconnected(); }, UNCONNECTED_LOAD_MS);
+  else setTimeout(() => { if (!room.stopped && !socket?.connected) room.startUnconnected(); }, UNCONNECTED_LOAD_MS);
   return { ready: room.ready, stop: () => stopFollowing(room) };
 }
 
@@ -180,4 +194,24 @@ function stopFollowing(room) {
   if (rooms.get(room.name) !== room) return;
   rooms.delete(room.name);
   if (socket?.connected && room.name !== USER_ROOM) socket.emit("unsubscribe", { room: room.name });
+}
+
+/**
+ * Call `listener(payload)` for every server event named `name` (one without a seq, such as `display.revoked`,
+ * reaches no room); answers the function that stops it.
+ * @param {string} name
+ * @param {(payload: any) => void} listener
+ */
+export function listen(name, listener) {
+  if (!listeners.has(name)) listeners.set(name, new Set());
+  listeners.get(name).add(listener);
+  return () => listeners.get(name)?.delete(listener);
+}
+
+/** End the page's connection for good (no reconnecting): every room stops, the socket closes. */
+export function close() {
+  for (const room of [...rooms.values()]) stopFollowing(room);
+  socket?.disconnect();
+  socket = null;
+  connection.value = { ...connection.value, status: "offline" };
 }

@@ -35,6 +35,7 @@ const SECTIONS = [
   { section: "webhooks", least: "admin", feature: "webhooks" },
   { section: "automations", least: "guest", feature: "automations" },
   { section: "sso", least: "admin", feature: "sso" },
+  { section: "displays", least: "admin" },
   { section: "billing", least: "admin" },
   { section: "activity", least: "member" },
   { section: "exports", least: "guest" },

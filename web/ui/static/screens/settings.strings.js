@@ -11,6 +11,7 @@ export default {
   "section.webhooks": "Webhooks",
   "section.automations": "Automations",
   "section.sso": "Single sign-on",
+  "section.displays": "Displays",
   "section.billing": "Billing",
   "section.activity": "Activity",
   "section.exports": "Exports",

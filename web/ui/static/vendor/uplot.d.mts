@@ -1,0 +1,3 @@
+// Types for the vendored uPlot (ours, not from npm): `any`.
+declare const uPlot: any;
+export default uPlot;
