@@ -1,0 +1,125 @@
+// The write queue: every write the tablet makes is an entry in IndexedDB before the screen says it is queued,
+// sent later in the order it was made (sync.js). An entry is a procedure call or a photo upload:
+//   {seq, key, kind: "call" | "upload", procedure?, input?, blob?, fileName?, createdAt, state, problem?}
+// `key` is its Idempotency-Key, made once here, so every attempt to send it is the same write to the server.
+// `state` is "waiting", or "stopped" once the server refused it (a conflict, a refusal): a stopped entry waits
+// for the person to discard it or send it again, and nothing after it is sent meanwhile (later writes may
+// build on it). An input may refer to what an earlier entry's answer holds, `{$ref: key, path}` (the id of an
+// audit started offline, the address of a photo uploaded before its score); it is filled in just before
+// sending, from the answers kept in `results`.
+import { signal } from "../../lib.js";
+import { newKey } from "../../api.js";
+import { transact, result, all, QUEUE, RESULTS } from "./store.js";
+
+/** The queue as last read, oldest first. */
+export const entries = signal(/** @type {any[]} */ ([]));
+
+/** Read the queue into `entries`. */
+export async function load() {
+  entries.value = await all(QUEUE);
+  return entries.value;
+}
+
+/** A value taken from an earlier entry's answer when the write is sent. */
+export function ref(key, path) {
+  return { $ref: key, path };
+}
+
+const isRef = (value) => value !== null && typeof value === "object" && typeof value.$ref === "string";
+
+/** The keys of the entries `value` refers to. */
+function refsIn(value, found = new Set()) {
+  if (isRef(value)) found.add(value.$ref);
+  else if (Array.isArray(value)) value.forEach((entry) => refsIn(entry, found));
+  else if (value !== null && typeof value === "object") Object.values(value).forEach((entry) => refsIn(entry, found));
+  return found;
+}
+
+/** `value` with every reference replaced by the answer it names; throws when an answer is missing. */
+export function resolve(value, answers) {
+  if (isRef(value)) {
+    const answer = answers.get(value.$ref);
+    if (answer === undefined) throw new Error(`no answer kept for ${value.$ref}`);
+    return answer[value.path];
+  }
+  if (Array.isArray(value)) return value.map((entry) => resolve(entry, answers));
+  if (value !== null && typeof value === "object" && !(value instanceof Blob)) {
+    return Object.fromEntries(Object.entries(value).map(([name, entry]) => [name, resolve(entry, answers)]));
+  }
+  return value;
+}
+
+/** A procedure call to queue. */
+export function call(procedure, input) {
+  return { kind: "call", key: newKey(), procedure, input };
+}
+
+/** A photo upload to queue (its answer is the file: {id, url, ...}). */
+export function upload(blob, fileName) {
+  return { kind: "upload", key: newKey(), blob, fileName };
+}
+
+/**
+ * Put `writes` (from call() and upload()) at the end of the queue in one transaction; resolves once they are on
+ * disk. `apply(stores)` may change other records of the same transaction (a draft), so both land or neither.
+ * @param {any[]} writes
+ * @param {(stores: Record<string, IDBObjectStore>) => void} [apply]
+ * @param {string[]} [also] the other stores `apply` writes
+ */
+export async function enqueue(writes, apply, also = []) {
+  const createdAt = new Date().toISOString();
+  await transact([QUEUE, ...also], "readwrite", (stores) => {
+    for (const write of writes) stores[QUEUE].add({ ...write, createdAt, state: "waiting" });
+    apply?.(stores);
+  });
+  await load();
+}
+
+/** The answers kept for the keys `entry` refers to. */
+export async function answersFor(entry) {
+  const keys = [...refsIn(entry.input)];
+  const answers = new Map();
+  await transact([RESULTS], "readonly", (stores) => {
+    for (const key of keys) result(stores[RESULTS].get(key)).then((answer) => answers.set(key, answer));
+  });
+  return answers;
+}
+
+/** `entry` was applied: drop it, and keep its answer while later entries may refer to it (none once empty). */
+export async function done(entry, answer) {
+  await transact([QUEUE, RESULTS], "readwrite", (stores) => {
+    stores[QUEUE].delete(entry.seq);
+    stores[RESULTS].put(answer ?? null, entry.key);
+    result(stores[QUEUE].count()).then((left) => { if (left === 0) stores[RESULTS].clear(); });
+  });
+  await load();
+}
+
+/** The server refused `entry` for good: it waits for the person, with what the server said. */
+export async function stop(entry, problem) {
+  await transact([QUEUE], "readwrite", (stores) => { stores[QUEUE].put({ ...entry, state: "stopped", problem }); });
+  await load();
+}
+
+/** Send a stopped entry again as it is, with its key: the server keeps no answer of a refused write, so the
+ * key runs the write again, and later entries still find its answer under it. */
+export async function sendAgain(entry) {
+  const { problem, ...rest } = entry;
+  await transact([QUEUE], "readwrite", (stores) => { stores[QUEUE].put({ ...rest, state: "waiting" }); });
+  await load();
+}
+
+/** Discard `entry` and every later entry that builds on its answer (they cannot be sent without it). */
+export async function discard(entry) {
+  const gone = new Set([entry.key]);
+  const dropped = [];
+  for (const other of entries.value) {
+    if (other.seq === entry.seq || [...refsIn(other.input)].some((key) => gone.has(key))) {
+      gone.add(other.key);
+      dropped.push(other.seq);
+    }
+  }
+  await transact([QUEUE], "readwrite", (stores) => { dropped.forEach((seq) => stores[QUEUE].delete(seq)); });
+  await load();
+  return dropped.length;
+}
