@@ -9,12 +9,12 @@
 // sending, from the answers kept in `results`.
 import { signal } from "../../lib.js";
 import { newKey } from "../../api.js";
-import { transact, result, all, QUEUE, RESULTS } from "./store.js";
+import { transact, result, all, QUEUE, RESULTS, KEPT, LAST_SYNC } from "./store.js";
 
-/** The queue as last read, oldest first. */
+/** The queue, oldest first: read from IndexedDB by load(), then kept in step by each change made here. */
 export const entries = signal(/** @type {any[]} */ ([]));
 
-/** Read the queue into `entries`. */
+/** Read the queue into `entries` (at start, and before each drain: another tab may have queued writes). */
 export async function load() {
   entries.value = await all(QUEUE);
   return entries.value;
@@ -68,45 +68,53 @@ export function upload(blob, fileName) {
  */
 export async function enqueue(writes, apply, also = []) {
   const createdAt = new Date().toISOString();
+  const added = writes.map((write) => ({ ...write, createdAt, state: "waiting" }));
   await transact([QUEUE, ...also], "readwrite", (stores) => {
-    for (const write of writes) stores[QUEUE].add({ ...write, createdAt, state: "waiting" });
+    for (const entry of added) result(stores[QUEUE].add(entry)).then((seq) => { entry.seq = seq; });
     apply?.(stores);
   });
-  await load();
+  entries.value = [...entries.value, ...added];
 }
 
 /** The answers kept for the keys `entry` refers to. */
 export async function answersFor(entry) {
   const keys = [...refsIn(entry.input)];
   const answers = new Map();
+  if (keys.length === 0) return answers;
   await transact([RESULTS], "readonly", (stores) => {
     for (const key of keys) result(stores[RESULTS].get(key)).then((answer) => answers.set(key, answer));
   });
   return answers;
 }
 
-/** `entry` was applied: drop it, and keep its answer while later entries may refer to it (none once empty). */
-export async function done(entry, answer) {
-  await transact([QUEUE, RESULTS], "readwrite", (stores) => {
+/** `entry` was applied at `at` (ISO): drop it, keep its answer while later entries may refer to it (none once
+ * the queue is empty) and note the time of the last sync, all in one transaction. */
+export async function done(entry, answer, at) {
+  await transact([QUEUE, RESULTS, KEPT], "readwrite", (stores) => {
     stores[QUEUE].delete(entry.seq);
     stores[RESULTS].put(answer ?? null, entry.key);
+    stores[KEPT].put(at, LAST_SYNC);
     result(stores[QUEUE].count()).then((left) => { if (left === 0) stores[RESULTS].clear(); });
   });
-  await load();
+  entries.value = entries.value.filter((other) => other.seq !== entry.seq);
 }
+
+const replace = (entry) => { entries.value = entries.value.map((other) => (other.seq === entry.seq ? entry : other)); };
 
 /** The server refused `entry` for good: it waits for the person, with what the server said. */
 export async function stop(entry, problem) {
-  await transact([QUEUE], "readwrite", (stores) => { stores[QUEUE].put({ ...entry, state: "stopped", problem }); });
-  await load();
+  const stopped = { ...entry, state: "stopped", problem };
+  await transact([QUEUE], "readwrite", (stores) => { stores[QUEUE].put(stopped); });
+  replace(stopped);
 }
 
 /** Send a stopped entry again as it is, with its key: the server keeps no answer of a refused write, so the
  * key runs the write again, and later entries still find its answer under it. */
 export async function sendAgain(entry) {
   const { problem, ...rest } = entry;
-  await transact([QUEUE], "readwrite", (stores) => { stores[QUEUE].put({ ...rest, state: "waiting" }); });
-  await load();
+  const waiting = { ...rest, state: "waiting" };
+  await transact([QUEUE], "readwrite", (stores) => { stores[QUEUE].put(waiting); });
+  replace(waiting);
 }
 
 /** Discard `entry` and every later entry that builds on its answer (they cannot be sent without it). */
@@ -120,6 +128,6 @@ export async function discard(entry) {
     }
   }
   await transact([QUEUE], "readwrite", (stores) => { dropped.forEach((seq) => stores[QUEUE].delete(seq)); });
-  await load();
+  entries.value = entries.value.filter((other) => !dropped.includes(other.seq));
   return dropped.length;
 }

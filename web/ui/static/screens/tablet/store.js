@@ -10,6 +10,8 @@ const VERSION = 1;
 export const KEPT = "kept";
 export const QUEUE = "queue";
 export const RESULTS = "results";
+/** The `kept` record of when the tablet last heard from the server. */
+export const LAST_SYNC = "lastSync";
 
 /** @type {Promise<IDBDatabase> | null} */
 let opening = null;

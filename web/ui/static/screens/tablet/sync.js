@@ -6,8 +6,8 @@
 // at a time (a Web Lock), so two tabs never send the same entry at once.
 import { signal } from "../../lib.js";
 import { ApiError, mutate, upload } from "../../api.js";
-import { read, keep } from "./store.js";
-import { load, answersFor, resolve, done, stop } from "./queue.js";
+import { read, keep, LAST_SYNC } from "./store.js";
+import { entries, load, answersFor, resolve, done, stop } from "./queue.js";
 
 /** {lastSync: ISO | null, sending, online, signedOut, retryAt: ms | null} */
 export const sync = signal({ lastSync: null, sending: false, online: navigator.onLine, signedOut: false,
@@ -62,8 +62,9 @@ async function drainHere() {
   update({ sending: true });
   let sentAny = false;
   try {
+    await load();
     for (;;) {
-      const [head] = await load();
+      const [head] = entries.value;
       if (!head) {
         if (sentAny) drainedListeners.forEach((listener) => listener());
         return;
@@ -84,9 +85,10 @@ async function drainHere() {
         }
         return;
       }
-      await done(head, answer);
+      const at = new Date().toISOString();
+      await done(head, answer, at);
       sentAny = true;
-      await heard();
+      heardAt(at);
       sentListeners.forEach((listener) => listener(head, answer));
     }
   } finally {
@@ -96,10 +98,14 @@ async function drainHere() {
 
 /** The server answered (a write went through, the data was read): note the time, stop backing off. */
 export async function heard() {
+  const at = new Date().toISOString();
+  await keep(LAST_SYNC, at);
+  heardAt(at);
+}
+
+function heardAt(lastSync) {
   failures = 0;
   clearTimeout(timer);
-  const lastSync = new Date().toISOString();
-  await keep("lastSync", lastSync);
   update({ lastSync, retryAt: null, signedOut: false });
 }
 
@@ -114,7 +120,7 @@ export function drain() {
 
 /** Follow the network and start sending; answers a stop function. */
 export async function startSync() {
-  update({ lastSync: (await read("lastSync")) ?? null });
+  update({ lastSync: (await read(LAST_SYNC)) ?? null });
   const online = () => { update({ online: true }); failures = 0; drain(); };
   const offline = () => update({ online: false });
   window.addEventListener("online", online);
