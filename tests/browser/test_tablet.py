@@ -39,7 +39,9 @@ async def _line(org: Org) -> dict[str, Any]:
     kpi = (await owner.mutate("kpis.define", {
         "boardId": board["id"], "name": "Scrap", "category": "quality", "direction": "lower_is_better",
         "frequency": "daily", "unit": "pcs", "responsibleUserId": org.owner_id})).data
-    return {"board": board, "checklist": checklist, "audit": audit, "kpi": kpi}
+    form = await owner.mutate("forms.create", {"boardId": board["id"], "name": "Near miss", "status": "published"})
+    assert form.status == 200, form.body
+    return {"board": board, "checklist": checklist, "audit": audit, "kpi": kpi, "form": form.data}
 
 
 async def _open_tablet(page: Page, client: Any, org: Org) -> None:
@@ -95,13 +97,17 @@ async def test_work_done_offline_survives_a_reopen_and_arrives_once_in_order(bro
     await page.get_by_label(f"Photo for “{FLOOR}”").set_input_files(
         files=FilePayload(name="floor.png", mimeType="image/png", buffer=PNG))
     await expect(page.get_by_text("Photo waiting to send")).to_be_visible()
-    # complete, start, two scores, the photo and the score that carries it
-    await expect(_sync(page)).to_contain_text("6 writes waiting to send")
+    await page.get_by_role("button", name=re.compile(r"^My KPIs")).click()
+    await page.get_by_role("textbox", name="Value for Scrap").fill("3")
+    await page.get_by_role("button", name="Record").click()
+    await expect(page.get_by_text("Queued: 3 pcs")).to_be_visible()
+    # complete, start, two scores, the photo and the score that carries it, the KPI's value
+    await expect(_sync(page)).to_contain_text("7 writes waiting to send")
 
     page = await _reopen(page.context, client, org)
     await expect(page.get_by_role("heading", level=1)).to_have_text(BOARD)
     await expect(_sync(page)).to_contain_text("Offline")
-    await expect(_sync(page)).to_contain_text("6 writes waiting to send")
+    await expect(_sync(page)).to_contain_text("7 writes waiting to send")
     await expect(page.get_by_text("Completed — queued to send")).to_be_visible()
     await page.get_by_role("button", name=re.compile(r"^5S audits")).click()
     await expect(_score(page, 4, TOOLS)).to_have_attribute("aria-pressed", "true")
@@ -138,6 +144,8 @@ async def test_work_done_offline_survives_a_reopen_and_arrives_once_in_order(bro
     events = (await org.owner.rest("GET", "/api/v1/events", params={"stream": f"board:{board_id}", "limit": 100})).data
     names = [event["event"] for event in events if event["event"].startswith(("checklist.", "audit."))]
     assert names == ["checklist.completed", "audit.started", "audit.scored", "audit.scored", "audit.scored"]
+    kpi = (await org.owner.query("kpis.get", {"id": line["kpi"]["id"]})).data
+    assert kpi["latestValue"]["value"] == 3
     # The screen shows what the server holds, read again after the queue drained.
     await page.reload()
     await page.get_by_role("button", name=re.compile(r"^5S audits")).click()
@@ -180,7 +188,7 @@ async def test_a_checklist_completed_elsewhere_meanwhile_is_shown_and_the_person
 
 async def test_the_tablet_screen_is_accessible_and_made_for_gloves(browser: Browser, client: Any) -> None:
     org = await make_org(client)
-    await _line(org)
+    line = await _line(org)
     page = await open_page(browser, client, org)
     await _open_tablet(page, client, org)
     await _pick_board(page)
@@ -198,6 +206,9 @@ async def test_the_tablet_screen_is_accessible_and_made_for_gloves(browser: Brow
     await page.get_by_role("button", name=re.compile(r"^My KPIs")).click()
     await expect(page.get_by_role("textbox", name="Value for Scrap")).to_be_visible()
     await check_accessibility(page, "tablet KPIs")
+    await page.get_by_role("button", name=re.compile(r"^Forms")).click()
+    await expect(page.get_by_role("link", name="Open Near miss")).to_have_attribute("href", line["form"]["publicUrl"])
+    await check_accessibility(page, "tablet forms")
     await page.get_by_role("button", name=re.compile(r"^Checklists")).click()
     await page.evaluate("document.activeElement.blur()")
     await screenshot(page, "tablet")

@@ -36,7 +36,8 @@ function keepShell() {
     .filter((url) => new URL(url).origin === window.location.origin && new URL(url).pathname.startsWith("/ui/"))];
   navigator.serviceWorker.register("/tablet-sw.js", { scope: "/tablet" })
     .then(() => caches.open(SHELL_CACHE))
-    .then((cache) => cache.addAll(urls))
+    // Only what the cache lacks: the worker refreshes what it has on every load it answers from the network.
+    .then((cache) => Promise.all(urls.map(async (url) => (await cache.match(url)) ?? cache.add(url))))
     .then(() => {
       shellKept.value = true;
       shellKept.listeners.forEach((listener) => listener());
