@@ -202,13 +202,55 @@ async def test_the_tablet_screen_is_accessible_and_made_for_gloves(browser: Brow
     await page.get_by_role("button", name=re.compile(r"^5S audits")).click()
     await page.get_by_role("button", name="Start audit").click()
     await _score(page, 4, TOOLS).click()
+    await _score(page, 3, FLOOR).click()
+    await expect(_sync(page)).to_contain_text("Everything is sent")
     await check_accessibility(page, "tablet audit")
+    await page.evaluate("document.activeElement.blur()")
+    await screenshot(page, "tablet")
     await page.get_by_role("button", name=re.compile(r"^My KPIs")).click()
     await expect(page.get_by_role("textbox", name="Value for Scrap")).to_be_visible()
     await check_accessibility(page, "tablet KPIs")
     await page.get_by_role("button", name=re.compile(r"^Forms")).click()
     await expect(page.get_by_role("link", name="Open Near miss")).to_have_attribute("href", line["form"]["publicUrl"])
     await check_accessibility(page, "tablet forms")
-    await page.get_by_role("button", name=re.compile(r"^Checklists")).click()
-    await page.evaluate("document.activeElement.blur()")
-    await screenshot(page, "tablet")
+    await page.get_by_role("button", name="Change board").click()
+    await expect(page.get_by_role("button", name=re.compile(BOARD))).to_be_visible()
+    await check_accessibility(page, "tablet board picker")
+    await page.get_by_role("button", name="Keep the current board").click()
+    await expect(page.get_by_role("heading", level=1)).to_have_text(BOARD)
+
+
+async def test_a_refused_write_is_sent_again_as_is_once_the_cause_is_gone(browser: Browser, client: Any) -> None:
+    org = await make_org(client)
+    line = await _line(org)
+    checklist = line["checklist"]
+    page = await open_page(browser, client, org)
+    await _open_tablet(page, client, org)
+    await _pick_board(page)
+    await set_offline(page, True)
+    await page.get_by_role("checkbox", name="Guards in place (required)").check()
+    await page.get_by_role("button", name="Complete checklist").click()
+    await page.get_by_role("button", name=re.compile(r"^My KPIs")).click()
+    await page.get_by_role("textbox", name="Value for Scrap").fill("7")
+    await page.get_by_role("button", name="Record").click()
+    await expect(_sync(page)).to_contain_text("2 writes waiting to send")
+    paused = await org.owner.mutate("checklists.update", {"id": checklist["id"], "isActive": False})
+    assert paused.status == 200, paused.body
+
+    await set_offline(page, False)
+    stopped = page.get_by_role("alert").filter(has_text="1 write needs you")
+    await expect(stopped).to_contain_text("the checklist is inactive")
+    # Nothing after the refused write is sent meanwhile.
+    await expect(_sync(page)).to_contain_text("2 writes waiting to send")
+    kpi = (await org.owner.query("kpis.get", {"id": line["kpi"]["id"]})).data
+    assert kpi["latestValue"] is None
+
+    resumed = await org.owner.mutate("checklists.update", {"id": checklist["id"], "isActive": True})
+    assert resumed.status == 200, resumed.body
+    await stopped.get_by_role("button", name="Send again as is").click()
+    await expect(_sync(page)).to_contain_text("Everything is sent")
+    await expect(stopped).to_have_count(0)
+    history = (await org.owner.query("checklists.getCompletionHistory", {"checklistId": checklist["id"]})).data
+    assert history["total"] == 1
+    kpi = (await org.owner.query("kpis.get", {"id": line["kpi"]["id"]})).data
+    assert kpi["latestValue"]["value"] == 7

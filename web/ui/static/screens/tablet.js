@@ -74,7 +74,18 @@ function Tablet() {
       drain();
     } catch (error) {
       if (error.status === 401) sync.value = { ...sync.value, signedOut: true };
+      // The board is gone or no longer the person's: pick another (the kept data stays until then).
+      if (error.status === 403 || error.status === 404) setState((before) => ({ ...before, phase: "pick" }));
     }
+  }
+
+  /** After the person discarded writes: the audits in hand are read again (one may have lost its start). */
+  async function discarded(count) {
+    setMessage(t("discarded", { count }));
+    const { me, boardId } = current.current;
+    const data = boardId ? await keptBoard(boardId) : undefined;
+    if (data) await show(boardId, me, data);
+    await refresh();
   }
 
   async function boot() {
@@ -161,10 +172,11 @@ function Tablet() {
       ${signedOut && html`<p class="notice notice--warning tablet-signed-out" role="alert">${t("signedOut")}
         <a class="button button--primary tablet-big" href="/signin">${t("signIn")}</a></p>`}
       <p role="status" class="tablet-message">${message}</p>
-      <${StoppedWrites} t=${t} me=${me} onResolved=${(count) => setMessage(t("discarded", { count }))} />
+      <${StoppedWrites} t=${t} me=${me} onResolved=${discarded} />
       ${(phase === "starting" || phase === "loading") && html`<p class="loading">${t("loading")}</p>`}
       ${phase === "neverOnline" && html`<p class="tablet-empty">${t("neverOnline")}</p>`}
-      ${phase === "pick" && html`<${PickBoard} t=${t} onPick=${pick} />`}
+      ${phase === "pick" && html`<${PickBoard} t=${t} onPick=${pick}
+        onCancel=${data ? () => setState({ ...state, phase: "ready" }) : null} />`}
       ${phase === "ready" && html`<${Work} data=${data} tab=${tab} onTab=${setTab} drafts=${drafts.current}
         audits=${audits.current} onDraft=${changeDraft} onAudit=${changeAudit} />`}
     </main>

@@ -76,24 +76,26 @@ function Item({ t, item, score, disabled, onScore, onPhoto }) {
   return html`<li class="tablet-audit-item">
     <p class="tablet-audit-item__question">${item.question}
       <span class="tablet-card__meta"> · ${t(`category_${item.category}`)}</span></p>
-    <div class="tablet-scores" role="group" aria-label=${t("scoreLabel", { question: item.question })}>
-      ${Array.from({ length: max }, (_, index) => index + 1).map((value) => html`<button type="button"
-        class="tablet-score" aria-pressed=${score?.score === value ? "true" : "false"} disabled=${disabled}
-        aria-label=${t("scoreButtonName", { score: number(value), max: number(max), question: item.question })}
-        onClick=${() => onScore(item, value)}>${number(value)}</button>`)}
+    <div class="tablet-audit-item__row">
+      <div class="tablet-scores" role="group" aria-label=${t("scoreLabel", { question: item.question })}>
+        ${Array.from({ length: max }, (_, index) => index + 1).map((value) => html`<button type="button"
+          class="tablet-score" aria-pressed=${score?.score === value ? "true" : "false"} disabled=${disabled}
+          aria-label=${t("scoreButtonName", { score: number(value), max: number(max), question: item.question })}
+          onClick=${() => onScore(item, value)}>${number(value)}</button>`)}
+      </div>
+      ${!disabled && html`<div class="tablet-photo__add">
+        <input type="file" id=${inputId} class="tablet-file" accept="image/*" capture="environment"
+          aria-label=${t("photoFor", { question: item.question })} disabled=${!score}
+          onChange=${(event) => {
+            const file = event.currentTarget.files?.[0];
+            event.currentTarget.value = "";
+            if (file) onPhoto(item, file);
+          }} />
+        <label for=${inputId} class=${`button button--secondary tablet-big${score ? "" : " tablet-file--off"}`}
+          aria-hidden="true">${t("addPhoto")}</label>
+        ${!score && html`<span class="tablet-card__meta">${t("scoreFirst")}</span>`}
+      </div>`}
     </div>
-    ${!disabled && html`<div class="tablet-photo__add">
-      <input type="file" id=${inputId} class="tablet-file" accept="image/*" capture="environment"
-        aria-label=${t("photoFor", { question: item.question })} disabled=${!score}
-        onChange=${(event) => {
-          const file = event.currentTarget.files?.[0];
-          event.currentTarget.value = "";
-          if (file) onPhoto(item, file);
-        }} />
-      <label for=${inputId} class=${`button button--secondary tablet-big${score ? "" : " tablet-file--off"}`}
-        aria-hidden="true">${t("addPhoto")}</label>
-      ${!score && html`<span class="tablet-card__meta">${t("scoreFirst")}</span>`}
-    </div>`}
     ${score && html`<${Photo} t=${t} score=${score} question=${item.question} />`}
   </li>`;
 }
