@@ -97,29 +97,31 @@ async def test_work_done_offline_survives_a_reopen_and_arrives_once_in_order(bro
     await page.get_by_label(f"Photo for “{FLOOR}”").set_input_files(
         files=FilePayload(name="floor.png", mimeType="image/png", buffer=PNG))
     await expect(page.get_by_text("Photo waiting to send")).to_be_visible()
+    await page.get_by_role("button", name="Complete audit").click()
+    await expect(page.get_by_text("Audit completed — queued to send")).to_be_visible()
     await page.get_by_role("button", name=re.compile(r"^My KPIs")).click()
     await page.get_by_role("textbox", name="Value for Scrap").fill("3")
     await page.get_by_role("button", name="Record").click()
     await expect(page.get_by_text("Queued: 3 pcs")).to_be_visible()
-    # complete, start, two scores, the photo and the score that carries it, the KPI's value
-    await expect(_sync(page)).to_contain_text("7 writes waiting to send")
+    # the checklist; the audit's start, two scores, the photo, the score that carries it, its completion; the value
+    await expect(_sync(page)).to_contain_text("8 writes waiting to send")
 
     page = await _reopen(page.context, client, org)
     await expect(page.get_by_role("heading", level=1)).to_have_text(BOARD)
     await expect(_sync(page)).to_contain_text("Offline")
-    await expect(_sync(page)).to_contain_text("7 writes waiting to send")
+    await expect(_sync(page)).to_contain_text("8 writes waiting to send")
     await expect(page.get_by_text("Completed — queued to send")).to_be_visible()
     await page.get_by_role("button", name=re.compile(r"^5S audits")).click()
     await expect(_score(page, 4, TOOLS)).to_have_attribute("aria-pressed", "true")
     await expect(_score(page, 2, FLOOR)).to_have_attribute("aria-pressed", "true")
     await expect(page.get_by_text("Photo waiting to send")).to_be_visible()
+    await expect(page.get_by_text("Audit completed — queued to send")).to_be_visible()
     history = (await org.owner.query("checklists.getCompletionHistory", {"checklistId": line["checklist"]["id"]})).data
     assert history["total"] == 0
 
     await set_offline(page, False)
     await expect(_sync(page)).to_contain_text("Everything is sent")
     await expect(_sync(page)).to_contain_text("Online")
-    await expect(page.get_by_text("Photo attached")).to_be_visible()
 
     history = (await org.owner.query("checklists.getCompletionHistory", {"checklistId": line["checklist"]["id"]})).data
     assert history["total"] == 1
@@ -131,7 +133,8 @@ async def test_work_done_offline_survives_a_reopen_and_arrives_once_in_order(bro
     audits = (await org.owner.query("audits.listAudits", {"boardId": board_id})).data
     assert audits["total"] == 1
     session = audits["items"][0]
-    assert session["status"] == "in_progress" and session["auditorId"] == org.owner_id
+    assert session["status"] == "completed" and session["auditorId"] == org.owner_id
+    assert (session["totalScore"], session["maxScore"]) == (6, 10)
     questions = {item["id"]: item["question"] for item in line["audit"]["items"]}
     scores = {questions[score["itemId"]]: score for score in session["scores"]}
     assert (scores[TOOLS]["score"], scores[TOOLS]["photoUrl"]) == (4, None)
@@ -143,15 +146,18 @@ async def test_work_done_offline_survives_a_reopen_and_arrives_once_in_order(bro
     # Once each and in the order they were made: the board's event log.
     events = (await org.owner.rest("GET", "/api/v1/events", params={"stream": f"board:{board_id}", "limit": 100})).data
     names = [event["event"] for event in events if event["event"].startswith(("checklist.", "audit."))]
-    assert names == ["checklist.completed", "audit.started", "audit.scored", "audit.scored", "audit.scored"]
+    assert names == ["checklist.completed", "audit.started", "audit.scored", "audit.scored", "audit.scored",
+                     "audit.completed"]
     kpi = (await org.owner.query("kpis.get", {"id": line["kpi"]["id"]})).data
     assert kpi["latestValue"]["value"] == 3
-    # The screen shows what the server holds, read again after the queue drained.
-    await page.reload()
-    await page.get_by_role("button", name=re.compile(r"^5S audits")).click()
-    await expect(_score(page, 2, FLOOR)).to_have_attribute("aria-pressed", "true")
+    # The screen shows what the server holds, read again once the queue drained: the checklist completed, the
+    # audit done (none in hand: a new one may start), the KPI's latest value.
     await page.get_by_role("button", name=re.compile(r"^Checklists")).click()
     await expect(page.get_by_text("Completed", exact=True)).to_be_visible()
+    await page.get_by_role("button", name=re.compile(r"^5S audits")).click()
+    await expect(page.get_by_role("button", name="Start audit")).to_be_visible()
+    await page.get_by_role("button", name=re.compile(r"^My KPIs")).click()
+    await expect(page.get_by_text("Latest: 3 pcs")).to_be_visible()
 
 
 async def test_a_checklist_completed_elsewhere_meanwhile_is_shown_and_the_person_discards_theirs(
