@@ -150,11 +150,11 @@ function Tablet() {
     }
     return next;
   };
-  const changeAudit = (checklistId, next) => {
-    if (next === null) return audits.current[checklistId];
-    audits.current = { ...audits.current, [checklistId]: next };
-    redraw();
-    return next;
+  // The audit in hand of a checklist: answered for `next` null, else replaced; the screen redrawn when `draw`.
+  const changeAudit = (checklistId, next, { draw = true } = {}) => {
+    if (next !== null) audits.current = { ...audits.current, [checklistId]: next };
+    if (draw) redraw();
+    return audits.current[checklistId];
   };
   const pick = async (boardId) => {
     await chooseBoard(boardId);

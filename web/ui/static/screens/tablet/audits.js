@@ -50,11 +50,13 @@ export function learn(record, entry, answer) {
 const scoreInput = (itemId, score) => ({ itemId, score: score.score,
   ...(score.comment ? { comment: score.comment } : {}), ...(score.photoUrl ? { photoUrl: score.photoUrl } : {}) });
 
-/** Queue `writes` for audit checklist `checklist` with its record changed to `next`, in one transaction. */
+/** Queue `writes` for audit checklist `checklist` with its record changed to `next`, in one transaction. The
+ * record in hand changes at once (a second tap builds on the first), the screen only once both are on disk. */
 async function queueWith(checklist, writes, next, onRecord) {
-  onRecord(checklist.id, next);
+  onRecord(checklist.id, next, { draw: false });
   await enqueue(writes.map((write) => ({ ...write, audit: checklist.id })),
     (stores) => { stores[KEPT].put(next, auditKey(checklist.id)); }, [KEPT]);
+  onRecord(checklist.id, null, { draw: true });
   drain();
 }
 
@@ -102,7 +104,7 @@ function Item({ t, item, score, disabled, onScore, onPhoto }) {
 
 function Audit({ t, boardId, checklist, record, onRecord }) {
   // The record as it is now (not as at the last render: a tap may come before the redraw).
-  const now = () => onRecord(checklist.id, null);
+  const now = () => onRecord(checklist.id, null, { draw: false });
   const sessionOf = (current) => current.sessionId ?? current.sessionRef;
   const start = () => {
     const write = { ...call("audits.startAudit", { boardId, checklistId: checklist.id }),

@@ -18,6 +18,7 @@ const LONGEST_RETRY_MS = 60_000;
 let failures = 0;
 let timer = null;
 let running = null;
+let again = false;
 /** @type {Set<(entry: any, answer: any) => void>} */
 const sentListeners = new Set();
 /** @type {Set<() => void>} */
@@ -109,12 +110,21 @@ function heardAt(lastSync) {
   update({ lastSync, retryAt: null, signedOut: false });
 }
 
-/** Send what is queued, unless offline or already sending; resolves when this drain stopped. */
+/** Send what is queued, unless offline; resolves when this drain stopped. A call while a drain runs makes it run
+ * once more after (the running one may already have found the queue empty). */
 export function drain() {
-  if (!navigator.onLine || running) return running ?? Promise.resolve();
+  if (!navigator.onLine) return Promise.resolve();
+  if (running) {
+    again = true;
+    return running;
+  }
+  again = false;
   const locks = navigator.locks;
   running = (locks ? locks.request("obeya-tablet-sync", drainHere) : drainHere())
-    .finally(() => { running = null; });
+    .finally(() => {
+      running = null;
+      if (again) drain();
+    });
   return running;
 }
 
