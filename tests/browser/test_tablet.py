@@ -15,6 +15,7 @@ from playwright.async_api import Browser, BrowserContext, FilePayload, Locator, 
 
 from tests.browser.conftest import check_accessibility, open_page, org_url, screenshot, set_offline
 from tests.harness import Org, make_org
+from web.context import SESSION_COOKIE
 
 # A 1x1 PNG, as a camera's photo stands in.
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQ"
@@ -260,3 +261,37 @@ async def test_a_refused_write_is_sent_again_as_is_once_the_cause_is_gone(browse
     assert history["total"] == 1
     kpi = (await org.owner.query("kpis.get", {"id": line["kpi"]["id"]})).data
     assert kpi["latestValue"]["value"] == 7
+
+
+async def test_writes_wait_for_the_person_who_made_them_when_another_signs_in(browser: Browser, client: Any) -> None:
+    org = await make_org(client)
+    line = await _line(org)
+    page = await open_page(browser, client, org)
+    await _open_tablet(page, client, org)
+    await _pick_board(page)
+    await set_offline(page, True)
+    await page.get_by_role("button", name=re.compile(r"^My KPIs")).click()
+    await page.get_by_role("textbox", name="Value for Scrap").fill("5")
+    await page.get_by_role("button", name="Record").click()
+    await expect(_sync(page)).to_contain_text("1 write waiting to send")
+
+    # The next shift signs in on the same tablet: the owner's value is not sent in their name.
+    _, member = await org.add_user("member", name="Max Member")
+    context = page.context
+    assert member.session
+    await context.add_cookies([{"name": SESSION_COOKIE, "value": member.session, "domain": org.host, "path": "/",
+                                "httpOnly": True, "sameSite": "Lax"}])
+    await set_offline(page, False)
+    page = await _reopen(context, client, org)
+    await expect(page.get_by_role("alert")).to_contain_text("made by another person")
+    await expect(_sync(page)).to_contain_text("1 write waiting to send")
+    kpi = (await org.owner.query("kpis.get", {"id": line["kpi"]["id"]})).data
+    assert kpi["latestValue"] is None
+
+    assert org.owner.session
+    await context.add_cookies([{"name": SESSION_COOKIE, "value": org.owner.session, "domain": org.host, "path": "/",
+                                "httpOnly": True, "sameSite": "Lax"}])
+    page = await _reopen(context, client, org)
+    await expect(_sync(page)).to_contain_text("Everything is sent")
+    kpi = (await org.owner.query("kpis.get", {"id": line["kpi"]["id"]})).data
+    assert kpi["latestValue"]["value"] == 5

@@ -7,7 +7,7 @@ import { html, render, useEffect, useRef, useState } from "../lib.js";
 import { catalogue } from "../i18n.js";
 import strings from "./tablet.strings.js";
 import { read, keep } from "./tablet/store.js";
-import { load as loadQueue, entries } from "./tablet/queue.js";
+import { load as loadQueue, entries, setPerson } from "./tablet/queue.js";
 import { sync, startSync, onSent, onDrained, heard, drain } from "./tablet/sync.js";
 import { readMe, chosenBoard, chooseBoard, keptBoard, readBoard } from "./tablet/data.js";
 import { Checklists, readDrafts, draftKey } from "./tablet/checklists.js";
@@ -57,6 +57,7 @@ function Tablet() {
   const audits = useRef({});
 
   async function show(boardId, me, data) {
+    setPerson(me.id);
     drafts.current = await readDrafts(data.checklists);
     audits.current = await readAudits(data.audits, data.sessions, entries.value);
     current.current = { me, boardId, shown: true };
@@ -109,6 +110,10 @@ function Tablet() {
       }
     }
     current.current = { ...current.current, me, boardId };
+    if (me) {
+      setPerson(me.id);
+      drain();
+    }
     if (!me) setState({ phase: "neverOnline", me: null, boardId, data: null });
     else if (!boardId) setState({ phase: "pick", me, boardId: null, data: null });
     else {
@@ -171,6 +176,7 @@ function Tablet() {
     <main id="main" class="tablet-main">
       ${signedOut && html`<p class="notice notice--warning tablet-signed-out" role="alert">${t("signedOut")}
         <a class="button button--primary tablet-big" href="/signin">${t("signIn")}</a></p>`}
+      ${sync.value.heldForOther && html`<p class="notice notice--warning" role="alert">${t("heldForOther")}</p>`}
       <p role="status" class="tablet-message">${message}</p>
       <${StoppedWrites} t=${t} me=${me} onResolved=${discarded} />
       ${(phase === "starting" || phase === "loading") && html`<p class="loading">${t("loading")}</p>`}

@@ -12,6 +12,7 @@ export default {
   retry: "Try again",
   signedOut: "You are signed out. Sign in again to send what is waiting.",
   signIn: "Sign in",
+  heldForOther: "The next writes waiting were made by another person: they are sent when that person signs in here again.",
   neverOnline: "Open the tablet once while connected: it has nothing kept yet.",
   sections: "Today's work",
   checklistsTab: { one: "Checklists ({count})", other: "Checklists ({count})" },

@@ -1,6 +1,6 @@
 // The write queue: every write the tablet makes is an entry in IndexedDB before the screen says it is queued,
 // sent later in the order it was made (sync.js). An entry is a procedure call or a photo upload:
-//   {seq, key, kind: "call" | "upload", procedure?, input?, blob?, fileName?, createdAt, state, problem?}
+//   {seq, key, kind: "call" | "upload", procedure?, input?, blob?, fileName?, createdAt, userId, state, problem?}
 // `key` is its Idempotency-Key, made once here, so every attempt to send it is the same write to the server.
 // `state` is "waiting", or "stopped" once the server refused it (a conflict, a refusal): a stopped entry waits
 // for the person to discard it or send it again, and nothing after it is sent meanwhile (later writes may
@@ -10,6 +10,17 @@
 import { signal } from "../../lib.js";
 import { newKey } from "../../api.js";
 import { transact, result, all, QUEUE, RESULTS, KEPT, LAST_SYNC } from "./store.js";
+
+// Who is signed in: each entry records who made it, and is sent only with that person's session (a tablet at
+// the line is shared between shifts).
+let person = null;
+
+/** The person whose writes are queued from now on (auth.me's id). */
+export function setPerson(id) {
+  person = id;
+}
+
+export const currentPerson = () => person;
 
 /** The queue, oldest first: read from IndexedDB by load(), then kept in step by each change made here. */
 export const entries = signal(/** @type {any[]} */ ([]));
@@ -68,7 +79,7 @@ export function upload(blob, fileName) {
  */
 export async function enqueue(writes, apply, also = []) {
   const createdAt = new Date().toISOString();
-  const added = writes.map((write) => ({ ...write, createdAt, state: "waiting" }));
+  const added = writes.map((write) => ({ ...write, createdAt, state: "waiting", userId: person }));
   await transact([QUEUE, ...also], "readwrite", (stores) => {
     for (const entry of added) result(stores[QUEUE].add(entry)).then((seq) => { entry.seq = seq; });
     apply?.(stores);

@@ -2,16 +2,18 @@
 // write whose answer was lost and is sent again runs once. It drains when the network comes back (the
 // `online` event), when something is queued, after a write that went through, and on a retry timer that
 // backs off (2 s doubling to a minute) while the server cannot be reached. A refusal stops the entry (queue.js
-// stop) and the queue waits for the person; a 401 stops everything until they sign in again. One page drains
+// stop) and the queue waits for the person; a 401 stops everything until they sign in again, and so does a
+// write made by another person than the one signed in now (it waits for them). One page drains
 // at a time (a Web Lock), so two tabs never send the same entry at once.
 import { signal } from "../../lib.js";
 import { ApiError, mutate, upload } from "../../api.js";
 import { read, keep, LAST_SYNC } from "./store.js";
-import { entries, load, answersFor, resolve, done, stop } from "./queue.js";
+import { entries, load, answersFor, resolve, done, stop, currentPerson } from "./queue.js";
 
-/** {lastSync: ISO | null, sending, online, signedOut, retryAt: ms | null} */
+/** {lastSync: ISO | null, sending, online, signedOut, heldForOther, retryAt: ms | null}; `heldForOther`: the
+ * next write was made by someone else than the person signed in now, and waits for them. */
 export const sync = signal({ lastSync: null, sending: false, online: navigator.onLine, signedOut: false,
-  retryAt: null });
+  heldForOther: false, retryAt: null });
 
 const FIRST_RETRY_MS = 2000;
 const LONGEST_RETRY_MS = 60_000;
@@ -67,10 +69,15 @@ async function drainHere() {
     for (;;) {
       const [head] = entries.value;
       if (!head) {
+        update({ heldForOther: false });
         if (sentAny) drainedListeners.forEach((listener) => listener());
         return;
       }
-      if (head.state === "stopped") return;
+      // Not known yet who is signed in (the page is starting): nothing is sent in anyone's name.
+      if (head.state === "stopped" || !currentPerson()) return;
+      const heldForOther = Boolean(head.userId && head.userId !== currentPerson());
+      update({ heldForOther });
+      if (heldForOther) return;
       let answer;
       try {
         answer = await send(head);
@@ -128,14 +135,13 @@ export function drain() {
   return running;
 }
 
-/** Follow the network and start sending; answers a stop function. */
+/** Follow the network (the page drains once it knows who is signed in); answers a stop function. */
 export async function startSync() {
   update({ lastSync: (await read(LAST_SYNC)) ?? null });
   const online = () => { update({ online: true }); failures = 0; drain(); };
   const offline = () => update({ online: false });
   window.addEventListener("online", online);
   window.addEventListener("offline", offline);
-  drain();
   return () => {
     window.removeEventListener("online", online);
     window.removeEventListener("offline", offline);
