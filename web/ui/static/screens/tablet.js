@@ -7,7 +7,7 @@ import { html, render, useEffect, useRef, useState } from "../lib.js";
 import { catalogue } from "../i18n.js";
 import strings from "./tablet.strings.js";
 import { read, keep } from "./tablet/store.js";
-import { load as loadQueue, entries, setPerson } from "./tablet/queue.js";
+import { load as loadQueue, entries, setPerson, currentPerson } from "./tablet/queue.js";
 import { sync, startSync, onSent, onDrained, heard, drain } from "./tablet/sync.js";
 import { readMe, chosenBoard, chooseBoard, keptBoard, readBoard } from "./tablet/data.js";
 import { Checklists, readDrafts, draftKey } from "./tablet/checklists.js";
@@ -130,7 +130,7 @@ function Tablet() {
     const stops = [
       onSent(async (entry, answer) => {
         const record = await learnKept(entry, answer);
-        if (record) {
+        if (record && entry.userId === currentPerson()) {
           audits.current = { ...audits.current, [entry.audit]: record };
           redraw();
         }

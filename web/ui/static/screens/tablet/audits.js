@@ -1,16 +1,17 @@
 // 5S audits: start one, score each item with big buttons, attach a photo from the camera, complete it. The
 // audit in hand is a record per audit checklist in IndexedDB (`audit:<checklistId>`: the session's id, or a
 // reference to the queued audits.startAudit's answer while it waits; the scores as the person set them), written
-// in the same transaction as the queued write it goes with. A photo is queued as an upload followed by the
+// in the same transaction as the queued write it goes with, one per person. A photo is queued as an upload followed by the
 // score that refers to the upload's address, so it is sent first. Each queued entry names its audit
 // checklist (`audit`), so the record is replaced by the server's session only once nothing of it waits.
 import { html, useEffect, useMemo } from "../../lib.js";
 import { number } from "../../format.js";
 import { read, keep, transact, KEPT } from "./store.js";
-import { call, upload, ref, enqueue, entries } from "./queue.js";
+import { call, upload, ref, enqueue, currentPerson } from "./queue.js";
 import { drain } from "./sync.js";
 
-export const auditKey = (checklistId) => `audit:${checklistId}`;
+/** The kept record of the audit in hand: one per person and audit checklist (tablets are shared between shifts). */
+export const auditKey = (checklistId, person = currentPerson()) => `audit:${person}:${checklistId}`;
 
 function fromSession(session) {
   return { sessionId: session.id, sessionRef: null, completed: false,
@@ -23,7 +24,7 @@ function fromSession(session) {
 export async function readAudits(audits, sessions, queue) {
   const records = {};
   for (const checklist of audits) {
-    const busy = queue.some((entry) => entry.audit === checklist.id);
+    const busy = queue.some((entry) => entry.audit === checklist.id && entry.userId === currentPerson());
     const session = sessions.find((one) => one.checklistId === checklist.id);
     const record = busy ? await read(auditKey(checklist.id)) : (session ? fromSession(session) : null);
     if (!busy) await keep(auditKey(checklist.id), record);
@@ -169,10 +170,10 @@ export async function learnKept(entry, answer) {
   if (!entry.audit) return undefined;
   let next;
   await transact([KEPT], "readwrite", (stores) => {
-    const request = stores[KEPT].get(auditKey(entry.audit));
+    const request = stores[KEPT].get(auditKey(entry.audit, entry.userId));
     request.onsuccess = () => {
       next = learn(request.result, entry, answer);
-      if (next) stores[KEPT].put(next, auditKey(entry.audit));
+      if (next) stores[KEPT].put(next, auditKey(entry.audit, entry.userId));
     };
   });
   return next;

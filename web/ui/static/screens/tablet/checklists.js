@@ -4,10 +4,11 @@
 // completion waits in the queue.
 import { html, useState } from "../../lib.js";
 import { read, KEPT } from "./store.js";
-import { call, enqueue, entries } from "./queue.js";
+import { call, enqueue, entries, currentPerson } from "./queue.js";
 import { drain } from "./sync.js";
 
-export const draftKey = (checklist) => `draft:${checklist.id}:${checklist.periodStart}`;
+/** The kept draft of a checklist: one per person, checklist and period. */
+export const draftKey = (checklist) => `draft:${currentPerson()}:${checklist.id}:${checklist.periodStart}`;
 
 /** The drafts of `checklists`, by checklist id. */
 export async function readDrafts(checklists) {

@@ -24,10 +24,13 @@ export const currentPerson = () => person;
 
 /** The queue, oldest first: read from IndexedDB by load(), then kept in step by each change made here. */
 export const entries = signal(/** @type {any[]} */ ([]));
+/** Whether the queue was read yet (until then the screen cannot say what waits). */
+export const loaded = signal(false);
 
 /** Read the queue into `entries` (at start, and before each drain: another tab may have queued writes). */
 export async function load() {
   entries.value = await all(QUEUE);
+  loaded.value = true;
   return entries.value;
 }
 

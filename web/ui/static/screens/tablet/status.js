@@ -2,7 +2,7 @@
 // heard from the server. It stays on screen at all times (sticky), so the person always knows what is sent.
 import { html } from "../../lib.js";
 import { time, dateTime } from "../../format.js";
-import { entries } from "./queue.js";
+import { entries, loaded } from "./queue.js";
 import { sync, drain } from "./sync.js";
 
 export function StatusBar({ t, boardName, readAt, offlineReady, onChangeBoard }) {
@@ -19,7 +19,8 @@ export function StatusBar({ t, boardName, readAt, offlineReady, onChangeBoard })
         ${online ? t("online") : t("offline")}</span>
       ${offlineReady && html`<span class="tablet-pill tablet-pill--ready">${t("offlineReady")}</span>`}
       <span class="tablet-bar__queue" data-waiting=${waiting}>
-        ${sending && waiting > 0 ? t("sending") : waiting > 0 ? t("waiting", { count: waiting }) : t("allSent")}</span>
+        ${!loaded.value ? t("loading") : sending && waiting > 0 ? t("sending")
+          : waiting > 0 ? t("waiting", { count: waiting }) : t("allSent")}</span>
       <span class="tablet-bar__last">${lastSync ? t("lastSync", { time: time(lastSync) }) : t("neverSynced")}</span>
       ${!online && readAt && html`<span class="tablet-bar__kept">${t("keptAt", { time: dateTime(readAt) })}</span>`}
       ${waiting > 0 && online && html`<button type="button" class="button button--secondary"
