@@ -1,9 +1,9 @@
 // The shop-floor tablet's service worker (registered by screens/tablet.js with scope /tablet, served at
-// /tablet-sw.js by web/ui/app_page.py). It keeps the app shell, the /tablet page and the /ui/ files it
-// loads, so the tablet opens with no network. The page puts its files in the cache on every load
-// (screens/tablet.js keepShell: on the first visit it loaded them before this worker existed). Network first: online, the tablet always gets the current
-// release (and the cache is refreshed); with no answer within a few seconds or no network, the kept copy.
-// API calls are not touched: the tablet keeps its data and its write queue in IndexedDB itself.
+// /tablet-sw.js by web/ui/app_page.py). It answers the /tablet page and the /ui/ files it loads, so the tablet
+// opens with no network. Network first: online, the tablet gets the current release and the cache is refreshed;
+// with no answer within a few seconds, or no network, the kept copy. The page itself puts its files in the cache
+// on every load (screens/tablet.js keepShell: on the first visit it loaded them before this worker existed).
+// API calls pass through untouched: the tablet keeps its data and its write queue in IndexedDB itself.
 const CACHE = "obeya-tablet-shell-v1";
 const NETWORK_WAIT_MS = 4000;
 const worker = /** @type {any} */ (self);

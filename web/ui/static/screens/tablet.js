@@ -197,7 +197,8 @@ function Work({ data, tab, onTab, drafts, audits, onDraft, onAudit }) {
         onClick=${() => onTab(name)}>${t(`${name}Tab`, { count: counts[name] })}</button>`)}
     </nav>
     <section class="tablet-section" aria-label=${t(`${tab}Tab`, { count: counts[tab] })}>
-      ${tab === "checklists" && html`<${Checklists} t=${t} checklists=${data.checklists} drafts=${drafts} onDraft=${onDraft} />`}
+      ${tab === "checklists" && html`<${Checklists} t=${t} checklists=${data.checklists} drafts=${drafts}
+        onDraft=${onDraft} />`}
       ${tab === "audits" && html`<${Audits} t=${t} boardId=${data.board.id} audits=${data.audits} records=${audits}
         onRecord=${onAudit} />`}
       ${tab === "kpis" && html`<${Kpis} t=${t} kpis=${data.kpis} />`}

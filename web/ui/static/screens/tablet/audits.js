@@ -1,8 +1,8 @@
 // 5S audits: start one, score each item with big buttons, attach a photo from the camera, complete it. The
 // audit in hand is a record per audit checklist in IndexedDB (`audit:<checklistId>`: the session's id, or a
 // reference to the queued audits.startAudit's answer while it waits; the scores as the person set them), written
-// in the same transaction as the queued write it goes with, one per person. A photo is queued as an upload followed by the
-// score that refers to the upload's address, so it is sent first. Each queued entry names its audit
+// in the same transaction as the queued write it goes with, one per person. A photo is queued as an upload
+// followed by the score that refers to the upload's address, so it is sent first. Each queued entry names its audit
 // checklist (`audit`), so the record is replaced by the server's session only once nothing of it waits.
 import { html, useEffect, useMemo } from "../../lib.js";
 import { number } from "../../format.js";
@@ -34,7 +34,7 @@ export async function readAudits(audits, sessions, queue) {
 }
 
 /** After a queued write went through: the record learns its session's id or its photo's address, so writes made
- * from now on need no reference to an answer (answers are forgotten once the queue is empty). */
+ * from now on need no reference to an answer (an answer is forgotten an hour after no queued write needs it). */
 export function learn(record, entry, answer) {
   if (!record) return record;
   if (entry.procedure === "audits.startAudit" && record.sessionRef?.$ref === entry.key) {
@@ -124,9 +124,11 @@ function Audit({ t, boardId, checklist, record, onRecord }) {
   const photo = (item, file) => {
     const current = now();
     const sent = upload(file, file.name || "photo.jpg");
-    const scored = { ...current.scores[item.id], photoUrl: ref(sent.key, "url"), photoName: file.name, photoBlob: file };
+    const scored = { ...current.scores[item.id], photoUrl: ref(sent.key, "url"), photoName: file.name,
+      photoBlob: file };
     const next = { ...current, scores: { ...current.scores, [item.id]: scored } };
-    const write = { ...call("audits.submitScore", { sessionId: sessionOf(current), scores: [scoreInput(item.id, scored)] }),
+    const write = { ...call("audits.submitScore", { sessionId: sessionOf(current),
+      scores: [scoreInput(item.id, scored)] }),
       about: { what: "score", name: item.question, value: scored.score } };
     return queueWith(checklist, [{ ...sent, about: { what: "photo", name: item.question } }, write], next, onRecord);
   };

@@ -8,13 +8,15 @@ import { call, enqueue, entries, currentPerson } from "./queue.js";
 import { drain } from "./sync.js";
 
 /** The kept draft of a checklist: one per person, checklist and period. */
+const EMPTY_DRAFT = { checked: {}, comments: {} };
+
 export const draftKey = (checklist) => `draft:${currentPerson()}:${checklist.id}:${checklist.periodStart}`;
 
 /** The drafts of `checklists`, by checklist id. */
 export async function readDrafts(checklists) {
   const drafts = {};
   for (const checklist of checklists) {
-    drafts[checklist.id] = (await read(draftKey(checklist))) ?? { checked: {}, comments: {} };
+    drafts[checklist.id] = (await read(draftKey(checklist))) ?? EMPTY_DRAFT;
   }
   return drafts;
 }
@@ -36,7 +38,8 @@ function Item({ t, item, draft, disabled, onChange }) {
       <label for=${id} class="tablet-check__label">${item.text}
         ${item.required && html` <span class="tablet-check__required">(${t("required")})</span>`}</label>
       ${!commenting && !disabled && html`<button type="button" class="button button--quiet tablet-check__comment"
-        aria-label=${t("commentOn", { item: item.text })} onClick=${() => setCommenting(true)}>${t("addComment")}</button>`}
+        aria-label=${t("commentOn", { item: item.text })} onClick=${() => setCommenting(true)}>
+        ${t("addComment")}</button>`}
     </div>
     ${commenting && html`<label class="tablet-field">
       <span class="tablet-field__label">${t("commentOn", { item: item.text })}</span>
@@ -71,7 +74,8 @@ function Checklist({ t, checklist, draft, onDraft }) {
   return html`<article class="tablet-card" aria-labelledby=${headingId}>
     <header class="tablet-card__head">
       <h3 id=${headingId} class="tablet-card__title">${checklist.name}</h3>
-      <span class="tablet-card__meta">${t(`frequency_${checklist.frequency}`)} · ${t("due", { hour: checklist.deadlineHour })}</span>
+      <span class="tablet-card__meta">
+        ${t(`frequency_${checklist.frequency}`)} · ${t("due", { hour: checklist.deadlineHour })}</span>
       ${completed && html`<span class="tablet-pill tablet-pill--done">
         ${checklist.isCompleted ? t("completedServer") : t("completedHere")}</span>`}
     </header>
@@ -89,5 +93,5 @@ function Checklist({ t, checklist, draft, onDraft }) {
 export function Checklists({ t, checklists, drafts, onDraft }) {
   if (checklists.length === 0) return html`<p class="tablet-empty">${t("noChecklists")}</p>`;
   return html`<div class="tablet-list">${checklists.map((checklist) => html`<${Checklist} key=${checklist.id} t=${t}
-    checklist=${checklist} draft=${drafts[checklist.id] ?? { checked: {}, comments: {} }} onDraft=${onDraft} />`)}</div>`;
+    checklist=${checklist} draft=${drafts[checklist.id] ?? EMPTY_DRAFT} onDraft=${onDraft} />`)}</div>`;
 }

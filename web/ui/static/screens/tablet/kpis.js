@@ -21,7 +21,8 @@ function Kpi({ t, kpi }) {
       return;
     }
     setError(null);
-    await enqueue([{ ...call("kpis.setValue", { kpiId: kpi.id, value }), about: { what: "kpi", name: kpi.name, value } }]);
+    await enqueue([{ ...call("kpis.setValue", { kpiId: kpi.id, value }),
+      about: { what: "kpi", name: kpi.name, value } }]);
     setText("");
     drain();
   };
@@ -31,13 +32,16 @@ function Kpi({ t, kpi }) {
       <h3 id=${`${id}-name`} class="tablet-card__title">${kpi.name}</h3>
       <span class="tablet-card__meta">${latest ? `${t("latest", { value: withUnit(latest.value, kpi.unit) })} · ${
         dateTime(latest.recordedAt ?? latest.createdAt)}` : t("noValue")}</span>
-      ${last && html`<span class="tablet-pill tablet-pill--done">${t("queuedValue", { value: withUnit(last.input.value, kpi.unit) })}</span>`}
+      ${last && html`<span class="tablet-pill tablet-pill--done">
+        ${t("queuedValue", { value: withUnit(last.input.value, kpi.unit) })}</span>`}
     </header>
     <div class="tablet-kpi__entry">
       <label class="tablet-field">
         <span class="tablet-field__label">${t("value", { name: kpi.name })}</span>
-        <input type="text" inputmode="decimal" class="tablet-field__input" value=${text} aria-invalid=${error ? "true" : undefined}
-          aria-describedby=${error ? `${id}-error` : undefined} onInput=${(event) => setText(event.currentTarget.value)} />
+        <input type="text" inputmode="decimal" class="tablet-field__input" value=${text}
+          aria-invalid=${error ? "true" : undefined}
+          aria-describedby=${error ? `${id}-error` : undefined}
+          onInput=${(event) => setText(event.currentTarget.value)} />
       </label>
       <button type="submit" class="button button--primary tablet-big">${t("record")}</button>
     </div>

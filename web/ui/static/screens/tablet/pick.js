@@ -11,7 +11,8 @@ export function PickBoard({ t, onPick, onCancel }) {
       return;
     }
     setState({ boards: null, failed: false });
-    boardsToPick().then((boards) => setState({ boards, failed: false }), () => setState({ boards: null, failed: true }));
+    boardsToPick().then((boards) => setState({ boards, failed: false }),
+      () => setState({ boards: null, failed: true }));
   };
   useEffect(load, []);
   const { boards, failed } = state;
@@ -25,7 +26,8 @@ export function PickBoard({ t, onPick, onCancel }) {
     ${!failed && !boards && html`<p class="loading" role="status">${t("loading")}</p>`}
     ${boards && boards.length === 0 && html`<p>${t("noBoards")}</p>`}
     ${boards && boards.length > 0 && html`<ul class="tablet-forms">${boards.map((board) => html`<li key=${board.id}>
-      <button type="button" class="button button--secondary tablet-big tablet-pick__board" onClick=${() => onPick(board.id)}>
+      <button type="button" class="button button--secondary tablet-big tablet-pick__board"
+        onClick=${() => onPick(board.id)}>
         <span>${board.name}</span><span class="tablet-card__meta">${board.where}</span></button>
     </li>`)}</ul>`}
   </section>`;

@@ -27,10 +27,26 @@ export const entries = signal(/** @type {any[]} */ ([]));
 /** Whether the queue was read yet (until then the screen cannot say what waits). */
 export const loaded = signal(false);
 
-/** Read the queue into `entries` (at start, and before each drain: another tab may have queued writes). */
+// How long the answer of a sent write is kept for later writes that refer to it: a tap made just after the
+// write it builds on went through still finds its answer (the screen learns it a moment later).
+const ANSWER_KEPT_MS = 60 * 60 * 1000;
+
+/** Read the queue into `entries` (at start, and before each drain: another tab may have queued writes), and
+ * forget the answers no queued write refers to any more once they are an hour old. */
 export async function load() {
   entries.value = await all(QUEUE);
   loaded.value = true;
+  const needed = new Set(entries.value.flatMap((entry) => [...refsIn(entry.input)]));
+  const before = Date.now() - ANSWER_KEPT_MS;
+  await transact([RESULTS], "readwrite", (stores) => {
+    const request = stores[RESULTS].openCursor();
+    request.onsuccess = () => {
+      const cursor = request.result;
+      if (!cursor) return;
+      if (!needed.has(cursor.key) && cursor.value.at < before) cursor.delete();
+      cursor.continue();
+    };
+  });
   return entries.value;
 }
 
@@ -96,19 +112,20 @@ export async function answersFor(entry) {
   const answers = new Map();
   if (keys.length === 0) return answers;
   await transact([RESULTS], "readonly", (stores) => {
-    for (const key of keys) result(stores[RESULTS].get(key)).then((answer) => answers.set(key, answer));
+    for (const key of keys) {
+      result(stores[RESULTS].get(key)).then((kept) => { if (kept) answers.set(key, kept.answer); });
+    }
   });
   return answers;
 }
 
-/** `entry` was applied at `at` (ISO): drop it, keep its answer while later entries may refer to it (none once
- * the queue is empty) and note the time of the last sync, all in one transaction. */
+/** `entry` was applied at `at` (ISO): drop it, keep its answer for later entries that refer to it and note the
+ * time of the last sync, all in one transaction. */
 export async function done(entry, answer, at) {
   await transact([QUEUE, RESULTS, KEPT], "readwrite", (stores) => {
     stores[QUEUE].delete(entry.seq);
-    stores[RESULTS].put(answer ?? null, entry.key);
+    stores[RESULTS].put({ answer: answer ?? null, at: Date.parse(at) }, entry.key);
     stores[KEPT].put(at, LAST_SYNC);
-    result(stores[QUEUE].count()).then((left) => { if (left === 0) stores[RESULTS].clear(); });
   });
   entries.value = entries.value.filter((other) => other.seq !== entry.seq);
 }
