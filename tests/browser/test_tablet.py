@@ -275,14 +275,18 @@ async def test_writes_wait_for_the_person_who_made_them_when_another_signs_in(br
     await page.get_by_role("button", name="Record").click()
     await expect(_sync(page)).to_contain_text("1 write waiting to send")
 
-    # The next shift signs in on the same tablet: the owner's value is not sent in their name.
-    _, member = await org.add_user("member", name="Max Member")
+    # The next shift signs in on the same tablet: the owner's value is not sent in their name, also when the
+    # tablet opens offline (as the owner it kept) and the network comes back afterwards.
     context = page.context
+    for open_tab in list(context.pages):
+        await open_tab.close()
+    _, member = await org.add_user("member", name="Max Member")
     assert member.session
     await context.add_cookies([{"name": SESSION_COOKIE, "value": member.session, "domain": org.host, "path": "/",
                                 "httpOnly": True, "sameSite": "Lax"}])
-    await set_offline(page, False)
     page = await _reopen(context, client, org)
+    await expect(_sync(page)).to_contain_text("1 write waiting to send")
+    await set_offline(page, False)
     await expect(page.get_by_role("alert")).to_contain_text("made by another person")
     await expect(_sync(page)).to_contain_text("1 write waiting to send")
     kpi = (await org.owner.query("kpis.get", {"id": line["kpi"]["id"]})).data

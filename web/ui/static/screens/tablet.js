@@ -7,7 +7,7 @@ import { html, render, useEffect, useRef, useState } from "../lib.js";
 import { catalogue } from "../i18n.js";
 import strings from "./tablet.strings.js";
 import { read, keep } from "./tablet/store.js";
-import { load as loadQueue, entries, setPerson, currentPerson } from "./tablet/queue.js";
+import { load as loadQueue, entries, setPerson, currentPerson, personConfirmed } from "./tablet/queue.js";
 import { sync, startSync, onSent, onDrained, heard, drain } from "./tablet/sync.js";
 import { readMe, chosenBoard, chooseBoard, keptBoard, readBoard } from "./tablet/data.js";
 import { Checklists, readDrafts, draftKey } from "./tablet/checklists.js";
@@ -66,9 +66,15 @@ function Tablet() {
 
   /** Read the board again when the network allows; the kept data stays on screen otherwise. */
   async function refresh() {
-    const { me, boardId } = current.current;
+    let { me, boardId } = current.current;
     if (!navigator.onLine || !me || !boardId) return;
     try {
+      // Started offline: learn who is signed in now before anything is sent or read for them.
+      if (!personConfirmed()) {
+        me = await readMe();
+        setPerson(me.id, true);
+        current.current = { ...current.current, me };
+      }
       const data = await readBoard(boardId, me);
       await heard();
       await show(boardId, me, data);
@@ -97,9 +103,11 @@ function Tablet() {
     current.current = { me, boardId, shown: false };
     const kept = me && boardId ? await keptBoard(boardId) : undefined;
     if (kept) await show(boardId, me, kept);
+    let fresh = false;
     if (navigator.onLine) {
       try {
         me = await readMe();
+        fresh = true;
         await heard();
       } catch (error) {
         if (error.status === 401) {
@@ -111,8 +119,8 @@ function Tablet() {
     }
     current.current = { ...current.current, me, boardId };
     if (me) {
-      setPerson(me.id);
-      drain();
+      setPerson(me.id, fresh);
+      if (fresh) drain();
     }
     if (!me) setState({ phase: "neverOnline", me: null, boardId, data: null });
     else if (!boardId) setState({ phase: "pick", me, boardId: null, data: null });

@@ -3,7 +3,7 @@
 // checklists.complete with all responses. A checklist shows as completed when the server says so or when its
 // completion waits in the queue.
 import { html, useState } from "../../lib.js";
-import { read, KEPT } from "./store.js";
+import { read, forget, KEPT } from "./store.js";
 import { call, enqueue, entries, currentPerson } from "./queue.js";
 import { drain } from "./sync.js";
 
@@ -12,12 +12,14 @@ const EMPTY_DRAFT = { checked: {}, comments: {} };
 
 export const draftKey = (checklist) => `draft:${currentPerson()}:${checklist.id}:${checklist.periodStart}`;
 
-/** The drafts of `checklists`, by checklist id. */
+/** The person's drafts of `checklists` (their current periods), by checklist id; drafts of periods gone by are
+ * dropped. */
 export async function readDrafts(checklists) {
   const drafts = {};
   for (const checklist of checklists) {
     drafts[checklist.id] = (await read(draftKey(checklist))) ?? EMPTY_DRAFT;
   }
+  await forget(`draft:${currentPerson()}:`, new Set(checklists.map(draftKey)));
   return drafts;
 }
 

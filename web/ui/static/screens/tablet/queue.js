@@ -12,15 +12,20 @@ import { newKey } from "../../api.js";
 import { transact, result, all, QUEUE, RESULTS, KEPT, LAST_SYNC } from "./store.js";
 
 // Who is signed in: each entry records who made it, and is sent only with that person's session (a tablet at
-// the line is shared between shifts).
+// the line is shared between shifts). Offline, the tablet takes the person it kept; it sends nothing until the
+// server has confirmed who is signed in (auth.me), as the session may have changed since.
 let person = null;
+let confirmed = false;
 
-/** The person whose writes are queued from now on (auth.me's id). */
-export function setPerson(id) {
+/** The person whose writes are queued from now on (auth.me's id), `sure` once the server said so. */
+export function setPerson(id, sure = false) {
+  if (id !== person) confirmed = false;
   person = id;
+  if (sure) confirmed = true;
 }
 
 export const currentPerson = () => person;
+export const personConfirmed = () => confirmed;
 
 /** The queue, oldest first: read from IndexedDB by load(), then kept in step by each change made here. */
 export const entries = signal(/** @type {any[]} */ ([]));

@@ -80,6 +80,19 @@ export function keep(key, value) {
   return transact([KEPT], "readwrite", (stores) => { stores[KEPT].put(value, key); });
 }
 
+/** Drop the `kept` records whose key starts with `prefix`, except those in `still`. */
+export function forget(prefix, still) {
+  return transact([KEPT], "readwrite", (stores) => {
+    const request = stores[KEPT].openKeyCursor(IDBKeyRange.bound(prefix, `${prefix}\uffff`));
+    request.onsuccess = () => {
+      const cursor = request.result;
+      if (!cursor) return;
+      if (!still.has(cursor.key)) stores[KEPT].delete(cursor.primaryKey);
+      cursor.continue();
+    };
+  });
+}
+
 /** Every record of `store`, in key order. */
 export async function all(store) {
   const db = await database();

@@ -8,7 +8,7 @@
 import { signal } from "../../lib.js";
 import { ApiError, mutate, upload } from "../../api.js";
 import { read, keep, LAST_SYNC } from "./store.js";
-import { entries, load, answersFor, resolve, done, stop, currentPerson } from "./queue.js";
+import { entries, load, answersFor, resolve, done, stop, currentPerson, personConfirmed } from "./queue.js";
 
 /** {lastSync: ISO | null, sending, online, signedOut, heldForOther, retryAt: ms | null}; `heldForOther`: the
  * next write was made by someone else than the person signed in now, and waits for them. */
@@ -73,8 +73,8 @@ async function drainHere() {
         if (sentAny) drainedListeners.forEach((listener) => listener());
         return;
       }
-      // Not known yet who is signed in (the page is starting): nothing is sent in anyone's name.
-      if (head.state === "stopped" || !currentPerson()) return;
+      // Not known yet who is signed in (the page started offline): nothing is sent in anyone's name.
+      if (head.state === "stopped" || !currentPerson() || !personConfirmed()) return;
       const heldForOther = Boolean(head.userId && head.userId !== currentPerson());
       update({ heldForOther });
       if (heldForOther) return;
