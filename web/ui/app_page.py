@@ -73,7 +73,19 @@ async def static_file(request: web.Request) -> web.StreamResponse:
                         headers=headers)
 
 
+# The tablet's service worker is served from the root, not from /ui/: a worker controls at most the paths
+# under its own, and it must control /tablet. Never cached, so a new release's worker is found at once.
+TABLET_WORKER = "tablet-sw.js"
+
+
+async def tablet_worker(request: web.Request) -> web.Response:
+    body = (_STATIC_ROOT / TABLET_WORKER).read_bytes()
+    return web.Response(body=body, content_type="text/javascript", charset="utf-8",
+                        headers={"Cache-Control": "no-cache", **_SECURITY})
+
+
 def add_app_routes(app: web.Application) -> None:
     for path in APP_PATHS:
         app.router.add_get(path, app_page)
+    app.router.add_get("/" + TABLET_WORKER, tablet_worker)
     app.router.add_get(STATIC_PREFIX + "{path:.+}", static_file)

@@ -53,3 +53,12 @@ async def test_app_files_are_served_and_revalidated_by_etag(client: Any) -> None
 async def test_nothing_but_the_apps_own_files_is_served(client: Any, path: str) -> None:
     response, _ = await get(client, path, "localhost")
     assert response.status == 404
+
+
+async def test_the_tablets_service_worker_is_served_from_the_root_and_never_cached(org: Org) -> None:
+    # At the root, so that its scope may cover /tablet; no-cache, so a new release's worker is found at once.
+    response, body = await get(org.owner.client, "/tablet-sw.js", f"{org.slug}.localhost")
+    assert response.status == 200 and response.content_type == "text/javascript"
+    assert response.headers["Cache-Control"] == "no-cache"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert b'addEventListener("fetch"' in body

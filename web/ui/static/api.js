@@ -195,10 +195,11 @@ export async function rest(method, path, body = null) {
  * Upload a file (multipart) for an item's file column or a comment; answers the file's record ({id, ...}).
  * @param {File} file
  * @param {Record<string, string>} [fields] other multipart fields the route takes
+ * @param {{idempotencyKey?: string}} [options]
  * @returns {Promise<any>}
  */
-export async function upload(file, fields = {}) {
-  const key = newKey();
+export async function upload(file, fields = {}, options = {}) {
+  const key = options.idempotencyKey ?? newKey();
   const reply = await send(() => {
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.append(name, value);

@@ -36,6 +36,14 @@ export function time(instant) {
   return timeFormat.format(instant instanceof Date ? instant : new Date(instant));
 }
 
+/** "2,5" or "2.5" as typed into a value field, as a number; null when it is not one. */
+export function parseNumber(text) {
+  const cleaned = text.trim().replace(/\s/g, "");
+  const normal = cleaned.includes(".") ? cleaned.replace(/,/g, "") : cleaned.replace(",", ".");
+  if (!/^[-+]?\d*\.?\d+$/.test(normal)) return null;
+  return Number(normal);
+}
+
 export function number(value) {
   return value === null || value === undefined || value === "" ? "" : numberFormat.format(Number(value));
 }

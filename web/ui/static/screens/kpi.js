@@ -6,6 +6,7 @@ import { queryAll, mutate } from "../api.js";
 import { follow } from "../live.js";
 import { role } from "../session.js";
 import { boardPath } from "../links.js";
+import { parseNumber } from "../format.js";
 import { catalogue } from "../i18n.js";
 import { Page, Loading, LoadError } from "../components/page.js";
 import { Field, ErrorSummary, Submit, useForm } from "../components/forms.js";
@@ -59,14 +60,6 @@ function applied(data, name, event) {
     case "kpi.deleted": return { ...data, deleted: true };
     default: return data;
   }
-}
-
-/** "2,5" or "2.5" as a number, or null. */
-function parseNumber(text) {
-  const cleaned = text.trim().replace(/\s/g, "");
-  const normal = cleaned.includes(".") ? cleaned.replace(/,/g, "") : cleaned.replace(",", ".");
-  if (!/^[-+]?\d*\.?\d+$/.test(normal)) return null;
-  return Number(normal);
 }
 
 function ValueForm({ kpi, onRecorded }) {
