@@ -460,4 +460,9 @@ async def test_a_link_without_its_secret_says_so_and_sends_nothing(browser: Brow
     await page.goto(display["url"].split("#", 1)[0])
     await expect(page.get_by_role("heading", level=1)).to_have_text(re.compile(
         r"^This display link is incomplete: the part after # is missing\."))
+    # A fragment cut in the middle of a percent escape is no secret either: the same words, not a blank page.
+    await page.goto(display["url"].split("#", 1)[0] + "#svc_dsp_%E0%A4%A")
+    await page.reload()
+    await expect(page.get_by_role("heading", level=1)).to_have_text(re.compile(
+        r"^This display link is incomplete: the part after # is missing\."))
     assert calls == []

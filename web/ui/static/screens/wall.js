@@ -149,9 +149,18 @@ function stylesheet(href) {
   document.head.append(link);
 }
 
+/** The secret in the URL's fragment; "" when there is none or it is not a link's (a copy cut mid-escape). */
+function fragmentSecret() {
+  try {
+    return decodeURIComponent(window.location.hash.slice(1));
+  } catch {
+    return "";
+  }
+}
+
 /** Draw the wall screen of display `id` into `root`, the whole page. */
 export function start(root, { id }) {
-  const secret = decodeURIComponent(window.location.hash.slice(1));
+  const secret = fragmentSecret();
   stylesheet("/ui/vendor/uplot.css");
   stylesheet("/ui/screens/wall.css");
   document.body.classList.add("wall-page");
