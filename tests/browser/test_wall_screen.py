@@ -466,3 +466,20 @@ async def test_a_link_without_its_secret_says_so_and_sends_nothing(browser: Brow
     await expect(page.get_by_role("heading", level=1)).to_have_text(re.compile(
         r"^This display link is incomplete: the part after # is missing\."))
     assert calls == []
+
+
+async def test_a_board_with_more_kpis_than_one_batch_holds_loads_every_trend(browser: Browser, client: Any) -> None:
+    """The trends are read in batched requests, and the server takes at most 50 calls in one: a board of 51 KPIs
+    needs two."""
+    org = await make_org(client)
+    board = await _tier_board(org, kpis=False)
+    for number in range(51):
+        kpi = await _ok(await org.owner.mutate("kpis.define", {
+            "boardId": board.id, "name": f"Station {number:02d} uptime", "category": "delivery",
+            "direction": "higher_is_better", "frequency": "daily", "unit": "%", "thresholds": _PERCENT}))
+        await _ok(await org.owner.mutate("kpis.setValue", {"kpiId": kpi["id"], "value": 96}))
+    display = await _display(org, board.id)
+    page = await _open_wall(browser, client, display["url"])
+    trends = page.get_by_role("list", name="KPI trends").get_by_role("img")
+    await expect(trends).to_have_count(51)
+    await expect(trends.last).to_have_accessible_name("Station 50 uptime: the last 1 values against the target")

@@ -12,6 +12,8 @@ import { createStore } from "../board/store.js";
 export const HISTORY = 30;
 // At most this many active alerts are read and kept (the newest): a wall shows a handful and counts the rest.
 const ALERTS = 50;
+// The most calls one batched request may hold (the server refuses a larger batch whole: web/rpc.py MAX_BATCH).
+const BATCH = 50;
 const OPEN = new Set(["open", "in_progress"]);
 
 const byTime = (a, b) => (a.recordedAt < b.recordedAt ? -1 : a.recordedAt > b.recordedAt ? 1 : 0);
@@ -22,6 +24,14 @@ function withEntry(map, key, value) {
   if (value === undefined) next.delete(key);
   else next.set(key, value);
   return next;
+}
+
+/** Each KPI's last HISTORY values, in as many batched requests as the KPIs need. */
+async function readHistories(kpis) {
+  const calls = kpis.map((kpi) => ["kpis.getHistory", { kpiId: kpi.id, limit: HISTORY }]);
+  const batches = [];
+  for (let start = 0; start < calls.length; start += BATCH) batches.push(queryAll(calls.slice(start, start + BATCH)));
+  return (await Promise.all(batches)).flat();
 }
 
 export function createWallStore(boardId) {
@@ -49,8 +59,7 @@ export function createWallStore(boardId) {
       queryPages("actions.list", { boardId, status: "in_progress" }, "actions"),
       kpiList.nextCursor ? queryPages("kpis.list", { boardId }, "kpis") : Promise.resolve(null)]);
     const allKpis = moreKpis ?? kpiList.kpis;
-    const read = allKpis.length ? await queryAll(allKpis.map((kpi) => ["kpis.getHistory", { kpiId: kpi.id,
-      limit: HISTORY }])) : [];
+    const read = await readHistories(allKpis);
     batch(() => {
       board.load(view, items);
       kpis.value = new Map(allKpis.map((kpi) => [kpi.id, kpi]));
