@@ -163,3 +163,18 @@ async def test_a_display_answers_no_form_in_its_creators_name(org: Org) -> None:
     assert uploaded.status == 401, uploaded.body
     assert await submissions(board, form["id"]) == []
     assert (await submit(org.owner, form["id"], {"title": "Written by the owner"})).status == 200
+
+
+async def test_the_activity_trail_names_the_display_beside_its_creator(org: Org, board: Board) -> None:
+    display = await create_display(board)
+    started = await display.api.mutate("meetings.start", {"boardId": board.id, "tier": 1})
+    assert started.status == 200, started.body
+    by_owner = await board.api.mutate("meetings.complete", {"id": started.data["id"]})
+    assert by_owner.status == 200, by_owner.body
+
+    trail = await org.owner.query("activity.listByEntity", {"entityType": "meeting", "entityId": started.data["id"]})
+    assert trail.status == 200, trail.body
+    entries = {entry["action"]: entry for entry in trail.data["entries"]}
+    assert entries["meeting.started"]["actor"]["id"] == org.owner_id
+    assert entries["meeting.started"]["metadata"]["displayId"] == display.id
+    assert "displayId" not in entries["meeting.completed"]["metadata"]  # the owner at their desk
