@@ -9,10 +9,12 @@ Axe on both, and the screenshots of the wall at 1080p and 4K and of the section.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -483,3 +485,37 @@ async def test_a_board_with_more_kpis_than_one_batch_holds_loads_every_trend(bro
     trends = page.get_by_role("list", name="KPI trends").get_by_role("img")
     await expect(trends).to_have_count(51)
     await expect(trends.last).to_have_accessible_name("Station 50 uptime: the last value against the target")
+
+
+async def test_a_read_of_the_items_does_not_undo_what_changed_while_it_was_on_its_way(
+        browser: Browser, client: Any) -> None:
+    """An item restored from the trash is not in its event: the wall reads the board's items again. An item
+    deleted while that read is on its way stays deleted when the read (which still has it) lands."""
+    org = await make_org(client)
+    board = await _tier_board(org, kpis=False)
+    items = (await org.owner.query("items.list", {"boardId": board.id})).data["items"]
+    ids = {item["name"]: item["id"] for item in items}
+    await _ok(await org.owner.mutate("items.delete", {"id": ids["Scrap bin full"]}))
+    display = await _display(org, board.id)
+    wall = await _open_wall(browser, client, display["url"])
+    await expect(_group(wall, "Problems")).to_have_text(["Press 3 guard trips"])
+
+    fetched, release = asyncio.Event(), asyncio.Event()
+
+    async def held(route: Any) -> None:
+        # The server's answer now (read as the owner, who sees what the display sees), with the item deleted below.
+        asked = json.loads(parse_qs(urlsplit(route.request.url).query)["input"][0])["json"]
+        reply = await org.owner.query("items.list", asked)
+        fetched.set()
+        await release.wait()
+        await route.fulfill(status=reply.status, content_type="application/json", body=json.dumps(reply.body))
+
+    await wall.route(re.compile(r"/api/trpc/items\.list"), held)
+    await _ok(await org.owner.mutate("items.restore", {"id": ids["Scrap bin full"]}))
+    await asyncio.wait_for(fetched.wait(), 10)
+    await _ok(await org.owner.mutate("items.delete", {"id": ids["Press 3 guard trips"]}))
+    await expect(_group(wall, "Problems")).to_have_count(0)  # applied live; the read is still held
+    release.set()
+
+    await expect(_group(wall, "Problems")).to_have_text(["Scrap bin full"])
+    assert [name.split(" ")[0] for name in await _server_items(org.owner, board, "Problems")] == ["Scrap"]

@@ -48,6 +48,11 @@ export function createWallStore(boardId) {
   const meetings = signal(new Map());
   /** The tier of the board's latest meeting (the one a new meeting most likely has), or 1. */
   const lastTier = signal(1);
+  // reloadItems: the read of the items on its way (a promise) or null, whether it was asked for again meanwhile,
+  // and the board's events applied since it began (null while none is on its way).
+  let reading = null;
+  let readAgain = false;
+  let missed = null;
 
   async function load() {
     const [view, kpiList, { alerts: active }, { meetings: recent }] = await queryAll([
@@ -149,7 +154,10 @@ export function createWallStore(boardId) {
     const data = payload?.data ?? {};
     let incomplete = false;
     batch(() => {
-      if (name.startsWith("item.") || name.startsWith("board.")) incomplete = board.apply(name, payload) !== "";
+      if (name.startsWith("item.") || name.startsWith("board.")) {
+        missed?.push([name, payload]);
+        incomplete = board.apply(name, payload) !== "";
+      }
       else if (name.startsWith("kpi.")) kpiChanged(name, data);
       else if (name.startsWith("action.")) actionChanged(name, data);
       else if (name.startsWith("meeting.")) meetingChanged(data.meeting);
@@ -157,9 +165,36 @@ export function createWallStore(boardId) {
     return incomplete;
   }
 
-  /** Read the board's items again (after an event that named an item the screen does not have). */
-  async function reloadItems() {
-    board.replaceItems(await queryPages("items.list", { boardId }, "items"));
+  /**
+   * Read the board's items again (after an event that named an item the screen does not have). The board's
+   * events applied while the read is on its way are applied again over it (the appliers are idempotent), or an
+   * item deleted or changed meanwhile would come back as the read found it; and asked again meanwhile, it reads
+   * once more when done instead of once per event (a burst of restores is one or two reads, not hundreds).
+   */
+  function reloadItems() {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      try {
+        do {
+          readAgain = false;
+          missed = [];
+          const list = await queryPages("items.list", { boardId }, "items");
+          const during = missed;
+          missed = null;
+          batch(() => {
+            board.replaceItems(list);
+            for (const [name, payload] of during) board.apply(name, payload);
+          });
+        } while (readAgain);
+      } finally {
+        reading = null;
+        missed = null;
+      }
+    })();
+    return reading;
   }
 
   return { board, kpis, histories, alerts, actions, meetings, lastTier, load, apply, reloadItems, meetingChanged };
