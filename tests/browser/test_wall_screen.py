@@ -519,3 +519,19 @@ async def test_a_read_of_the_items_does_not_undo_what_changed_while_it_was_on_it
 
     await expect(_group(wall, "Problems")).to_have_text(["Scrap bin full"])
     assert [name.split(" ")[0] for name in await _server_items(org.owner, board, "Problems")] == ["Scrap"]
+
+
+async def test_a_wall_whose_board_goes_away_stops_showing_it(browser: Browser, client: Any) -> None:
+    """Deleting the board takes its room from the wall's connection: the wall does not go on showing the board as
+    if it were followed."""
+    org = await make_org(client)
+    board = await _tier_board(org, kpis=False)
+    display = await _display(org, board.id)
+    wall = await _open_wall(browser, client, display["url"])
+    await expect(_group(wall, "Problems")).to_have_count(2)
+
+    await _ok(await org.owner.mutate("boards.delete", {"id": board.id}))
+
+    await expect(wall.get_by_text(re.compile(r"^This screen can no longer show its board"))).to_be_visible()
+    await expect(wall.get_by_text("Press 3 guard trips")).to_have_count(0)
+    await check_accessibility(wall, "wall-board-gone")

@@ -3,6 +3,7 @@ export default {
   title: "{board} · wall screen",
   loading: "Loading the board…",
   loadFailed: "The board could not be loaded. Trying again…",
+  lostBoard: "This screen can no longer show its board: it was deleted or moved out of reach. Trying again…",
   noSecret: "This display link is incomplete: the part after # is missing. Open the link exactly as it was shown when the display was created.",
   revoked: "This display link was revoked",
   revokedHint: "Ask an administrator for a new display link.",
