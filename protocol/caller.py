@@ -62,6 +62,12 @@ class Caller:
         return None if self.idempotency is None else f"{self.idempotency}/{what}"
 
     @property
+    def is_member(self) -> bool:
+        """A member of the organization calling as themself. A display link carries its creator's role but acts
+        for its board only (docs/displays.md): it never answers a form or uploads to one in the creator's name."""
+        return self.role is not None and self.credential is not CredentialKind.DISPLAY
+
+    @property
     def org_id(self) -> str:
         """The organization id; only valid for ORG-scoped procedures, which the edge guarantees."""
         assert self.organization is not None

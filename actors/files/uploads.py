@@ -57,7 +57,7 @@ async def store_file(node: Node, caller: Caller, *, name: str | None, data: byte
         row = await repo.insert_file(uow.conn, id=file_id, org_id=org.id, name=clean_name(name),
                                      content_type=sniff(data), size=len(data),
                                      sha256=hashlib.sha256(data).hexdigest(),
-                                     uploaded_by=caller.user_id if caller.role is not None else None,
+                                     uploaded_by=caller.user_id if caller.is_member else None,
                                      form_id=form_id, now=uow.now)
         if form_id is not None and token:
             await recipient_stage(uow.conn, org.id, form_id, token, "started", uow.now)
@@ -94,7 +94,7 @@ async def form_for_upload(node: Node, caller: Caller, form_ref: str, form_sessio
     if not any(component.type == "file" for component in schema.components):
         raise BadRequest("this form takes no files")
     settings = msgspec.convert(form["settings"], FormSettings)
-    if settings.requireAuth and caller.role is None and (
+    if settings.requireAuth and not caller.is_member and (
             form_session is None
             or await session_email(node.pool, org.id, form["id"], form_session, node.clock.now()) is None):
         raise Unauthorized("this form needs a signed-in member or a verified e-mail session")

@@ -89,7 +89,7 @@ def _reply(form: Mapping[str, Any], submission_id: str) -> dict[str, Any]:
 
 async def _respondent(node: Node, caller: Caller, form: Mapping[str, Any], session_token: str | None,
                       settings: FormSettings) -> Respondent:
-    if caller.user_id is not None and caller.role is not None:
+    if caller.user_id is not None and caller.is_member:
         return Respondent(f"user:{caller.user_id}", caller.user_id, caller.user_email)
     if session_token is not None:
         email = await session_email(node.pool, form["organization_id"], form["id"], session_token, node.clock.now())

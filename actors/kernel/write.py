@@ -22,7 +22,7 @@ import asyncpg
 from actors.kernel.events import event_payload, notification_view, user_stream
 from actors.runtime.bus import EventBus
 from actors.runtime.db_errors import database_error
-from protocol.caller import Caller
+from protocol.caller import Caller, CredentialKind
 from protocol.errors import ApiError
 from storage import activity as activity_log
 from storage import events as event_log
@@ -110,6 +110,10 @@ class UnitOfWork:
                        metadata: dict[str, Any] | None = None, *, org_id: str | None = None) -> str:
         """An activity entry by the caller (none: a scheduler), in this transaction; its id."""
         actor_id = self.caller.user_id if self.caller is not None else None
+        if self.caller is not None and self.caller.credential is CredentialKind.DISPLAY:
+            # A display acts as its creator; the trail also names the wall screen, or the entry would say the
+            # person did at their desk what the screen did (docs/displays.md).
+            metadata = {**(metadata or {}), "displayId": self.caller.credential_id}
         return await activity_log.record(self.conn, org_id or self.org_id, actor_id, entity_type, entity_id,
                                          action, metadata)
 

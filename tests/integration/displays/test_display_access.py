@@ -9,6 +9,8 @@ from typing import Any
 from tests.harness import Org, make_org
 from tests.integration.boards.conftest import Board, make_board
 from tests.integration.displays.conftest import Display, create_display
+from tests.integration.files.conftest import PNG, upload
+from tests.integration.forms.conftest import form_board, published_form, submissions, submit
 from tests.integration.kpis.conftest import define, set_value
 
 
@@ -146,3 +148,33 @@ async def test_a_display_reads_itself_and_stops_when_its_creator_leaves(org: Org
     assert (await display.api.query("boards.get", {"id": board.id})).status == 401
     after = await org.owner.query("displays.get", {"id": display.id})
     assert after.data["revokedAt"] is not None
+
+
+async def test_a_display_answers_no_form_in_its_creators_name(org: Org) -> None:
+    """The public form paths take a member's credential as the respondent; a display's is not a member's, so a
+    form that requires a sign-in refuses it (submitting and uploading) as it refuses an anonymous visitor."""
+    board = await form_board(org)
+    form = await published_form(board, settings={"requireAuth": True})
+    display = await create_display(board)
+
+    submitted = await submit(display.api, form["id"], {"title": "Written by the wall"})
+    assert submitted.status == 401, submitted.body
+    uploaded = await upload(display.api, PNG, path=f"/api/forms/{form['id']}/files")
+    assert uploaded.status == 401, uploaded.body
+    assert await submissions(board, form["id"]) == []
+    assert (await submit(org.owner, form["id"], {"title": "Written by the owner"})).status == 200
+
+
+async def test_the_activity_trail_names_the_display_beside_its_creator(org: Org, board: Board) -> None:
+    display = await create_display(board)
+    started = await display.api.mutate("meetings.start", {"boardId": board.id, "tier": 1})
+    assert started.status == 200, started.body
+    by_owner = await board.api.mutate("meetings.complete", {"id": started.data["id"]})
+    assert by_owner.status == 200, by_owner.body
+
+    trail = await org.owner.query("activity.listByEntity", {"entityType": "meeting", "entityId": started.data["id"]})
+    assert trail.status == 200, trail.body
+    entries = {entry["action"]: entry for entry in trail.data["entries"]}
+    assert entries["meeting.started"]["actor"]["id"] == org.owner_id
+    assert entries["meeting.started"]["metadata"]["displayId"] == display.id
+    assert "displayId" not in entries["meeting.completed"]["metadata"]  # the owner at their desk

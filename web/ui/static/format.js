@@ -60,3 +60,12 @@ export function ago(iso, now = Date.now()) {
   }
   return relative.format(Math.round(value), "year");
 }
+
+/** A duration in milliseconds as a running clock: "4:05", or "1:04:05" from an hour on (a timer's face). */
+export function duration(ms) {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  const pad = (value) => String(value).padStart(2, "0");
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor(seconds / 60) % 60;
+  return hours ? `${hours}:${pad(minutes)}:${pad(seconds % 60)}` : `${minutes}:${pad(seconds % 60)}`;
+}

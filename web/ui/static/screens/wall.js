@@ -100,6 +100,7 @@ function Wall({ id }) {
   const [target, setTarget] = useState(null); // {boardId, store}
   const [failed, setFailed] = useState(false);
   const [attempt, setAttempt] = useState(0);
+  const [lost, setLost] = useState(false); // the server took the board's room away
   // Which board: asked until answered (a wall switched on before the server is up keeps trying).
   useEffect(() => {
     let timer = null;
@@ -124,6 +125,7 @@ function Wall({ id }) {
     const following = follow(`board:${boardId}`, onEvent, async () => {
       await store.load();
       setFailed(false);
+      setLost(false);
     });
     // A first load that failed (the server busy, a board read refused for a moment) is tried again, as a wall
     // has nobody to press "Try again"; a revoked link darkens the page instead (a 401 reaches onSignedOut).
@@ -131,10 +133,18 @@ function Wall({ id }) {
       setFailed(true);
       timer = setTimeout(() => setAttempt((n) => n + 1), RETRY_MS);
     });
-    return () => { clearTimeout(timer); following.stop(); };
+    // The server took the board's room away (the board deleted, or out of its creator's sight now): what is on
+    // screen would no longer change, so it goes, and the room is asked for again until it is given back.
+    const unlisten = listen("access.revoked", (payload) => {
+      if (payload?.room !== `board:${boardId}`) return;
+      setLost(true);
+      clearTimeout(timer);
+      timer = setTimeout(() => setAttempt((n) => n + 1), RETRY_MS);
+    });
+    return () => { unlisten(); clearTimeout(timer); following.stop(); };
   }, [target, attempt]);
-  if (!target) return html`<main class="wall wall--waiting"><p class="wall-waiting">${failed ? t("loadFailed")
-    : t("loading")}</p></main>`;
+  if (!target || lost) return html`<main class="wall wall--waiting"><p class="wall-waiting">${lost ? t("lostBoard")
+    : failed ? t("loadFailed") : t("loading")}</p></main>`;
   return html`<${Board} store=${target.store} boardId=${target.boardId} failed=${failed} />`;
 }
 
@@ -149,9 +159,18 @@ function stylesheet(href) {
   document.head.append(link);
 }
 
+/** The secret in the URL's fragment; "" when there is none or it is not a link's (a copy cut mid-escape). */
+function fragmentSecret() {
+  try {
+    return decodeURIComponent(window.location.hash.slice(1));
+  } catch {
+    return "";
+  }
+}
+
 /** Draw the wall screen of display `id` into `root`, the whole page. */
 export function start(root, { id }) {
-  const secret = decodeURIComponent(window.location.hash.slice(1));
+  const secret = fragmentSecret();
   stylesheet("/ui/vendor/uplot.css");
   stylesheet("/ui/screens/wall.css");
   document.body.classList.add("wall-page");

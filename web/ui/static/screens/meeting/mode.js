@@ -6,7 +6,7 @@ import { html, useState, useEffect, useRef } from "../../lib.js";
 import { mutate } from "../../api.js";
 import { role } from "../../session.js";
 import { entityPath } from "../../links.js";
-import { dateTime, day } from "../../format.js";
+import { dateTime, day, duration } from "../../format.js";
 import { Page } from "../../components/page.js";
 import { notify } from "../../components/notices.js";
 import { Status, withUnit } from "../kpi/view.js";
@@ -25,15 +25,6 @@ export function useNow() {
   return now;
 }
 
-/** Milliseconds as "4:05" or "1:04:05". */
-export function clock(ms) {
-  const seconds = Math.max(0, Math.floor(ms / 1000));
-  const pad = (value) => String(value).padStart(2, "0");
-  const hours = Math.floor(seconds / 3600);
-  const minutes = Math.floor(seconds / 60) % 60;
-  return hours ? `${hours}:${pad(minutes)}:${pad(seconds % 60)}` : `${minutes}:${pad(seconds % 60)}`;
-}
-
 export const personName = (t, members, id) => members.find((member) => member.id === id)?.name ?? t("someone");
 
 function Header({ t, meeting, members, board, now }) {
@@ -43,7 +34,7 @@ function Header({ t, meeting, members, board, now }) {
     <div><dt>${t("startedBy")}</dt><dd>${personName(t, members, meeting.startedBy)}</dd></div>
     <div><dt>${t("startedAt")}</dt><dd>${dateTime(meeting.startedAt)}</dd></div>
     <div><dt>${t("elapsed")}</dt><dd><span role="timer" class="meeting-facts__clock">
-      ${clock(now - new Date(meeting.startedAt).getTime())}</span></dd></div>
+      ${duration(now - new Date(meeting.startedAt).getTime())}</span></dd></div>
     ${meeting.attendeeIds?.length > 0 && html`<div class="meeting-facts__wide"><dt>${t("attendees")}</dt>
       <dd>${meeting.attendeeIds.map((id) => personName(t, members, id)).join(", ")}</dd></div>`}
   </dl>`;
@@ -106,7 +97,7 @@ export function Entry({ t, list, entry, meeting, now = 0, canLead = false, readO
           <span class="visually-hidden">${current ? t("stopDiscussing") : t("discuss")} </span>${label}</button>`
         : html`<span class="meeting-entry__title">${label}</span>`}
       ${current && html`<span class="meeting-entry__now">${t("underDiscussion")}${!readOnly && html`<span role="timer"
-        class="meeting-entry__clock">${clock(now - new Date(meeting.current.since).getTime())}</span>`}</span>`}
+        class="meeting-entry__clock">${duration(now - new Date(meeting.current.since).getTime())}</span>`}</span>`}
       ${discussed && html`<span class="chip meeting-entry__done"><span aria-hidden="true">✓ </span>${t("discussed")}</span>`}
     </div>
     ${list === "kpis" ? html`<${KpiFacts} t=${t} kpi=${entry} />` : html`<${ActionFacts} t=${t} action=${entry} />`}

@@ -6,13 +6,13 @@
 // agenda and its changes only, and says so.
 import { html, useState, useEffect, useMemo } from "../../lib.js";
 import { query } from "../../api.js";
-import { dateTime, time } from "../../format.js";
+import { dateTime, duration, time } from "../../format.js";
 import { Page, Loading, LoadError } from "../../components/page.js";
 import { createStore } from "../board/store.js";
 import { CellValue } from "../board/cell_values.js";
 import { agendaState, agendaApplied } from "./agenda.js";
 import { describe } from "./describe.js";
-import { ActionFacts, Entry, clock, personName } from "./mode.js";
+import { ActionFacts, Entry, personName } from "./mode.js";
 
 const PAGE = 500;
 // The columns a replayed row shows beside the item's name: the board's first few, as its table starts.
@@ -117,7 +117,7 @@ function Facts({ t, meeting, members }) {
     <div><dt>${t("startedBy")}</dt><dd>${personName(t, members, meeting.startedBy)}</dd></div>
     <div><dt>${t("startedAt")}</dt><dd>${dateTime(meeting.startedAt)}</dd></div>
     <div><dt>${t("completedAt")}</dt><dd>${dateTime(meeting.completedAt)}</dd></div>
-    <div><dt>${t("duration")}</dt><dd>${clock(ran)}</dd></div>
+    <div><dt>${t("duration")}</dt><dd>${duration(ran)}</dd></div>
     ${meeting.notes && html`<div class="meeting-facts__wide"><dt>${t("notes")}</dt>
       <dd class="meeting-facts__notes">${meeting.notes}</dd></div>`}
   </dl>`;

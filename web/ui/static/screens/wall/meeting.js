@@ -5,18 +5,10 @@
 // start and complete meetings and nothing else; leading one (focus, discussed) is done from a person's screen.
 import { html, useState, useEffect, useRef } from "../../lib.js";
 import { mutate } from "../../api.js";
+import { duration } from "../../format.js";
 import { hourMinute } from "./panels.js";
 
 const TIERS = [1, 2, 3, 4, 5];
-
-/** Whole seconds as "m:ss" (or "h:mm:ss"). */
-export function clock(seconds) {
-  const whole = Math.max(0, Math.floor(seconds));
-  const pad = (value) => String(value).padStart(2, "0");
-  const hours = Math.floor(whole / 3600);
-  const minutes = Math.floor((whole % 3600) / 60);
-  return hours ? `${hours}:${pad(minutes)}:${pad(whole % 60)}` : `${minutes}:${pad(whole % 60)}`;
-}
 
 function Entry({ t, entry, label, detail, meeting, now }) {
   const current = meeting.current?.entry === entry;
@@ -24,14 +16,14 @@ function Entry({ t, entry, label, detail, meeting, now }) {
   // The entry under discussion is brought into the panel's view (a long agenda is cut at the panel's foot).
   useEffect(() => { if (current) row.current?.scrollIntoView({ block: "nearest" }); }, [current]);
   const discussed = (meeting.discussed ?? []).includes(entry);
-  const since = current ? (now - new Date(meeting.current.since).getTime()) / 1000 : 0;
+  const since = current ? duration(now - new Date(meeting.current.since).getTime()) : "";
   return html`<li class=${`wall-agenda__entry${current ? " wall-agenda__entry--current" : ""}${discussed
     ? " wall-agenda__entry--discussed" : ""}`} aria-current=${current ? "step" : undefined} ref=${row}>
     <span class="wall-agenda__tick" aria-hidden="true">${discussed ? "✓" : ""}</span>
     <span class="wall-agenda__label">${label}${detail && html` <span class="wall-agenda__detail">${detail}</span>`}</span>
     ${discussed && html`<span class="visually-hidden">${t("discussed")}</span>`}
     ${current && html`<span class="wall-agenda__timer"><span class="wall-agenda__now">${t("current")}</span>
-      <span role="timer" aria-label=${t("elapsed", { time: clock(since) })}>${clock(since)}</span></span>`}
+      <span role="timer" aria-label=${t("elapsed", { time: since })}>${since}</span></span>`}
   </li>`;
 }
 

@@ -56,7 +56,8 @@ function KpiCard({ t, kpi, history }) {
       <span class=${`wall-kpi__status wall-kpi__status--${status}`}><${Mark} status=${status} />${t(`status_${status}`)}</span>
     </p>
     <${Trend} history=${history} target=${target}
-      label=${t("chartLabel", { name: kpi.name, count: history.length })} />
+      label=${history.length ? t("chartLabel", { name: kpi.name, count: history.length })
+        : t("chartEmpty", { name: kpi.name })} />
     <p class="wall-kpi__target">${target === null ? t("noTarget") : t("target", { value: withUnit(target, kpi.unit) })}</p>
   </li>`;
 }

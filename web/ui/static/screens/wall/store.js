@@ -12,6 +12,8 @@ import { createStore } from "../board/store.js";
 export const HISTORY = 30;
 // At most this many active alerts are read and kept (the newest): a wall shows a handful and counts the rest.
 const ALERTS = 50;
+// The most calls one batched request may hold (the server refuses a larger batch whole: web/rpc.py MAX_BATCH).
+const BATCH = 50;
 const OPEN = new Set(["open", "in_progress"]);
 
 const byTime = (a, b) => (a.recordedAt < b.recordedAt ? -1 : a.recordedAt > b.recordedAt ? 1 : 0);
@@ -22,6 +24,14 @@ function withEntry(map, key, value) {
   if (value === undefined) next.delete(key);
   else next.set(key, value);
   return next;
+}
+
+/** Each KPI's last HISTORY values, in as many batched requests as the KPIs need. */
+async function readHistories(kpis) {
+  const calls = kpis.map((kpi) => ["kpis.getHistory", { kpiId: kpi.id, limit: HISTORY }]);
+  const batches = [];
+  for (let start = 0; start < calls.length; start += BATCH) batches.push(queryAll(calls.slice(start, start + BATCH)));
+  return (await Promise.all(batches)).flat();
 }
 
 export function createWallStore(boardId) {
@@ -38,6 +48,11 @@ export function createWallStore(boardId) {
   const meetings = signal(new Map());
   /** The tier of the board's latest meeting (the one a new meeting most likely has), or 1. */
   const lastTier = signal(1);
+  // reloadItems: the read of the items on its way (a promise) or null, whether it was asked for again meanwhile,
+  // and the board's events applied since it began (null while none is on its way).
+  let reading = null;
+  let readAgain = false;
+  let missed = null;
 
   async function load() {
     const [view, kpiList, { alerts: active }, { meetings: recent }] = await queryAll([
@@ -49,8 +64,7 @@ export function createWallStore(boardId) {
       queryPages("actions.list", { boardId, status: "in_progress" }, "actions"),
       kpiList.nextCursor ? queryPages("kpis.list", { boardId }, "kpis") : Promise.resolve(null)]);
     const allKpis = moreKpis ?? kpiList.kpis;
-    const read = allKpis.length ? await queryAll(allKpis.map((kpi) => ["kpis.getHistory", { kpiId: kpi.id,
-      limit: HISTORY }])) : [];
+    const read = await readHistories(allKpis);
     batch(() => {
       board.load(view, items);
       kpis.value = new Map(allKpis.map((kpi) => [kpi.id, kpi]));
@@ -140,7 +154,10 @@ export function createWallStore(boardId) {
     const data = payload?.data ?? {};
     let incomplete = false;
     batch(() => {
-      if (name.startsWith("item.") || name.startsWith("board.")) incomplete = board.apply(name, payload) !== "";
+      if (name.startsWith("item.") || name.startsWith("board.")) {
+        missed?.push([name, payload]);
+        incomplete = board.apply(name, payload) !== "";
+      }
       else if (name.startsWith("kpi.")) kpiChanged(name, data);
       else if (name.startsWith("action.")) actionChanged(name, data);
       else if (name.startsWith("meeting.")) meetingChanged(data.meeting);
@@ -148,9 +165,36 @@ export function createWallStore(boardId) {
     return incomplete;
   }
 
-  /** Read the board's items again (after an event that named an item the screen does not have). */
-  async function reloadItems() {
-    board.replaceItems(await queryPages("items.list", { boardId }, "items"));
+  /**
+   * Read the board's items again (after an event that named an item the screen does not have). The board's
+   * events applied while the read is on its way are applied again over it (the appliers are idempotent), or an
+   * item deleted or changed meanwhile would come back as the read found it; and asked again meanwhile, it reads
+   * once more when done instead of once per event (a burst of restores is one or two reads, not hundreds).
+   */
+  function reloadItems() {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      try {
+        do {
+          readAgain = false;
+          missed = [];
+          const list = await queryPages("items.list", { boardId }, "items");
+          const during = missed;
+          missed = null;
+          batch(() => {
+            board.replaceItems(list);
+            for (const [name, payload] of during) board.apply(name, payload);
+          });
+        } while (readAgain);
+      } finally {
+        reading = null;
+        missed = null;
+      }
+    })();
+    return reading;
   }
 
   return { board, kpis, histories, alerts, actions, meetings, lastTier, load, apply, reloadItems, meetingChanged };
