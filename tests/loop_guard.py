@@ -8,10 +8,10 @@ VM's steal time). What Linux proves is how long the loop's thread ran on a CPU (
 counts neither the wait for a CPU nor the host's steal): a beat that was late and during which the thread ran for
 longer than BLOCKED_SECONDS is a blocked loop, whoever else was busy. A blocking call that sleeps (time.sleep, a
 synchronous socket) is not counted: it cannot be told apart from the host taking the CPU away. Where the kernel
-does not say, lateness alone is measured. A blocked spell says where the loop's thread was: a sampler thread
-looks at its stack every SAMPLE_SECONDS while the loop runs, and notes where it was seen in Python code rather than
-idle in the loop's poll; every callback of an asyncio loop is also timed (uvloop's are out of reach), and the
-spell lists those that ran longer than SLOW_CALLBACK_SECONDS in it. Between two `run_until_complete` calls (one
+does not say, lateness alone is measured. Every callback of an asyncio loop is also timed (uvloop's are out of
+reach), and a blocked spell lists those that ran longer than SLOW_CALLBACK_SECONDS in it. (Sampling the loop
+thread's stack from another thread, to name what held a uvloop loop, crashed CPython 3.11 in a frame's f_back: not
+done.) Between two `run_until_complete` calls (one
 async fixture and the next) the loop is stopped while pytest runs its own code: nothing is measured then; a beat
 is measured up to the stop and begins again when the loop runs.
 
@@ -29,20 +29,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import inspect
-import sys
-import threading
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Callable
-from types import FrameType
 from typing import Any
 
 # aiohttp's and asyncpg's own test suites fail a test that blocks the loop; 100 ms is what a user notices.
 BLOCKED_SECONDS = 0.1
 HEARTBEAT_SECONDS = 0.02
 SLOW_CALLBACK_SECONDS = 0.03
-SAMPLE_SECONDS = 0.005
 _SCHEDSTAT = "/proc/thread-self/schedstat"
 # A full collection takes about a second with the whole suite's heap; every 200 tests keeps memory flat.
 COLLECT_EVERY = 200
@@ -115,77 +109,14 @@ def _slow_since(since: float) -> list[str]:
     return found
 
 
-class _Sampler:
-    """A thread that, while watching the loop's thread, looks every SAMPLE_SECONDS at where it is and counts the
-    looks that found it in Python code (`seen`, by place) rather than idle in the loop's poll."""
-
-    def __init__(self) -> None:
-        self.seen: Counter[str] = Counter()
-        self._watching: tuple[int, FrameType] | None = None  # the loop's thread, and its frame while idle
-        self._lock = threading.Lock()
-        threading.Thread(target=self._run, name="loop guard sampler", daemon=True).start()
-
-    def watch(self, idle: FrameType | None) -> None:
-        """Watch the calling thread, idle (on uvloop) when its innermost frame is `idle`; stop with None."""
-        with self._lock:
-            self._watching = None if idle is None else (threading.get_ident(), idle)
-
-    def places(self) -> list[str]:
-        """Where the thread was seen since the last call, most often first."""
-        with self._lock:
-            seen, self.seen = self.seen, Counter()
-        return [f"seen {looks} times at {where}" for where, looks in seen.most_common(3)]
-
-    def _run(self) -> None:
-        while True:
-            time.sleep(SAMPLE_SECONDS)
-            with self._lock:
-                if self._watching is None:
-                    continue
-                thread, idle = self._watching
-                frame = sys._current_frames().get(thread)
-                if frame is not None and frame is not idle and not _polling(frame):
-                    self.seen[_where(frame)] += 1
-
-
-def _polling(frame: FrameType) -> bool:
-    """Whether an asyncio loop's thread is in its selector, waiting for events."""
-    return frame.f_code.co_name == "select" and frame.f_code.co_filename.endswith("selectors.py")
-
-
-def _where(frame: FrameType) -> str:
-    """The innermost frame and the innermost one of this project's (not a library's), if another."""
-    def named(at: FrameType) -> str:
-        return f"{at.f_code.co_filename}:{at.f_lineno} in {at.f_code.co_name}"
-
-    ours: FrameType | None = frame
-    while ours is not None and ("site-packages" in ours.f_code.co_filename or "/lib/python" in ours.f_code.co_filename):
-        ours = ours.f_back
-    return named(frame) if ours is None or ours is frame else f"{named(frame)}, from {named(ours)}"
-
-
-def _idle_frame() -> FrameType | None:
-    """From inside a task: the frame that runs the loop (the innermost one that is not a coroutine's), where a
-    uvloop loop's thread is while it waits for events."""
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None and frame.f_code.co_flags & _RESUMABLE:
-        frame = frame.f_back
-    return frame
-
-
-_RESUMABLE = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_GENERATOR | inspect.CO_ITERABLE_COROUTINE
-_sampler: list[_Sampler] = []  # started with the first guarded loop
-
-
 class _Heartbeat:
     """A beat: a timer asked for HEARTBEAT_SECONDS ahead, measured by how late the loop ran it and how long the
     loop's thread ran on a CPU meanwhile. Between two `run_until_complete` calls (one async fixture and the next,
     say) the loop is stopped and pytest runs its own code: that stretch is nobody's callback, so a beat is measured
     up to the stop and starts afresh when the loop runs again."""
 
-    def __init__(self, blocked: list[tuple[float, list[str]]], loop: asyncio.AbstractEventLoop,
-                 sampler: _Sampler) -> None:
-        self.blocked, self.sampler = blocked, sampler
+    def __init__(self, blocked: list[tuple[float, list[str]]], loop: asyncio.AbstractEventLoop) -> None:
+        self.blocked = blocked
         # uvloop runs its own handles, which `_timed_run` does not reach.
         self.times_callbacks = isinstance(loop, asyncio.BaseEventLoop)
         self.begin()
@@ -194,7 +125,6 @@ class _Heartbeat:
         self.started, self.cpu = time.perf_counter(), _cpu_times()
         self.ran, self.callbacks = _ran["seconds"], _ran["count"]
         self.collected, self.collected_oldest = _collecting["seconds"], _collecting["oldest"]
-        self.sampler.places()
 
     def measure(self) -> None:
         cpu, oldest = _cpu_times(), _collecting["oldest"] - self.collected_oldest
@@ -210,7 +140,7 @@ class _Heartbeat:
                      f" ({oldest * 1000:.0f} ms of it in full collections, not counted); the beat was"
                      f" {late * 1000:.0f} ms late, the thread ran {ran_on_cpu * 1000:.0f} ms on a CPU and waited"
                      f" {waited * 1000:.0f} ms for one")
-            self.blocked.append((held, [spell, *self.sampler.places(), *slow]))
+            self.blocked.append((held, [spell, *slow]))
 
     async def run(self) -> None:
         while True:
@@ -220,13 +150,11 @@ class _Heartbeat:
 
     def measured_while_running(self, run_forever: Callable[[], None]) -> Callable[[], None]:
         def run() -> None:
-            self.sampler.watch(sys._getframe())
             self.begin()
             try:
                 run_forever()
             finally:
                 self.measure()
-                self.sampler.watch(None)
         return run
 
 
@@ -239,10 +167,7 @@ async def guarded_loop() -> AsyncIterator[tuple[list[dict[str, Any]], list[tuple
     blocked: list[tuple[float, list[str]]] = []
     previous = loop.get_exception_handler()
     loop.set_exception_handler(lambda _loop, context: unhandled.append(context))
-    if not _sampler:
-        _sampler.append(_Sampler())
-    _sampler[0].watch(_idle_frame())
-    heartbeat = _Heartbeat(blocked, loop, _sampler[0])
+    heartbeat = _Heartbeat(blocked, loop)
     loop.run_forever = heartbeat.measured_while_running(loop.run_forever)  # type: ignore[method-assign]
     beat = asyncio.create_task(heartbeat.run(), name="loop guard heartbeat")
     try:
@@ -252,7 +177,6 @@ async def guarded_loop() -> AsyncIterator[tuple[list[dict[str, Any]], list[tuple
         with contextlib.suppress(asyncio.CancelledError):
             await beat
         del loop.run_forever
-        _sampler[0].watch(None)
         loop.set_exception_handler(previous)
 
 

@@ -38,10 +38,9 @@ def test_a_callback_holding_the_loop_past_the_limit_is_reported_with_where_it_wa
     scenario_name = scenario.__qualname__
     blocked = asyncio.run(scenario())
     assert [late > BLOCKED_SECONDS for late, _ in blocked] == [True]
-    spell, *seen, slow = blocked[0][1]
+    spell, slow = blocked[0][1]
     assert re.fullmatch(r"\d+ callbacks ran for \d+ ms, garbage collection took \d+ ms .*, the thread ran \d+ ms"
                         r" on a CPU and waited \d+ ms for one", spell), spell
-    assert any(f"in {_hold_the_loop.__name__}" in place for place in seen), seen
     step, where = slow.split(" ms in ")[1].removesuffix(")").split(" (now at ")
     assert step == "a step of " + scenario_name
     path, line = where.rsplit(":", 1)
@@ -82,10 +81,7 @@ def test_on_uvloop_a_callback_holding_the_loop_just_before_it_stops_is_reported_
 
     blocked = _between_two_runs(lambda loop: loop.run_until_complete(hold()), uvloop.new_event_loop)
     assert [late > BLOCKED_SECONDS for late, _ in blocked] == [True]
-    spell, *seen = blocked[0][1]
-    assert spell.startswith("callbacks not timed on uvloop")
-    assert any(place.startswith("seen ") and f"at {__file__}:" in place
-               and place.endswith(f"in {_hold_the_loop.__name__}") for place in seen), seen
+    assert blocked[0][1][0].startswith("callbacks not timed on uvloop")
 
 
 def test_a_callback_holding_the_loop_just_before_it_stops_is_reported() -> None:
@@ -94,8 +90,7 @@ def test_a_callback_holding_the_loop_just_before_it_stops_is_reported() -> None:
 
     blocked = _between_two_runs(lambda loop: loop.run_until_complete(hold()))
     assert [late > BLOCKED_SECONDS for late, _ in blocked] == [True]
-    assert [line.split(" ms in ")[1] for line in blocked[0][1][1:] if " ms in " in line] == [
-        f"a step of {hold.__qualname__}"]
+    assert [slow.split(" ms in ")[1] for slow in blocked[0][1][1:]] == [f"a step of {hold.__qualname__}"]
 
 
 def test_a_loop_that_keeps_yielding_is_not_blocked() -> None:
