@@ -11,9 +11,8 @@ synchronous socket) is not counted: it cannot be told apart from the host taking
 does not say, lateness alone is measured. Every callback of an asyncio loop is also timed (uvloop's are out of
 reach), and a blocked spell lists those that ran longer than SLOW_CALLBACK_SECONDS in it. (Sampling the loop
 thread's stack from another thread, to name what held a uvloop loop, crashed CPython 3.11 in a frame's f_back: not
-done.) Between two `run_until_complete` calls (one
-async fixture and the next) the loop is stopped while pytest runs its own code: nothing is measured then; a beat
-is measured up to the stop and begins again when the loop runs.
+done.) Between two `run_until_complete` calls (one async fixture and the next) the loop is stopped while pytest
+runs its own code: nothing is measured then; a beat is measured up to the stop and begins again when the loop runs.
 
 A full garbage collection of the test process's heap (everything earlier tests left) stalls the loop for
 100-400 ms, as it would stall a server that `obeya serve` had not frozen (server/cli.py). So, as the
