@@ -33,7 +33,8 @@ async def test_a_screen_that_never_reads_and_a_blocked_consumer_do_not_slow_writ
             assert reply.status == 200, reply.body
         return time.perf_counter() - began
 
-    alone = await write(0)
+    # Each figure is the better of two rounds: a neighbour's burst on a shared machine rarely spans both.
+    alone = min(await write(0), await write(100))
     node = org.owner.client.server.app[NODE]
     gate, consumed = asyncio.Event(), []
 
@@ -45,7 +46,7 @@ async def test_a_screen_that_never_reads_and_a_blocked_consumer_do_not_slow_writ
     slow = StalledScreen()
     try:
         start = await follow_without_reading(slow, org, board.id)
-        blocked_for = await write(1000)
+        blocked_for = min(await write(1000), await write(2000))
         # Generous bound against CI noise; a writer waiting for a consumer would not finish at all.
         assert blocked_for < max(3 * alone, alone + 1.0), (alone, blocked_for)
 
