@@ -257,10 +257,11 @@ async def check_accessibility(page: Page, name: str) -> None:
 
 async def screenshot(page: Page, name: str) -> Path:
     """The whole page as docs/screenshots/<name>.png, once the network is idle and the fonts are loaded
-    (animations are stopped at their end state for the shot)."""
+    (animations are stopped at their end state for the shot), from the top: a page scrolled down would show its
+    sticky top bar in the middle of the whole-page picture."""
     assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name), f"a screenshot's name is lower-case-with-dashes: {name!r}"
     await page.wait_for_load_state("networkidle")
-    await page.evaluate("document.fonts.ready.then(() => true)")
+    await page.evaluate("document.fonts.ready.then(() => window.scrollTo(0, 0))")
     path = SCREENSHOTS / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     await page.screenshot(path=path, full_page=True, animations="disabled")
