@@ -68,8 +68,12 @@ async def test_a_stalled_owner_loses_its_board_within_two_leases_and_drops_it_on
     # Continued, the stalled node writes through the new owner (a 503 while it finds out, never a 500).
     await _create(stalled.reach(org.owner), board.id, board.group_id, "Through the woken node")
     assert await cluster.owner(f"board:{board.id}") is new_owner
+    # Woken, the node gives the board up: its renewal finds the key taken (lease_lost), or, when the renewal's
+    # Redis call times out on a connection that slept through the stall, it forgets what it could not confirm for
+    # a lease (lease_unconfirmed). Either way it stops serving the board from memory.
     dropped = [line for line in stalled.log().splitlines()
-               if "directory.lease_lost" in line and f"board:{board.id}" in line]
+               if ("directory.lease_lost" in line or "directory.lease_unconfirmed" in line)
+               and f"board:{board.id}" in line]
     assert dropped, stalled.log()[-3000:]
 
     names = [row["name"] for row in await pool.fetch("SELECT name FROM items WHERE board_id = $1 ORDER BY name",
