@@ -173,12 +173,11 @@ async def steady_load(session: aiohttp.ClientSession, base: str, headers: dict[s
                       stop: asyncio.Event) -> int:
     """Every second: the item renamed, a KPI value recorded and the action's status flipped; the writes made."""
     writes, n = 0, 1_000_000
-    calls = lambda n: [  # noqa: E731
-        ("items.update", {"id": wall.item_id, "name": f"{NAME}{n}"}),
-        ("kpis.setValue", {"kpiId": wall.kpi_id, "value": n % 7}),
-        ("actions.update", {"id": wall.action_id, "status": "in_progress" if n % 2 else "open"})]
     while not stop.is_set():
-        for name, data in calls(n):
+        calls = [("items.update", {"id": wall.item_id, "name": f"{NAME}{n}"}),
+                 ("kpis.setValue", {"kpiId": wall.kpi_id, "value": n % 7}),
+                 ("actions.update", {"id": wall.action_id, "status": "in_progress" if n % 2 else "open"})]
+        for name, data in calls:
             async with session.post(f"{base}/api/trpc/{name}", headers=headers,
                                     data=json.dumps({"json": data})) as response:
                 await response.read()
