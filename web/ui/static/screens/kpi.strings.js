@@ -1,21 +1,14 @@
 // The KPI screen's text.
+import sqcdp from "./sqcdp.strings.js";
+
 export default {
+  ...sqcdp,
   loading: "Loading the KPI…",
   loadFailed: "The KPI could not be loaded",
   retry: "Try again",
   home: "Home",
   title: "KPI",
   deleted: "This KPI was deleted. Its values are no longer kept.",
-  category_safety: "Safety",
-  category_quality: "Quality",
-  category_cost: "Cost",
-  category_delivery: "Delivery",
-  category_people: "People",
-  letter_safety: "S",
-  letter_quality: "Q",
-  letter_cost: "C",
-  letter_delivery: "D",
-  letter_people: "P",
   now: "Now",
   current: "Latest value",
   recordedAt: "Recorded {when}",

@@ -1,5 +1,8 @@
 // The wall screen's text (/screens/<display id>).
+import sqcdp from "./sqcdp.strings.js";
+
 export default {
+  ...sqcdp,
   title: "{board} · wall screen",
   loading: "Loading the board…",
   loadFailed: "The board could not be loaded. Trying again…",
@@ -13,16 +16,6 @@ export default {
   lastHeard: "Last heard from the server at {time} ({ago}). Reconnecting…",
   neverHeard: "Not connected to the server yet. Reconnecting…",
   sqcdp: "SQCDP status",
-  category_safety: "Safety",
-  category_quality: "Quality",
-  category_cost: "Cost",
-  category_delivery: "Delivery",
-  category_people: "People",
-  letter_safety: "S",
-  letter_quality: "Q",
-  letter_cost: "C",
-  letter_delivery: "D",
-  letter_people: "P",
   status_green: "On target",
   status_amber: "At risk",
   status_red: "Off target",
