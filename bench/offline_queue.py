@@ -23,13 +23,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 import aiohttp
-from playwright.async_api import async_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._setup import SessionApi, create_org, new_project, sign_in  # noqa: E402
-from bench._support import one_node_database, pin_client, run_bounded, running_server  # noqa: E402
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from bench._browser import browser_bench, signed_in_context  # noqa: E402
+from bench._setup import SessionApi, new_project  # noqa: E402
+from bench._support import run_bounded  # noqa: E402
 
 DEADLINE_SECONDS = 600
 WARM_UP = 50
@@ -81,39 +80,27 @@ async def item_names(base: str, host: str, cookie: str, board: str) -> list[str]
 
 
 async def run(args: argparse.Namespace) -> int:
-    server_core = pin_client(0, 1)
-    async with one_node_database(args.database_url) as (_, env, scratch):
-        env = {**env, "OBEYA_LOG_LEVEL": os.environ.get("OBEYA_LOG_LEVEL", "warning")}
-        slug, email = create_org(env)
-        async with running_server(env, server_core, Path(scratch)) as server, async_playwright() as playwright:
-            base = server.base_url
-            fixture = await sign_in(base, slug, email)
-            project = await new_project(base, fixture)
-            async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as session:
-                api = SessionApi(session, base, fixture.host, fixture.cookie)
-                board = await api.mutate("boards.create", {"projectId": project, "name": "Queue"})
-            group = board["groups"][0]["id"]
-            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            try:
-                context = await browser.new_context(viewport={"width": 1280, "height": 800})
-                name, value = fixture.cookie.split("=", 1)
-                await context.add_cookies([{"name": name, "value": value, "domain": fixture.host, "path": "/",
-                                            "httpOnly": True, "sameSite": "Lax"}])
-                page = await context.new_page()
-                await page.goto(f"http://{fixture.host}:{server.port}/tablet")
-                await page.get_by_role("button", name="Queue").wait_for()
-                writes = [board["id"], group, args.writes]
-                # Warm the server and the page first, so neither phase pays for the other's first requests.
-                await page.evaluate(ONE_BY_ONE, [board["id"], group, WARM_UP, "Warm-up"])
-                baseline = await page.evaluate(ONE_BY_ONE, [*writes, "Direct"])
-                await context.set_offline(True)
-                enqueue = await page.evaluate(ENQUEUE, writes)
-                await page.evaluate(ARM)
-                await context.set_offline(False)
-                drain = await page.evaluate("window.__drain")
-            finally:
-                await browser.close()
-            names = await item_names(base, fixture.host, fixture.cookie, board["id"])
+    async with browser_bench(args.database_url) as bench:
+        fixture = bench.fixture
+        project = await new_project(bench.base, fixture)
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as session:
+            api = SessionApi(session, bench.base, fixture.host, fixture.cookie)
+            board = await api.mutate("boards.create", {"projectId": project, "name": "Queue"})
+        group = board["groups"][0]["id"]
+        context = await signed_in_context(bench.browser, fixture, viewport={"width": 1280, "height": 800})
+        page = await context.new_page()
+        await page.goto(f"{bench.origin}/tablet")
+        await page.get_by_role("button", name="Queue").wait_for()
+        writes = [board["id"], group, args.writes]
+        # Warm the server and the page first, so neither phase pays for the other's first requests.
+        await page.evaluate(ONE_BY_ONE, [board["id"], group, WARM_UP, "Warm-up"])
+        baseline = await page.evaluate(ONE_BY_ONE, [*writes, "Direct"])
+        await context.set_offline(True)
+        enqueue = await page.evaluate(ENQUEUE, writes)
+        await page.evaluate(ARM)
+        await context.set_offline(False)
+        drain = await page.evaluate("window.__drain")
+        names = await item_names(bench.base, fixture.host, fixture.cookie, board["id"])
     counts = collections.Counter(names)
     expected = {f"{kind} {n}" for kind in ("Queued", "Direct") for n in range(args.writes)} | {
         f"Warm-up {n}" for n in range(WARM_UP)}

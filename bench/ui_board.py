@@ -35,26 +35,24 @@ from typing import Any
 
 import aiohttp
 import socketio
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._browser import browser_bench, signed_in_context  # noqa: E402
 from bench._setup import (  # noqa: E402
     BoardFixture,
     Fixture,
     SessionApi,
     bearer,
-    create_org,
     new_board,
     new_keys,
     new_project,
     set_value_body,
-    sign_in,
 )
-from bench._support import one_node_database, percentile, pin_client, run_bounded, running_server  # noqa: E402
+from bench._support import percentile, run_bounded  # noqa: E402
 from bench.import_csv import upload  # noqa: E402
 from scripts import ui_budget  # noqa: E402
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 DEADLINE_SECONDS = 600
 LONG_TASK_BUDGET_MS = 50
@@ -124,12 +122,9 @@ def figures(values: list[float]) -> str:
             f"(n={len(values)})")
 
 
-async def signed_in_context(browser: Browser, fixture: Fixture) -> BrowserContext:
-    context = await browser.new_context(locale="en-GB", timezone_id="Europe/Berlin", viewport={"width": 1280,
-                                                                                                "height": 800})
-    name, value = fixture.cookie.split("=", 1)
-    await context.add_cookies([{"name": name, "value": value, "domain": fixture.host, "path": "/",
-                                "httpOnly": True, "sameSite": "Lax"}])
+async def board_context(browser: Browser, fixture: Fixture) -> BrowserContext:
+    context = await signed_in_context(browser, fixture, locale="en-GB", timezone_id="Europe/Berlin",
+                                      viewport={"width": 1280, "height": 800})
     await context.add_init_script(PROBE)
     return context
 
@@ -268,38 +263,29 @@ async def large_board(base: str, fixture: Fixture, project: str, size: int) -> s
 
 
 async def run(args: argparse.Namespace) -> None:
-    server_core = pin_client(0, 1)
-    async with one_node_database(args.database_url) as (_, env, scratch):
-        env = {**env, "OBEYA_LOG_LEVEL": os.environ.get("OBEYA_LOG_LEVEL", "warning")}
-        slug, email = create_org(env)
-        async with running_server(env, server_core, Path(scratch)) as server, async_playwright() as playwright:
-            base = server.base_url
-            fixture = await sign_in(base, slug, email)
-            project = await new_project(base, fixture)
-            small = await new_board(base, fixture, project, "200 items", 200)
-            started = time.monotonic()
-            large = await large_board(base, fixture, project, args.large)
-            print(f"setup: a {args.large:,}-item board imported in {time.monotonic() - started:.1f} s")
-            origin = f"http://{fixture.host}:{server.port}"
-            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            try:
-                context = await signed_in_context(browser, fixture)
-                await time_to_interactive(context, origin, small.id, 1)  # modules into the cache: a return visit
-                tti = await time_to_interactive(context, origin, small.id, args.runs)
-                data = await fetch_only(context, origin, small.id, args.runs, all_pages=False)
+    async with browser_bench(args.database_url) as bench:
+        base, fixture, origin = bench.base, bench.fixture, bench.origin
+        project = await new_project(base, fixture)
+        small = await new_board(base, fixture, project, "200 items", 200)
+        started = time.monotonic()
+        large = await large_board(base, fixture, project, args.large)
+        print(f"setup: a {args.large:,}-item board imported in {time.monotonic() - started:.1f} s")
+        context = await board_context(bench.browser, fixture)
+        await time_to_interactive(context, origin, small.id, 1)  # modules into the cache: a return visit
+        tti = await time_to_interactive(context, origin, small.id, args.runs)
+        data = await fetch_only(context, origin, small.id, args.runs, all_pages=False)
 
-                page, bench = await open_board(context, origin, large, 120)
-                scroll = await scroll_phase(page, args.step)
-                load_tasks = [duration for start, duration in bench["longTasks"] if start < bench["loaded"]]
-                await page.close()
-                large_data = await fetch_only(context, origin, large, max(1, args.runs // 5), all_pages=True)
+        page, loaded = await open_board(context, origin, large, 120)
+        scroll = await scroll_phase(page, args.step)
+        load_tasks = [duration for start, duration in loaded["longTasks"] if start < loaded["loaded"]]
+        await page.close()
+        large_data = await fetch_only(context, origin, large, max(1, args.runs // 5), all_pages=True)
 
-                other = await signed_in_context(browser, fixture)
-                browser_edits = await edit_latency(context, other, origin, small, args.edits)
-            finally:
-                await browser.close()
-            api_edits = await api_latency(base, fixture, small, args.edits)
-    report(args, tti, data, bench, load_tasks, large_data, scroll, browser_edits, api_edits)
+        other = await board_context(bench.browser, fixture)
+        browser_edits = await edit_latency(context, other, origin, small, args.edits)
+        await bench.browser.close()  # the API baseline runs without a browser beside it
+        api_edits = await api_latency(base, fixture, small, args.edits)
+    report(args, tti, data, loaded, load_tasks, large_data, scroll, browser_edits, api_edits)
 
 
 def report(args: argparse.Namespace, tti: list[float], data: list[float], bench: dict[str, Any],

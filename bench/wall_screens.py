@@ -37,21 +37,18 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiohttp
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._setup import Fixture, SessionApi, bearer, create_org, new_board, new_keys, new_project, sign_in  # noqa: E402
+from bench._browser import browser_bench  # noqa: E402
+from bench._setup import Fixture, SessionApi, bearer, new_board, new_keys, new_project  # noqa: E402
 from bench._support import (  # noqa: E402
     LiveSubscriber,
     connect_all,
-    one_node_database,
     percentile,
-    pin_client,
     run_bounded,
-    running_server,
 )
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 DEADLINE_SECONDS = 3 * 3600
 BUDGET_P99_MS = 100
@@ -225,42 +222,29 @@ def growth_per_ten_minutes(heap: list[float], warmup: int) -> float:
 
 
 async def run(args: argparse.Namespace) -> None:
-    server_core = pin_client(0, 1)
-    async with one_node_database(args.database_url) as (_, env, scratch):
-        env = {**env, "OBEYA_LOG_LEVEL": os.environ.get("OBEYA_LOG_LEVEL", "warning")}
-        slug, email = create_org(env)
-        async with running_server(env, server_core, Path(scratch)) as server, async_playwright() as playwright, \
-                aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as session:
-            base = server.base_url
-            fixture = await sign_in(base, slug, email)
-            project = await new_project(base, fixture)
-            api = SessionApi(session, base, fixture.host, fixture.cookie)
-            shared, busy, idle = [await make_wall(api, base, fixture, project, name)
-                                  for name in ("Line 1", "Line 2", "Line 3")]
-            [key] = await new_keys([base], fixture, 1)
-            headers = bearer(fixture, key)
-            origin = f"http://{fixture.host}:{server.port}"
-            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            try:
-                [(one_context, one_page)] = await open_screens(browser, origin, shared, 1)
-                alone, _ = await write_to_screen(session, base, headers, shared, [one_page], [], args.writes,
-                                                 args.gap, 1)
-                await one_context.close()
-                screens = await open_screens(browser, origin, shared, args.browsers)
-                sockets = await socket_screens(session, base, fixture.host, shared, args.screens - args.browsers)
-                print(f"setup: {args.browsers} browser and {len(sockets)} socket wall screens open", flush=True)
-                many, many_sockets = await write_to_screen(session, base, headers, shared,
-                                                           [page for _, page in screens], sockets, args.writes,
-                                                           args.gap, 1 + args.writes)
-                for context, _ in screens:
-                    await context.close()
-                for socket in sockets:
-                    await socket.close()
-                print(f"\n2. memory, once a minute for {args.minutes} minutes", flush=True)
-                busy_heap, idle_heap, writes = await memory(browser, session, base, origin, headers, busy, idle,
-                                                            args.minutes)
-            finally:
-                await browser.close()
+    async with browser_bench(args.database_url) as bench, \
+            aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as session:
+        base, fixture, origin, browser = bench.base, bench.fixture, bench.origin, bench.browser
+        project = await new_project(base, fixture)
+        api = SessionApi(session, base, fixture.host, fixture.cookie)
+        shared, busy, idle = [await make_wall(api, base, fixture, project, name)
+                              for name in ("Line 1", "Line 2", "Line 3")]
+        [key] = await new_keys([base], fixture, 1)
+        headers = bearer(fixture, key)
+        [(one_context, one_page)] = await open_screens(browser, origin, shared, 1)
+        alone, _ = await write_to_screen(session, base, headers, shared, [one_page], [], args.writes, args.gap, 1)
+        await one_context.close()
+        screens = await open_screens(browser, origin, shared, args.browsers)
+        sockets = await socket_screens(session, base, fixture.host, shared, args.screens - args.browsers)
+        print(f"setup: {args.browsers} browser and {len(sockets)} socket wall screens open", flush=True)
+        many, many_sockets = await write_to_screen(session, base, headers, shared, [page for _, page in screens],
+                                                   sockets, args.writes, args.gap, 1 + args.writes)
+        for context, _ in screens:
+            await context.close()
+        for socket in sockets:
+            await socket.close()
+        print(f"\n2. memory, once a minute for {args.minutes} minutes", flush=True)
+        busy_heap, idle_heap, writes = await memory(browser, session, base, origin, headers, busy, idle, args.minutes)
     report(args, alone, many, many_sockets, busy_heap, idle_heap, writes)
 
 
