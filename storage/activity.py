@@ -9,6 +9,7 @@ import asyncpg
 
 from protocol.ids import Prefix, new_id
 from storage.connection import Conn
+from storage.turn_statement import TurnStatement
 
 
 async def record(conn: Conn, org_id: str, actor_id: str | None, entity_type: str, entity_id: str,
@@ -37,9 +38,16 @@ def insert_entries_sql(organization: str, rows: str) -> str:
                 ORDER BY e.ordinality"""
 
 
+def add_entries(statement: TurnStatement, org_id: str, rows: list[dict[str, Any]]) -> None:
+    """`rows` (as `insert_entries_sql` takes them) as a part of `statement`."""
+    statement.add(insert_entries_sql(statement.param(org_id), statement.param(rows)))
+
+
 async def insert_entries(conn: Conn, org_id: str, rows: list[dict[str, Any]]) -> None:
     """`rows` (as `insert_entries_sql` takes them) in one statement."""
-    await conn.execute(insert_entries_sql("$1", "$2"), org_id, rows)
+    statement = TurnStatement()
+    add_entries(statement, org_id, rows)
+    await statement.execute(conn)
 
 
 _SELECT = """SELECT a.id, a.entity_type, a.entity_id, a.action, a.metadata, a.created_at,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from storage.connection import Conn
+from storage.turn_statement import TurnStatement
 
 
 async def stored(conn: Conn, actor_key: str, call_keys: Sequence[str]) -> dict[str, bytes]:
@@ -16,13 +17,22 @@ async def stored(conn: Conn, actor_key: str, call_keys: Sequence[str]) -> dict[s
     return {row["call_key"]: bytes(row["reply"]) for row in rows}
 
 
+_KEEP = """INSERT INTO actor_replies (actor_key, call_key, reply)
+           SELECT {actor}, k, r FROM unnest({keys}::text[], {replies}::bytea[]) AS t(k, r)
+           ON CONFLICT DO NOTHING"""
+
+
+def add_kept(statement: TurnStatement, actor_key: str, replies: Sequence[tuple[str, bytes]]) -> None:
+    """`(call key, encoded reply)` pairs as a part of the turn's statement."""
+    statement.add(_KEEP.format(actor=statement.param(actor_key), keys=statement.param([key for key, _ in replies]),
+                               replies=statement.param([reply for _, reply in replies])))
+
+
 async def keep(conn: Conn, actor_key: str, replies: Sequence[tuple[str, bytes]]) -> None:
     """Store `(call key, encoded reply)` pairs inside the turn's transaction."""
-    await conn.execute(
-        """INSERT INTO actor_replies (actor_key, call_key, reply)
-           SELECT $1, k, r FROM unnest($2::text[], $3::bytea[]) AS t(k, r)
-           ON CONFLICT DO NOTHING""",
-        actor_key, [key for key, _ in replies], [reply for _, reply in replies])
+    statement = TurnStatement()
+    add_kept(statement, actor_key, replies)
+    await statement.execute(conn)
 
 
 async def purge(conn: Conn, created_before: datetime) -> int:

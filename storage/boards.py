@@ -10,8 +10,9 @@ from typing import Any
 
 import asyncpg
 
-from storage.activity import insert_entries, insert_entries_sql
+from storage.activity import add_entries, insert_entries
 from storage.connection import Conn
+from storage.turn_statement import TurnStatement
 
 # --- the board actor's state -------------------------------------------------------------------------------
 
@@ -107,29 +108,37 @@ RowBatch = tuple[str, Sequence[str] | None, Sequence[Any]]
 
 
 @functools.cache
-def _upsert_sql(table: str, fields: tuple[str, ...]) -> str:
-    """One statement for any number of rows: they travel as one jsonb array (msgspec encodes the row structs
-    in C), read back as the table's own row type, so each column keeps its type without listing any."""
+def _upsert_sql(table: str, fields: tuple[str, ...], rows: str) -> str:
+    """One statement for any number of rows: they travel as one jsonb array (`rows`, a placeholder; msgspec encodes
+    the row structs in C), read back as the table's own row type, so each column keeps its type without listing
+    any."""
     columns = [_QUOTED.get(name, name) for name in fields]
     listed = ", ".join(columns)
     updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in columns if column != "id")
-    return (f"INSERT INTO {table} ({listed}) SELECT {listed} FROM jsonb_populate_recordset(NULL::{table}, $1) "
+    return (f"INSERT INTO {table} ({listed}) SELECT {listed} FROM jsonb_populate_recordset(NULL::{table}, {rows}) "
             f"ON CONFLICT (id) DO UPDATE SET {updates}")
+
+
+def add_rows(statement: TurnStatement, batch: RowBatch) -> None:
+    """One batch as a part of `statement`."""
+    table, fields, rows = batch
+    if fields is not None:
+        # One statement may not upsert a row twice: a row put twice in the turn goes once, as last put.
+        put = list({row.id: row for row in rows}.values())
+        statement.add(_upsert_sql(table, tuple(fields), statement.param(put)))
+    else:
+        statement.add(f"DELETE FROM {table} WHERE id = ANY({statement.param(list(rows))}::text[])")
 
 
 async def write_rows(conn: Conn, org_id: str, batches: Sequence[RowBatch], activity: list[dict[str, Any]]) -> None:
     """Each batch in one statement, in order; the activity entries (`storage.activity.insert_entries_sql` rows)
-    ride along with the last batch (a CTE: one round trip less)."""
-    for index, (table, fields, rows) in enumerate(batches):
-        if fields is not None:
-            # One statement may not upsert a row twice: a row put twice in the turn goes once, as last put.
-            sql, args = _upsert_sql(table, tuple(fields)), list({row.id: row for row in rows}.values())
-        else:
-            sql, args = f"DELETE FROM {table} WHERE id = ANY($1::text[])", list(rows)
+    ride along with the last batch (one round trip less)."""
+    for index, batch in enumerate(batches):
+        statement = TurnStatement()
+        add_rows(statement, batch)
         if activity and index == len(batches) - 1:
-            await conn.execute(f"WITH trail AS ({insert_entries_sql('$2', '$3')}) {sql}", args, org_id, activity)
-        else:
-            await conn.execute(sql, args)
+            add_entries(statement, org_id, activity)
+        await statement.execute(conn)
     if activity and not batches:
         await insert_entries(conn, org_id, activity)
 

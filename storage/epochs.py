@@ -11,6 +11,7 @@ import asyncpg
 
 from protocol.errors import ServiceUnavailable
 from storage.connection import Connection
+from storage.turn_statement import TurnStatement
 
 # What `actor_fence` (migration 0039) raises when the epoch is no longer the current one.
 STALE_SQLSTATE = "OB001"
@@ -65,6 +66,26 @@ async def fenced(conn: asyncpg.Connection, actor_key: str, epoch: int) -> AsyncI
         await _rollback(conn)
         raise
     await conn.execute("COMMIT")
+
+
+async def commit_fenced(conn: Connection, statement: TurnStatement, actor_key: str, epoch: int,
+                        returning: str | None = None) -> list[asyncpg.Record]:
+    """`statement` with the epoch check as one more of its parts, sent on its own: one implicit transaction and one
+    round trip. StaleEpoch, and nothing written, unless `epoch` is still the current one; the check locks the epoch
+    row until the statement commits, as in `fenced`. The rows of the part named `returning` come back.
+
+    The check must run whatever the other parts do, so the final query reads from it (a part that only reads runs
+    only as far as the final query reads it): it is the outer side of a join with `returning`'s rows.
+    """
+    fence = statement.add(f"SELECT actor_fence({statement.param(actor_key)}, {statement.param(epoch)})", "fence")
+    final = f"SELECT r.* FROM {fence} LEFT JOIN {returning} r ON true" if returning else f"SELECT FROM {fence}"
+    try:
+        rows = await conn.fetch(statement.text(final), *statement.args)
+    except asyncpg.PostgresError as exc:
+        if exc.sqlstate == STALE_SQLSTATE:
+            raise StaleEpoch("moved to another node; retry") from None
+        raise
+    return rows if returning else []
 
 
 async def _rollback(conn: asyncpg.Connection) -> None:

@@ -12,6 +12,7 @@ import msgspec
 
 from protocol.ids import Prefix, new_id
 from storage.connection import Conn, Connection
+from storage.turn_statement import TurnStatement
 
 
 class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -40,32 +41,33 @@ class Writer(msgspec.Struct, frozen=True):
 # An event to append: (organization id, stream, name, stored payload). A stream belongs to one organization.
 Pending = tuple[str, str, str, Any]
 
-# One statement for any number of streams: reserve each stream's seq range on its row, streams in sorted order
-# (the rows stay locked until commit, so appenders never interleave, and taking them in one global order means
-# two transactions never wait on each other's streams), and insert the events numbered from their ranges.
-_APPEND = """WITH counts AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) AS c(stream, organization_id, n)),
-     reserved AS (
-         INSERT INTO event_streams (stream, organization_id, last_seq)
-         SELECT stream, organization_id, n FROM counts ORDER BY stream COLLATE "C"
-         ON CONFLICT (stream) DO UPDATE SET last_seq = event_streams.last_seq + EXCLUDED.last_seq
-         RETURNING stream, last_seq)
-INSERT INTO events (id, organization_id, stream, seq, name, payload, node_id, epoch)
-SELECT e.id, c.organization_id, e.stream, r.last_seq - c.n + e.k, e.name, e.payload, $9, $10
-  FROM unnest($4::text[], $5::text[], $6::text[], $7::jsonb[], $8::bigint[]) AS e(id, stream, name, payload, k)
-  JOIN counts c USING (stream) JOIN reserved r USING (stream)
-RETURNING id, organization_id, stream, seq, name, payload, created_at"""
+# The parts of one statement for any number of streams: reserve each stream's seq range on its row, streams in
+# sorted order (the rows stay locked until commit, so appenders never interleave, and taking them in one global
+# order means two transactions never wait on each other's streams), and insert the events numbered from their
+# ranges. `{counts}` and the like are the placeholders of the statement the parts go into.
+_COUNTS = ("SELECT * FROM unnest({streams}::text[], {organizations}::text[], {counts}::bigint[])"
+           " AS c(stream, organization_id, n)")
+_RESERVED = """INSERT INTO event_streams (stream, organization_id, last_seq)
+    SELECT stream, organization_id, n FROM counts ORDER BY stream COLLATE "C"
+    ON CONFLICT (stream) DO UPDATE SET last_seq = event_streams.last_seq + EXCLUDED.last_seq
+    RETURNING stream, last_seq"""
+_APPENDED = """INSERT INTO events (id, organization_id, stream, seq, name, payload, node_id, epoch)
+    SELECT e.id, c.organization_id, e.stream, r.last_seq - c.n + e.k, e.name, e.payload, {node}, {epoch}
+      FROM unnest({ids}::text[], {event_streams}::text[], {names}::text[], {payloads}::jsonb[], {numbers}::bigint[])
+           AS e(id, stream, name, payload, k)
+      JOIN counts c USING (stream) JOIN reserved r USING (stream)
+    RETURNING id, organization_id, stream, seq, name, payload, created_at"""
 
 
-async def append_all(conn: Connection, events: Sequence[Pending], writer: Writer | None = None) -> list[StoredEvent]:
-    """Append `events` to their streams, each stream's with consecutive sequence numbers in the order given,
-    naming the activation that wrote them when an actor did; the stored events come back in the order given.
+def add_events(statement: TurnStatement, events: Sequence[Pending],
+               writer: Writer | None = None) -> tuple[str, list[str]]:
+    """`events` (at least one) appended to their streams as parts of `statement`, each stream's with consecutive
+    sequence numbers in the order given, naming the activation that wrote them when an actor did: the name of the
+    part whose rows are the stored events, and their ids in the order given (for `in_order`).
 
-    Call inside the transaction that commits the change: the upsert on `event_streams` locks each stream's row
+    The statement must commit the change the events tell of: the upsert on `event_streams` locks each stream's row
     until commit, so concurrent appenders to one stream get disjoint, gap-free ranges.
     """
-    if not events:
-        return []
     counts: dict[str, int] = {}
     organization_of: dict[str, str] = {}
     ids: list[str] = []
@@ -75,13 +77,33 @@ async def append_all(conn: Connection, events: Sequence[Pending], writer: Writer
         organization_of.setdefault(stream, organization_id)
         ids.append(new_id(Prefix.EVENT))
         numbers.append(counts[stream])
-    rows = await conn.fetch(
-        _APPEND, list(counts), [organization_of[stream] for stream in counts], list(counts.values()),
-        ids, [stream for _, stream, _, _ in events], [name for _, _, name, _ in events],
-        [payload for _, _, _, payload in events], numbers,
-        writer.node_id if writer else None, writer.epoch if writer else None)
+    param = statement.param
+    statement.add(_COUNTS.format(streams=param(list(counts)),
+                                 organizations=param([organization_of[stream] for stream in counts]),
+                                 counts=param(list(counts.values()))), "counts")
+    statement.add(_RESERVED, "reserved")
+    appended = statement.add(_APPENDED.format(
+        ids=param(ids), event_streams=param([stream for _, stream, _, _ in events]),
+        names=param([name for _, _, name, _ in events]), payloads=param([payload for _, _, _, payload in events]),
+        numbers=param(numbers), node=param(writer.node_id if writer else None),
+        epoch=param(writer.epoch if writer else None)), "appended")
+    return appended, ids
+
+
+def in_order(rows: Sequence[asyncpg.Record], ids: Sequence[str]) -> list[StoredEvent]:
+    """The stored events (the rows of `add_events`' part) in the order they were given."""
     by_id = {row["id"]: _from_row(row) for row in rows}
     return [by_id[event_id] for event_id in ids]
+
+
+async def append_all(conn: Connection, events: Sequence[Pending], writer: Writer | None = None) -> list[StoredEvent]:
+    """Append `events` to their streams (as `add_events`, in a statement of their own); the stored events come
+    back in the order given. Call inside the transaction that commits the change."""
+    if not events:
+        return []
+    statement = TurnStatement()
+    appended, ids = add_events(statement, events, writer)
+    return in_order(await conn.fetch(statement.text(f"SELECT * FROM {appended}"), *statement.args), ids)
 
 
 async def append(conn: Connection, organization_id: str, stream: str,

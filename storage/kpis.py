@@ -11,6 +11,7 @@ import asyncpg
 
 from storage.activity import insert_entries_sql
 from storage.connection import Conn, Connection
+from storage.turn_statement import TurnStatement
 
 KPI_COLUMNS = ("id", "organization_id", "board_id", "name", "category", "unit", "direction", "frequency",
                "thresholds", "responsible_user_id", "version", "created_by", "created_at", "updated_at")
@@ -76,33 +77,22 @@ def _part_sql(part: str, organization: str, rows: str) -> str:
             f"{order} {conflict}")
 
 
-async def write_turn(conn: Connection, org_id: str, *, kpis: Sequence[Any] = (), values: Sequence[Any] = (),
-                     alerts: Sequence[Any] = (), targets: Sequence[Any] = (),
-                     activity: Sequence[dict[str, Any]] = ()) -> None:
-    """A KPI turn's rows (and its activity entries, `storage.activity.insert_entries_sql` rows) in one statement:
-    each table's rows in one part, the parts as CTEs of one another. A row may appear once per table (a
-    statement cannot upsert one row twice). Foreign keys are checked when the statement ends, so values may
-    refer to the KPI defined by the same statement."""
-    given = [(part, rows) for part, rows in (("kpis", kpis), ("values", values), ("alerts", alerts),
-                                             ("targets", targets), ("activity", activity)) if rows]
-    if not given:
-        return
-    args: list[Any] = []
-
-    def placeholder(value: Any) -> str:
-        args.append(value)
-        return f"${len(args)}"
-
+def add_turn(statement: TurnStatement, org_id: str, *, kpis: Sequence[Any] = (), values: Sequence[Any] = (),
+             alerts: Sequence[Any] = (), targets: Sequence[Any] = (), activity: Sequence[dict[str, Any]] = ()) -> None:
+    """A KPI turn's rows (and its activity entries, `storage.activity.insert_entries_sql` rows) as parts of
+    `statement`, each table's rows in one part. A row may appear once per table (a statement cannot upsert one
+    row twice). Foreign keys are checked when the statement ends, so values may refer to the KPI defined by the
+    same statement."""
     organization = ""
-    statements = []
-    for part, rows in given:
+    for part, rows in (("kpis", kpis), ("values", values), ("alerts", alerts), ("targets", targets),
+                       ("activity", activity)):
+        if not rows:
+            continue
         if part != "kpis" and not organization:
-            organization = placeholder(org_id)
-        rows_param = placeholder(list(rows))
-        statements.append(insert_entries_sql(organization, rows_param) if part == "activity"
-                          else _part_sql(part, organization, rows_param))
-    ctes = ", ".join(f"w{index} AS ({sql})" for index, sql in enumerate(statements[:-1]))
-    await conn.execute(f"WITH {ctes} {statements[-1]}" if ctes else statements[-1], *args)
+            organization = statement.param(org_id)
+        rows_param = statement.param(list(rows))
+        statement.add(insert_entries_sql(organization, rows_param) if part == "activity"
+                      else _part_sql(part, organization, rows_param))
 
 
 async def delete_kpis(conn: Connection, org_id: str, kpi_ids: Sequence[str]) -> None:

@@ -10,6 +10,7 @@ import asyncpg
 
 from protocol.ids import Prefix, new_id
 from storage.connection import Conn
+from storage.turn_statement import TurnStatement
 
 COLUMNS = "id, type, title, body, entity_type, entity_id, read, created_at"
 
@@ -22,13 +23,20 @@ async def insert(conn: Conn, user_id: str, org_id: str | None, type: str, title:
         new_id(Prefix.NOTIFICATION), user_id, org_id, type, title, body, entity_type, entity_id)
 
 
+def add_entries(statement: TurnStatement, org_id: str, notes: Sequence[Any]) -> None:
+    """Notifications of one organization as a part of `statement`, each given as an object whose attributes are
+    named like the columns (`id` included; msgspec encodes them as one jsonb array)."""
+    statement.add(
+        f"""INSERT INTO notifications (id, user_id, organization_id, type, title, body, entity_type, entity_id)
+            SELECT n.id, n.user_id, {statement.param(org_id)}, n.type, n.title, n.body, n.entity_type, n.entity_id
+              FROM jsonb_populate_recordset(NULL::notifications, {statement.param(list(notes))}) AS n""")
+
+
 async def insert_entries(conn: Conn, org_id: str, notes: Sequence[Any]) -> None:
-    """Notifications of one organization in one batch, each given as an object whose attributes are named like
-    the columns (`id` included)."""
-    await conn.executemany(
-        """INSERT INTO notifications (id, user_id, organization_id, type, title, body, entity_type, entity_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""",
-        [(n.id, n.user_id, org_id, n.type, n.title, n.body, n.entity_type, n.entity_id) for n in notes])
+    """Notifications of one organization in one statement (as `add_entries` takes them)."""
+    statement = TurnStatement()
+    add_entries(statement, org_id, notes)
+    await statement.execute(conn)
 
 
 # Every organization's when the parameter is null; that organization's only otherwise.

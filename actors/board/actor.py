@@ -11,7 +11,7 @@ import asyncpg
 from immutables import Map
 
 from actors.board import comments, form_items, items, people, structure, trash  # noqa: F401  (register their deciders)
-from actors.board.changes import BoardChange, apply_change, index_items, persist_changes
+from actors.board.changes import BoardChange, add_change_writes, apply_change, index_items, persist_changes
 from actors.board.commands import DATA_TYPES, DECIDERS, Command
 from actors.board.on_demand import NEEDS, Needs, comments_for_read, load_needed, named_files
 from actors.board.state import BoardRow, BoardState, ColumnRow, GroupRow, ItemRow
@@ -21,6 +21,7 @@ from actors.runtime.codecs import ProcedureCodec
 from actors.runtime.forwarding import ActorCodec
 from protocol.errors import NotFound
 from storage import boards as repo
+from storage.turn_statement import TurnStatement
 
 CREATE_BOARD = "boards.create"
 
@@ -73,6 +74,9 @@ class BoardActor(Actor[BoardState, Command, BoardChange]):
         decision = DECIDERS[message.procedure](state, message)
         assert decision.change is None and not decision.events, f"{message.procedure} is not a read"
         return decision.reply
+
+    def add_writes(self, statement: TurnStatement, changes: list[BoardChange]) -> bool:
+        return add_change_writes(statement, self.organization_id, changes)
 
     async def persist(self, conn: asyncpg.Connection, changes: list[BoardChange]) -> None:
         await persist_changes(conn, self.organization_id, changes)

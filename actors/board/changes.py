@@ -1,6 +1,7 @@
 """What a board decision changes: rows put or removed, and its trail (activity entries, notifications).
-`apply_change` folds a change into the state (pure); `persist_changes` writes the turn's changes with one batched
-statement per table and kind (storage/boards.py)."""
+`apply_change` folds a change into the state (pure); `add_change_writes` writes the turn's changes as parts of the
+turn's one statement when they can be, `persist_changes` with one batched statement per table and kind otherwise
+(storage/boards.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ from actors.board.state import BoardRow, BoardState, ColumnRow, CommentRow, Grou
 from actors.kernel.trail import ActivityEntry, NotificationEntry, activity_rows, persist_trail
 from protocol.errors import Forbidden
 from storage import boards as repo
+from storage.activity import add_entries as add_activity
 from storage.boards import RowBatch
+from storage.notifications import add_entries as add_notifications
+from storage.turn_statement import TurnStatement
 
 # row type -> (state attribute, SQL table); the board row lives in `board`, the others in dicts by id.
 TABLES: dict[type[Any], tuple[str, str]] = {
@@ -164,12 +168,8 @@ def index_items(items: Any) -> tuple[Map[Any, float], Map[str, frozenset[str]]]:
     return Map(ends), Map({k: frozenset(v) for k, v in children.items()})
 
 
-async def persist_changes(conn: asyncpg.Connection, organization_id: str, changes: Sequence[BoardChange]) -> None:
-    """Write the turn's changes in order; consecutive ops of one kind on one table go as one batch, and the turn's
-    activity entries ride along with the last batch."""
-    for change in changes:
-        if change.board_limit is not None:
-            await _check_board_limit(conn, organization_id, change.board_limit)
+def _batches(changes: Sequence[BoardChange]) -> list[RowBatch]:
+    """The turn's ops as storage takes them: consecutive ops of one kind on one table go as one batch."""
     batches: list[tuple[tuple[str, type[Any]], list[Any]]] = []
     for change in changes:
         for op in change.ops:
@@ -177,9 +177,39 @@ async def persist_changes(conn: asyncpg.Connection, organization_id: str, change
             if not batches or batches[-1][0] != key:
                 batches.append((key, []))
             batches[-1][1].append(op.row if isinstance(op, Put) else op.id)
+    return [_row_batch(kind, row_type, rows) for (kind, row_type), rows in batches]
+
+
+def add_change_writes(statement: TurnStatement, organization_id: str, changes: Sequence[BoardChange]) -> bool:
+    """The turn's changes as parts of one statement, when they can be (`Actor.add_writes`): rows put, each table
+    once (a row removed, or a table written twice, may depend on an earlier write of the turn), with the activity
+    entries and notifications. False, with nothing added, for a turn that checks the board limit (it reads) or
+    takes another board's comments."""
+    if any(change.board_limit is not None or change.comments_to is not None for change in changes):
+        return False
+    batches = _batches(changes)
+    tables = [table for table, fields, _ in batches if fields is not None]
+    if len(tables) != len(batches) or len(set(tables)) != len(tables):
+        return False
+    for batch in batches:
+        repo.add_rows(statement, batch)
+    activity = activity_rows([entry for change in changes for entry in change.activity])
+    if activity:
+        add_activity(statement, organization_id, activity)
+    notes = [note for change in changes for note in change.notifications]
+    if notes:
+        add_notifications(statement, organization_id, notes)
+    return True
+
+
+async def persist_changes(conn: asyncpg.Connection, organization_id: str, changes: Sequence[BoardChange]) -> None:
+    """Write the turn's changes in order, one batched statement per batch, and the turn's activity entries ride
+    along with the last batch."""
+    for change in changes:
+        if change.board_limit is not None:
+            await _check_board_limit(conn, organization_id, change.board_limit)
     trail = activity_rows([entry for change in changes for entry in change.activity])
-    await repo.write_rows(conn, organization_id, [_row_batch(kind, row_type, rows)
-                                                  for (kind, row_type), rows in batches], trail)
+    await repo.write_rows(conn, organization_id, _batches(changes), trail)
     for change in changes:
         if change.comments_to is not None:
             await repo.move_comments(conn, organization_id, change.comments_to[0], list(change.comments_to[1]))

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import asyncpg
 
 from actors.kernel.records import row_from_record
-from actors.kpi.changes import KpiChange, apply_change, persist_changes
+from actors.kpi.changes import KpiChange, add_change_writes, apply_change, persist_changes
 from actors.kpi.commands import Command
 from actors.kpi.deciders import DATA_TYPES, DECIDERS, define
 from actors.kpi.state import AlertRow, KpiRow, KpiState, TargetRow, ValueRow
@@ -19,6 +19,7 @@ from actors.runtime.forwarding import ActorCodec
 from protocol import kpis as spec
 from protocol.errors import Conflict, NotFound
 from storage import kpis as repo
+from storage.turn_statement import TurnStatement
 
 
 class KpiActor(Actor[KpiState, Command, KpiChange]):
@@ -59,6 +60,9 @@ class KpiActor(Actor[KpiState, Command, KpiChange]):
         decision = DECIDERS[message.procedure](state, message)
         assert decision.change is None and not decision.events, f"{message.procedure} is not a read"
         return decision.reply
+
+    def add_writes(self, statement: TurnStatement, changes: list[KpiChange]) -> bool:
+        return add_change_writes(statement, self.organization_id, changes)
 
     async def persist(self, conn: asyncpg.Connection, changes: list[KpiChange]) -> None:
         await persist_changes(conn, self.organization_id, changes)

@@ -1,6 +1,7 @@
 """What a KPI decision changes: the definition, values recorded, alerts raised or moved, a target set, the
-activity entries and notifications. `apply_change` folds a change into the state (pure); `persist_changes`
-writes a turn's changes in one statement (two when it deletes the KPI or notifies)."""
+activity entries and notifications. `apply_change` folds a change into the state (pure); `add_change_writes`
+writes a turn's changes as parts of the turn's one statement, `persist_changes` in a transaction when it deletes the
+KPI."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import asyncpg
 from actors.kernel.trail import ActivityEntry, NotificationEntry, activity_rows, persist_trail
 from actors.kpi.state import AlertRow, KpiRow, KpiState, TargetRow, ValueRow
 from storage import kpis as repo
+from storage.notifications import add_entries as add_notifications
+from storage.turn_statement import TurnStatement
 
 
 @dataclass(frozen=True)
@@ -52,15 +55,33 @@ def merge(changes: Sequence[KpiChange]) -> KpiChange:
         notifications=[note for c in changes for note in c.notifications])
 
 
+def _add_turn(statement: TurnStatement, organization_id: str, turn: KpiChange, targets: list[TargetRow]) -> None:
+    repo.add_turn(statement, organization_id, kpis=[turn.kpi] if turn.kpi is not None else [], values=turn.values,
+                  # An alert raised and moved in one turn is written once, as it ends the turn.
+                  alerts=list({alert.id: alert for alert in turn.alerts}.values()), targets=targets,
+                  activity=activity_rows(turn.activity))
+
+
+def add_change_writes(statement: TurnStatement, organization_id: str, changes: Sequence[KpiChange]) -> bool:
+    """The turn's changes as parts of one statement (`Actor.add_writes`): the definition, values, alerts, targets,
+    activity entries and notifications. False, with nothing added, for a turn that deletes the KPI (the deletion
+    must follow the other writes)."""
+    turn = merge(changes)
+    if turn.deleted:
+        return False
+    _add_turn(statement, organization_id, turn, [c.target for c in changes if c.target is not None])
+    if turn.notifications:
+        add_notifications(statement, organization_id, turn.notifications)
+    return True
+
+
 async def persist_changes(conn: asyncpg.Connection, organization_id: str, changes: Sequence[KpiChange]) -> None:
     """The turn's definition, values, alerts, targets and activity entries in one statement, deletion after it
     (a turn decides nothing after a delete); notifications after them (actors/kernel/trail.py)."""
     turn = merge(changes)
-    await repo.write_turn(
-        conn, organization_id, kpis=[turn.kpi] if turn.kpi is not None else [], values=turn.values,
-        # An alert raised and moved in one turn is written once, as it ends the turn.
-        alerts=list({alert.id: alert for alert in turn.alerts}.values()),
-        targets=[c.target for c in changes if c.target is not None], activity=activity_rows(turn.activity))
+    statement = TurnStatement()
+    _add_turn(statement, organization_id, turn, [c.target for c in changes if c.target is not None])
+    await statement.execute(conn)
     if turn.deleted and turn.kpi is not None:
         await repo.delete_kpis(conn, organization_id, [turn.kpi.id])
     await persist_trail(conn, organization_id, notifications=turn.notifications)

@@ -1,7 +1,8 @@
 """What a domain actor writes: the `Actor` base class (load, decide, persist, apply) and `Decision`.
 
 The runtime (`lifecycle.py`) calls these in a fixed order per turn: `decide` each message against
-in-memory state, `persist` all changes of the turn in one transaction, then `apply` them to memory.
+in-memory state, write all changes of the turn in one transaction (`add_writes`' one statement, else `persist`),
+then `apply` them to memory.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import asyncpg
 
 from actors.runtime.clock import Clock
+from storage.turn_statement import TurnStatement
 
 S = TypeVar("S")  # the actor's in-memory state
 M = TypeVar("M")  # the messages it accepts
@@ -102,6 +104,13 @@ class Actor(ABC, Generic[S, M, C]):
     @abstractmethod
     async def persist(self, conn: asyncpg.Connection, changes: list[C]) -> None:
         """Write the turn's changes, in order, inside the turn's transaction (never commit here)."""
+
+    def add_writes(self, statement: TurnStatement, changes: list[C]) -> bool:
+        """Add the turn's changes to `statement` as parts (storage/turn_statement.py), for the runtime to commit them
+        with the epoch check, the kept replies and the events as one statement: one round trip. Return False, before
+        adding anything, when this turn needs `persist` instead (its writes read, or depend on one another). The
+        default: every turn goes through `persist`."""
+        return False
 
     @staticmethod
     @abstractmethod

@@ -20,8 +20,9 @@ from actors.runtime.forwarding import ActorCodec
 from actors.runtime.mailbox import Envelope, Mailbox
 from protocol.errors import ApiError, InternalError, ServiceUnavailable
 from storage import actor_replies
-from storage.epochs import StaleEpoch, fenced, take_epoch
-from storage.events import Pending, StoredEvent, Writer, append_all
+from storage.epochs import StaleEpoch, commit_fenced, fenced, take_epoch
+from storage.events import Pending, StoredEvent, Writer, add_events, append_all, in_order
+from storage.turn_statement import TurnStatement
 
 log = structlog.get_logger(__name__)
 
@@ -253,12 +254,23 @@ class Activation(Generic[S, M, C]):
         org = actor.organization_id
         pending: list[Pending] = [(org, actor.stream, *event) if len(event) == 2 else (org, *event)
                                   for event in events]
+        writer = Writer(self._directory.node_id, self.epoch)
+        statement = TurnStatement()
+        if actor.add_writes(statement, changes):
+            # One statement, one round trip: the actor's writes, the kept replies, the events of every stream and
+            # the epoch check, committed as one implicit transaction.
+            if kept:
+                actor_replies.add_kept(statement, actor.key, kept)
+            appended, ids = add_events(statement, pending, writer) if pending else (None, [])
+            async with self._pool.acquire() as conn:
+                rows = await commit_fenced(conn, statement, actor.key, self.epoch, appended)
+            return in_order(rows, ids)
         # BEGIN with the epoch check, the actor's statements, the kept replies, the events of every stream, COMMIT.
         async with self._pool.acquire() as conn, fenced(conn, actor.key, self.epoch):
             await actor.persist(conn, changes)
             if kept:
                 await actor_replies.keep(conn, actor.key, kept)
-            return await append_all(conn, pending, Writer(self._directory.node_id, self.epoch))
+            return await append_all(conn, pending, writer)
 
     async def _after_failed_commit(self, answered: list[Envelope], exc: Exception) -> None:
         # Refusals fail with the commit's error too: the state they were decided against never existed.

@@ -10,6 +10,7 @@ from actors.kpi.actor import KpiActor
 from actors.kpi.state import AlertRow, KpiRow, TargetRow, ValueRow
 from protocol.ids import Prefix, new_id
 from storage import kpis as repo
+from storage.turn_statement import TurnStatement
 from tests.integration.boards.conftest import Board
 from tests.integration.kpis.conftest import define, pool_of
 from web.keys import NODE
@@ -87,9 +88,9 @@ async def test_one_statement_writes_a_kpi_with_its_first_values_alert_target_and
                        set_by=None, set_at=now)
     entry = {"id": new_id(Prefix.ACTIVITY), "entity_type": "kpi", "entity_id": kpi.id, "action": "kpi.created",
              "metadata": {"name": "Scrap"}, "actor_id": None}
-    async with pool_of(board.org).acquire() as conn, conn.transaction():
-        await repo.write_turn(conn, org_id, kpis=[kpi], values=values, alerts=[alert], targets=[target],
-                              activity=[entry])
+    statement = TurnStatement()
+    repo.add_turn(statement, org_id, kpis=[kpi], values=values, alerts=[alert], targets=[target], activity=[entry])
+    await statement.execute(pool_of(board.org))
 
     pool = pool_of(board.org)
     latest = await repo.latest_value(pool, org_id, kpi.id)
