@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -18,7 +18,7 @@ log = structlog.get_logger(__name__)
 @dataclass(slots=True)
 class Envelope:
     message: Any
-    future: asyncio.Future[Any] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    future: asyncio.Future[Any]
 
     def reply(self, value: Any) -> None:
         # The caller may have given up (cancelled); its message was still handled.
@@ -41,6 +41,9 @@ class Mailbox:
         self._ready = asyncio.Event()
         self._closed_with: ApiError | None = None
         self._warned = False
+        # The loop the callers' futures belong to, taken at the first `put` (asking the running loop for each
+        # message costs a getpid system call every time: CPython checks it was not forked).
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -56,7 +59,9 @@ class Mailbox:
         if len(self._queue) >= self.hard_limit:
             raise TooManyRequests(f"actor {self.name} is overloaded; retry later",
                                   data={"actor": self.name})
-        envelope = Envelope(message)
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        envelope = Envelope(message, self._loop.create_future())
         self._queue.append(envelope)
         if len(self._queue) >= self.soft_limit:
             # Warn once per crossing, not once per message, so an overload does not flood the log.

@@ -323,8 +323,8 @@ class ActorSystem:
         future = activation.post(message)
         # A timer on the reply itself, not `asyncio.timeout` around the await: that costs a Timeout object, a
         # task lookup and a reschedule per call (4 % of a durable write's CPU, bench/wrk_load.py --profile).
-        timer = asyncio.get_running_loop().call_later(self.settings.ask_timeout, _no_answer_in_time, future,
-                                                      activation.actor.key)
+        timer = future.get_loop().call_later(self.settings.ask_timeout, _no_answer_in_time, future,
+                                             activation.actor.key)
         try:
             return await future
         finally:
