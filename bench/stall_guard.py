@@ -1,6 +1,7 @@
 """Stall guard (run by hand or by CI on a quiet machine; not part of the test suite): drives `bench/wrk_load.py`'s
 load against `obeya serve` for 60 s with the server's stall probe on (server/stall_probe.py) and fails, exit 1,
-listing them, when the event loop stalled for more than 100 ms or wrk saw a request slower than 250 ms. See
+listing them, when the event loop stalled for more than 100 ms or wrk saw a request slower than 250 ms, with where
+requests waited over 100 ms (a slow request with a free loop waits for something: the probe names it). See
 bench/README.md "Stall guard".
 
     .venv/bin/python bench/stall_guard.py [--seconds 60] [--stall-ms 100]
@@ -17,6 +18,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -39,7 +41,8 @@ async def guard(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="obeya-stall-") as scratch:
         probe_log = Path(scratch) / "stalls.jsonl"
         # start_target hands its environment on to `obeya serve`.
-        os.environ.update({"OBEYA_STALL_LOG": str(probe_log), "OBEYA_STALL_MS": f"{PROBE_MS:g}"})
+        os.environ.update({"OBEYA_STALL_LOG": str(probe_log), "OBEYA_STALL_MS": f"{PROBE_MS:g}",
+                           "OBEYA_STALL_WAIT_MS": f"{args.wait_ms:g}"})
         print(f"database server: {urlsplit(args.database_url).netloc if args.database_url else 'embedded'}; "
               f"{args.seconds:g} s of {', '.join(WORKLOADS)}; fails on a loop stall over {args.stall_ms:g} ms "
               f"or a request over {wrk_load.SLOW_MS:g} ms")
@@ -54,13 +57,19 @@ async def guard(args: argparse.Namespace) -> int:
                     if result.slow:
                         failures.append(f"{workload.name}: {result.slow} requests over {wrk_load.SLOW_MS:g} ms "
                                         f"(slowest {result.max_ms:.0f} ms)")
-        stalls = [json.loads(line) for line in probe_log.read_text().splitlines()] if probe_log.exists() else []
+        lines = [json.loads(line) for line in probe_log.read_text().splitlines()] if probe_log.exists() else []
+    stalls = [line for line in lines if "late_ms" in line]
+    waits = Counter(line["waiting_in"] for line in lines if "waiting_in" in line)
     print(f"loop stalls over {PROBE_MS:g} ms: {len(stalls)}"
-          + (f", longest {max(s['late_ms'] for s in stalls):.0f} ms" if stalls else ""))
+          + (f", longest {max(s['late_ms'] for s in stalls):.0f} ms" if stalls else "")
+          + f"; requests waiting at one await over {args.wait_ms:g} ms: {sum(waits.values())}")
     for stall in stalls:
         if stall["late_ms"] > args.stall_ms:
             failures.append(f"loop stalled {stall['late_ms']:.0f} ms at {stall['at']:.3f} "
                             f"(garbage collection {stall['gc_ms']:.0f} ms of it: {stall['gc']})")
+    if failures and waits:
+        failures.append("where requests waited (times seen, innermost frames):\n    "
+                        + "\n    ".join(f"{count} x {where}" for where, count in waits.most_common(5)))
     if failures:
         print("FAILED: stalls under load\n  " + "\n  ".join(failures))
         return 1
@@ -74,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="PostgreSQL server for the throwaway database (default: $OBEYA_BENCH_DATABASE_URL)")
     parser.add_argument("--seconds", type=float, default=60.0, help="of load, shared by the workloads")
     parser.add_argument("--stall-ms", type=float, default=100.0, help="fail on a loop stall longer than this")
+    parser.add_argument("--wait-ms", type=float, default=100.0,
+                        help="list where requests waited at one await longer than this, when failing")
     parser.add_argument("--server-core", type=int, default=0)
     parser.add_argument("--client-core", type=int, default=1)
     args = parser.parse_args(argv)
