@@ -120,12 +120,22 @@ async def _watch(out: TextIO, stall_ms: float, wait_ms: float) -> None:
         gc.callbacks.remove(timer)
 
 
+def _milliseconds(env: Mapping[str, str], name: str, default: float) -> float:
+    try:
+        value = float(env.get(name, default))
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise SystemExit(f"{name} must be a number of milliseconds above 0")
+    return value
+
+
 def start(env: Mapping[str, str]) -> asyncio.Task[None] | None:
     """The probe's task on the running loop when OBEYA_STALL_LOG is set, else None."""
     path = env.get("OBEYA_STALL_LOG")
     if not path:
         return None
     out = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the process's lifetime
-    stall_ms = float(env.get("OBEYA_STALL_MS", DEFAULT_STALL_MS))
-    wait_ms = float(env.get("OBEYA_STALL_WAIT_MS", DEFAULT_WAIT_MS))
+    stall_ms = _milliseconds(env, "OBEYA_STALL_MS", DEFAULT_STALL_MS)
+    wait_ms = _milliseconds(env, "OBEYA_STALL_WAIT_MS", DEFAULT_WAIT_MS)
     return asyncio.get_running_loop().create_task(_watch(out, stall_ms, wait_ms))
