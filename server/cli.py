@@ -8,6 +8,7 @@ import contextlib
 import errno
 import gc
 import json
+import os
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Iterator
@@ -22,6 +23,7 @@ from redis.exceptions import RedisError
 
 from actors.kernel.node import Node
 from protocol.errors import ApiError
+from server import stall_probe
 from server.config import DEFAULT_HOST, DEFAULT_PORT, Settings
 from server.embedded_db import embedded_postgres
 from server.event_loop import new_event_loop
@@ -63,6 +65,8 @@ def database(settings: Settings, *, announce: bool = True) -> Iterator[str]:
 # Young-generation threshold: CPython's default (700 allocations) runs a collection every few requests;
 # request handling allocates mostly short-lived, acyclic objects, so collect ten times less often.
 GC_YOUNG_THRESHOLD = 7000
+# The bench's stall probe (server/stall_probe.py), when OBEYA_STALL_LOG asks for it.
+STALL_PROBE = web.AppKey("stall_probe", asyncio.Task)
 
 
 async def _settle_garbage_collector(app: web.Application) -> None:
@@ -73,6 +77,9 @@ async def _settle_garbage_collector(app: web.Application) -> None:
     gc.freeze()
     _, older, oldest = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
+    probe = stall_probe.start(os.environ)
+    if probe is not None:
+        app[STALL_PROBE] = probe
 
 
 def _port_in_use(host: str, port: int) -> bool:

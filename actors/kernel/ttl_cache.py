@@ -1,11 +1,13 @@
 """A per-node cache whose answers are at most a fixed number of seconds old: what the hot path reads on
 every request (organizations, roles, board access, members, automation rules) without a query each time.
 A change made on this node drops its entry at once; another node's change shows within the TTL. A load that
-was already reading when its key was dropped answers its caller but is not kept: it may predate the change.
+was already reading when its key was dropped answers its callers but is not kept: it may predate the change.
+Callers that miss while a load of their key is under way wait for that load instead of starting their own.
 Each cache belongs to one `Node` and runs on its clock, so tests drive staleness with a `ManualClock`."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
 
@@ -24,19 +26,29 @@ class TtlCache(Generic[K, V]):
         self._seconds = seconds
         self._clock = clock
         self._entries: dict[K, tuple[float, V]] = {}
-        # Keys being loaded, each with a token of its latest load; a drop takes the token away.
-        self._loading: dict[K, object] = {}
+        # Keys being loaded, each with its load; a drop takes the load away, so that it is not kept.
+        self._loading: dict[K, asyncio.Task[V]] = {}
 
     async def get(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
-        """The cached value while fresh, else `await load()` stored under `key`."""
+        """The cached value while fresh, else the value of the load of `key` under way, else `await load()`
+        stored under `key`. One load per key at a time: when a key every request reads expires under load, a
+        load per request would queue hundreds of queries for the pool and a load finishing before the last
+        one began would not be kept, so that the key stayed a miss for as long as requests kept coming (issue
+        27: items.list waited up to 1.5 s for a connection). The load runs as a task of its own, so that a
+        caller's cancellation leaves it to the others; the shield keeps a cancelled caller from cancelling it."""
         entry = self._entries.get(key)
         if entry is not None and self._clock.monotonic() - entry[0] < self._seconds:
             return entry[1]
-        token = self._loading[key] = object()
+        loading = self._loading.get(key)
+        if loading is None:
+            loading = self._loading[key] = asyncio.ensure_future(self._load(key, load))
+        return await asyncio.shield(loading)
+
+    async def _load(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
         try:
             value = await load()
         finally:
-            still_ours = self._loading.get(key) is token
+            still_ours = self._loading.get(key) is asyncio.current_task()
             if still_ours:
                 del self._loading[key]
         if still_ours:

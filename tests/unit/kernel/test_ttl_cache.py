@@ -86,3 +86,40 @@ async def test_a_load_that_began_before_a_drop_is_not_kept(how: str) -> None:
     load = Loader()
     assert await cache.get("a", load) == 1 and load.calls == 1  # loaded again, and kept this time
     assert cache.peek("a") == (True, 1)
+
+
+async def test_callers_missing_together_share_one_load() -> None:
+    """A key every request reads expires under load: one load answers every caller and is kept, however many
+    callers miss while it reads (issue 27: a load per caller kept the key a miss and queued them for the pool)."""
+    clock = ManualClock()
+    cache: TtlCache[str, int] = TtlCache(60, clock)
+    reading, release = asyncio.Event(), asyncio.Event()
+    calls = 0
+
+    async def slow_load() -> int:
+        nonlocal calls
+        calls += 1
+        reading.set()
+        await release.wait()
+        return calls
+
+    callers = [asyncio.ensure_future(cache.get("a", slow_load)) for _ in range(50)]
+    await reading.wait()
+    callers[0].cancel()  # a caller that goes away leaves the load to the others
+    release.set()
+    assert [await caller for caller in callers[1:]] == [1] * 49 and calls == 1
+    assert cache.peek("a") == (True, 1)
+
+
+async def test_a_failed_load_fails_its_callers_and_the_next_caller_loads_again() -> None:
+    cache: TtlCache[str, int] = TtlCache(60, ManualClock())
+
+    async def failing() -> int:
+        await asyncio.sleep(0)
+        raise ConnectionError("database away")
+
+    callers = [asyncio.ensure_future(cache.get("a", failing)) for _ in range(3)]
+    results = await asyncio.gather(*callers, return_exceptions=True)
+    assert all(isinstance(result, ConnectionError) for result in results)
+    load = Loader()
+    assert await cache.get("a", load) == 1 and load.calls == 1
