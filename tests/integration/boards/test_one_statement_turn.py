@@ -172,3 +172,39 @@ async def test_a_turn_that_removes_rows_commits_in_a_transaction(board: Board, l
     assert logged.statements[0].startswith("BEGIN; SELECT actor_fence(")
     assert logged.statements[-1] == "COMMIT"
     assert not await pool_of(board.org).fetchval("SELECT count(*) FROM board_columns WHERE id = $1", column_id)
+
+
+async def waiting_on_a_lock(conn: asyncpg.Connection, query: str) -> None:
+    """Return once a backend running a statement that contains `query` waits for a lock (polled, bounded)."""
+    for _ in range(500):
+        if await conn.fetchval("""SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+                                  AND strpos(query, $1) > 0 AND pid <> pg_backend_pid()""", query):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"no statement with {query!r} ever waited for a lock")
+
+
+async def test_a_newer_activation_waits_for_the_turn_in_flight_and_loads_what_it_wrote(
+        board: Board, logged: Logged) -> None:
+    """The one statement's epoch check locks the epoch row until the statement commits, as BEGIN ... COMMIT did: a
+    newer activation's take_epoch waits for it, then reads the value the turn was answered for."""
+    item_id, column_id = await an_item_and_its_number_column(board)
+    await set_number(logged, board, item_id, column_id, 1)
+    pool = pool_of(board.org)
+    async with pool.acquire() as holder, pool.acquire() as newer, pool.acquire() as watcher:
+        # The item's row held elsewhere: the turn's statement takes the epoch lock, then waits at its upsert.
+        blocker = holder.transaction()
+        await blocker.start()
+        await holder.execute("SELECT 1 FROM items WHERE id = $1 FOR UPDATE", item_id)
+        turn = asyncio.ensure_future(set_number(logged, board, item_id, column_id, 5))
+        await waiting_on_a_lock(watcher, "INSERT INTO items")
+        activation = newer.transaction()
+        await activation.start()
+        epoch = asyncio.ensure_future(take_epoch(newer, BoardActor.key_for(board.id)))
+        await waiting_on_a_lock(watcher, "INSERT INTO actor_epochs")
+        await blocker.rollback()
+
+        await turn  # answered: its epoch was still the current one when it committed
+        await epoch
+        assert await newer.fetchval("""SELECT "values"->$2 FROM items WHERE id = $1""", item_id, column_id) == 5
+        await activation.commit()
