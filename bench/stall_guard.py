@@ -57,7 +57,12 @@ async def guard(args: argparse.Namespace) -> int:
                     if result.slow:
                         failures.append(f"{workload.name}: {result.slow} requests over {wrk_load.SLOW_MS:g} ms "
                                         f"(slowest {result.max_ms:.0f} ms)")
-        lines = [json.loads(line) for line in probe_log.read_text().splitlines()] if probe_log.exists() else []
+        if not probe_log.exists():
+            # The probe opens its file as it starts: without one it never ran, and no stall seen proves nothing.
+            print(f"FAILED: the server's stall probe did not start (no {probe_log.name}: "
+                  "OBEYA_STALL_LOG did not reach obeya serve)")
+            return 1
+        lines = [json.loads(line) for line in probe_log.read_text().splitlines()]
     stalls = [line for line in lines if "late_ms" in line]
     waits = Counter(line["waiting_in"] for line in lines if "waiting_in" in line)
     print(f"loop stalls over {PROBE_MS:g} ms: {len(stalls)}"

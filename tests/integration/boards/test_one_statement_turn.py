@@ -125,8 +125,12 @@ async def test_a_turn_of_a_superseded_activation_writes_nothing(board: Board, lo
     async with pool_of(board.org).acquire() as conn:
         await take_epoch(conn, BoardActor.key_for(board.id))  # a newer activation, elsewhere
 
+    logged.statements.clear()
     with pytest.raises(ServiceUnavailable):
         await set_number(logged, board, item_id, column_id, 7)
+
+    [statement] = logged.statements  # refused by the one statement's own fence, not by a transaction's
+    assert "actor_fence(" in statement and "INSERT INTO items" in statement and "BEGIN" not in statement
 
     pool = pool_of(board.org)
     assert await pool.fetchval("""SELECT "values"->$2 FROM items WHERE id = $1""", item_id, column_id) == 1
@@ -152,8 +156,11 @@ async def test_concurrent_turns_of_two_actors_on_one_stream_number_it_without_ga
 
     seqs = [row["seq"] for row in await board_events(board)]
     assert seqs == list(range(1, len(seqs) + 1))
-    assert not any(statement.startswith("BEGIN") for statement in logged.statements
-                   if "INSERT INTO events" in statement), "every write turn was one statement"
+    # A turn that commits in a transaction opens with the fence sent with its BEGIN (the events then go in a
+    # statement of their own, so looking for BEGIN in the statements that append events would find none either way).
+    assert not any(statement.startswith("BEGIN; SELECT actor_fence(") for statement in logged.statements), \
+        "every write turn was one statement"
+    assert sum("actor_fence(" in statement for statement in logged.statements) >= 2  # each actor's turns
     kpi_events = await pool_of(board.org).fetchval("SELECT count(*) FROM events WHERE stream = $1",
                                                    f"kpi:{kpi['id']}")
     assert kpi_events >= 30

@@ -123,3 +123,29 @@ async def test_a_failed_load_fails_its_callers_and_the_next_caller_loads_again()
     assert all(isinstance(result, ConnectionError) for result in results)
     load = Loader()
     assert await cache.get("a", load) == 1 and load.calls == 1
+
+
+async def test_a_caller_missing_after_a_drop_does_not_wait_for_the_load_that_began_before_it() -> None:
+    """Callers share a load only until the key is dropped: one that misses after the change must read the state
+    after it, not wait for the load that read the state before it (a removed member would keep their access)."""
+    cache: TtlCache[str, str] = TtlCache(60, ManualClock())
+    reading, release = asyncio.Event(), asyncio.Event()
+
+    async def before_the_change() -> str:
+        reading.set()
+        await release.wait()
+        return "before"
+
+    async def after_the_change() -> str:
+        return "after"
+
+    earlier = asyncio.ensure_future(cache.get("a", before_the_change))
+    await reading.wait()
+    cache.drop("a")
+    later = asyncio.ensure_future(cache.get("a", after_the_change))
+    for _ in range(10):  # a few passes of the loop, no time: the new load has nothing to wait for
+        await asyncio.sleep(0)
+    assert later.done() and later.result() == "after"  # while the earlier load is still reading
+    release.set()
+    assert await earlier == "before"
+    assert cache.peek("a") == (True, "after")
