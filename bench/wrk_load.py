@@ -51,7 +51,7 @@ from bench._support import (  # noqa: E402
 
 # The run is cut off after this per server pair, plus each wrk run's duration and 3 s.
 SET_UP_SECONDS = 30
-# The issue's aims (issue 27): throughput / hello at least this, p99 under this (ms); `relative` names a workload
+# The issue's aims (issue 27): throughput / hello at least this, p99 under this (ms); `relative_to` names a workload
 # whose throughput this one must reach the given share of, in place of hello's.
 @dataclass(frozen=True)
 class Aim:
