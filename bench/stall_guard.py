@@ -15,7 +15,6 @@ import argparse
 import contextlib
 import json
 import os
-import shutil
 import sys
 import tempfile
 from collections import Counter
@@ -25,7 +24,7 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import wrk_load  # noqa: E402
-from bench._support import admin_database, pin_client, run_bounded  # noqa: E402
+from bench._support import admin_database, run_bounded  # noqa: E402
 
 # The workloads that share the run's seconds, one after the other.
 WORKLOADS = ("items.list", "items.setValue", "kpis.setValue")
@@ -93,12 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-core", type=int, default=0)
     parser.add_argument("--client-core", type=int, default=1)
     args = parser.parse_args(argv)
-    if shutil.which("wrk") is None:
-        print("wrk is not installed: `apt-get install wrk` (Debian, Ubuntu), then run this again")
+    if not wrk_load.ready_to_load(args):
         return 2
-    args.server_core = pin_client(args.server_core, args.client_core)
-    if args.server_core is None:
-        args.client_core = None
     return run_bounded(guard(args), wrk_load.SET_UP_SECONDS + args.seconds + 3 * (len(WORKLOADS) + 1))
 
 

@@ -399,14 +399,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+def ready_to_load(args: argparse.Namespace) -> bool:
+    """Whether wrk is installed (says how to install it when not); pins this process to the client core and sets
+    `args.server_core` to the core the servers go to (both None when the cores cannot be told apart)."""
     if shutil.which("wrk") is None:
         print("wrk is not installed: `apt-get install wrk` (Debian, Ubuntu), then run this again")
-        return 2
+        return False
     args.server_core = pin_client(args.server_core, args.client_core)
     if args.server_core is None:
         args.client_core = None
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if not ready_to_load(args):
+        return 2
     runs = len(args.loops) * len(args.workloads) * (args.repetitions + (1 if args.profile else 0))
     deadline = SET_UP_SECONDS * len(args.loops) + runs * (args.duration + 3)
     return run_bounded(run(args), deadline)
