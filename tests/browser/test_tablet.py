@@ -72,6 +72,16 @@ async def _pick_board(page: Page) -> None:
     await expect(page.get_by_text("Works offline")).to_be_visible()
 
 
+async def _tablet_on_a_line(browser: Browser, client: Any) -> tuple[Org, dict[str, Any], Page]:
+    """A new organization with its line (`_line`), and the owner's tablet open on the line's board."""
+    org = await make_org(client)
+    line = await _line(org)
+    page = await open_page(browser, client, org)
+    await _open_tablet(page, client, org)
+    await _pick_board(page)
+    return org, line, page
+
+
 async def _completions(org: Org, checklist_id: str) -> Any:
     return (await org.owner.query("checklists.getCompletionHistory", {"checklistId": checklist_id})).data
 
@@ -187,11 +197,7 @@ async def test_work_done_offline_survives_a_reopen_and_arrives_once_in_order(bro
 
 async def test_a_checklist_completed_elsewhere_meanwhile_is_shown_and_the_person_discards_theirs(
         browser: Browser, client: Any) -> None:
-    org = await make_org(client)
-    line = await _line(org)
-    page = await open_page(browser, client, org)
-    await _open_tablet(page, client, org)
-    await _pick_board(page)
+    org, line, page = await _tablet_on_a_line(browser, client)
     # Requests the page had under way when the network went are refused by the browser (logged as errors).
     with allow_console_errors(page, OFFLINE_ERRORS):
         await set_offline(page, True)
@@ -220,11 +226,7 @@ async def test_a_checklist_completed_elsewhere_meanwhile_is_shown_and_the_person
 
 
 async def test_the_tablet_screen_is_accessible_and_made_for_gloves(browser: Browser, client: Any) -> None:
-    org = await make_org(client)
-    line = await _line(org)
-    page = await open_page(browser, client, org)
-    await _open_tablet(page, client, org)
-    await _pick_board(page)
+    _, line, page = await _tablet_on_a_line(browser, client)
     await check_accessibility(page, "tablet checklists")
     # Every target a gloved finger hits is at least 56 px on each side (a checkbox's target is its whole row's label).
     assert await page.evaluate(GLOVE_TARGETS_TOO_SMALL) == []
@@ -252,12 +254,8 @@ async def test_the_tablet_screen_is_accessible_and_made_for_gloves(browser: Brow
 
 
 async def test_a_refused_write_is_sent_again_as_is_once_the_cause_is_gone(browser: Browser, client: Any) -> None:
-    org = await make_org(client)
-    line = await _line(org)
+    org, line, page = await _tablet_on_a_line(browser, client)
     checklist = line["checklist"]
-    page = await open_page(browser, client, org)
-    await _open_tablet(page, client, org)
-    await _pick_board(page)
     # Requests the page had under way when the network went are refused by the browser (logged as errors).
     with allow_console_errors(page, OFFLINE_ERRORS):
         await set_offline(page, True)
@@ -290,11 +288,7 @@ async def test_a_refused_write_is_sent_again_as_is_once_the_cause_is_gone(browse
 
 
 async def test_writes_wait_for_the_person_who_made_them_when_another_signs_in(browser: Browser, client: Any) -> None:
-    org = await make_org(client)
-    line = await _line(org)
-    page = await open_page(browser, client, org)
-    await _open_tablet(page, client, org)
-    await _pick_board(page)
+    org, line, page = await _tablet_on_a_line(browser, client)
     # Requests the page had under way when the network went are refused by the browser (logged as errors).
     with allow_console_errors(page, OFFLINE_ERRORS):
         await set_offline(page, True)
